@@ -1,0 +1,3 @@
+"""Hanamikoji: the rules engine, notation, records, views and agents."""
+
+__version__ = "0.1.0"

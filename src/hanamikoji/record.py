@@ -1,0 +1,279 @@
+"""Game records, ``hanamikoji-record/1`` (interfaces.md §3): write, read, validate, replay.
+
+>>> import random
+>>> from hanamikoji.state import State
+>>> state = State.new(random.Random(7))
+>>> record = state.record(players=("alice", "bob"))
+>>> Record.loads(record.dumps()).replay().hand(0) == state.hand(0)
+True
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hanamikoji.moves import IllegalMoveError, InvalidMoveError, Move
+from hanamikoji.state import (
+    Deal,
+    DealError,
+    NoDealError,
+    Outcome,
+    Rules,
+    State,
+    Termination,
+    standing,
+)
+
+FORMAT = "hanamikoji-record/1"
+
+__all__ = ["FORMAT", "Record", "RecordError", "RoundRecord"]
+
+
+class RecordError(ValueError):
+    """A record that cannot be read or replayed; names the round and move where it went wrong."""
+
+    def __init__(self, reason: str, round: int | None = None, index: int | None = None) -> None:
+        self.reason = reason
+        self.round = round
+        self.index = index
+        where = []
+        if round is not None:
+            where.append(f"round {round}")
+        if index is not None:
+            where.append(f"move {index}")
+        super().__init__((", ".join(where) + ": " if where else "") + reason)
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    """One round of a record: its deal and every decision in order (picks included)."""
+
+    deal: Deal
+    moves: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The round object of a record."""
+        return {
+            "removed": self.deal.removed,
+            "hands": list(self.deal.hands),
+            "deck": self.deal.deck,
+            "moves": list(self.moves),
+        }
+
+
+@dataclass(frozen=True)
+class Record:
+    """A whole (or unfinished) game: rules, players, each round's deal and moves, and the result."""
+
+    rules: Rules = field(default_factory=Rules)
+    players: tuple[str, str] = ("seat 0", "seat 1")
+    rounds: tuple[RoundRecord, ...] = ()
+    result: Outcome | None = None
+
+    # -- writing ---------------------------------------------------------------------------
+
+    @classmethod
+    def of(cls, state: State, players: Sequence[str] = ("seat 0", "seat 1")) -> Record:
+        """The record of ``state``'s game so far."""
+        if len(players) != 2:
+            raise ValueError(f"a record needs two player names, got {players!r}")
+        moves: list[list[str]] = [[] for _ in range(state.round)]
+        for ply in state.history:
+            moves[ply.round - 1].append(str(ply.move))
+        rounds = tuple(RoundRecord(d, tuple(m)) for d, m in zip(state.deals, moves, strict=True))
+        return cls(state.rules, (str(players[0]), str(players[1])), rounds, state.outcome)
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as a JSON-ready dict, in canonical form."""
+        return {
+            "format": FORMAT,
+            "rules": self.rules.to_json(),
+            "players": list(self.players),
+            "rounds": [r.to_json() for r in self.rounds],
+            "result": self.result.to_json() if self.result is not None else None,
+        }
+
+    def dumps(self, indent: int | None = 1) -> str:
+        """The record as JSON text."""
+        return json.dumps(self.to_json(), indent=indent) + "\n"
+
+    def write(self, path: str | Path) -> None:
+        """Write the record to a file."""
+        Path(path).write_text(self.dumps(), encoding="utf-8")
+
+    # -- reading ---------------------------------------------------------------------------
+
+    @classmethod
+    def loads(cls, text: str | bytes) -> Record:
+        """Parse a record from JSON text (structure only: ``replay`` checks the moves)."""
+        try:
+            obj = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise RecordError(f"not valid JSON ({e})") from None
+        return cls.from_json(obj)
+
+    @classmethod
+    def read(cls, path: str | Path) -> Record:
+        """Read a record file."""
+        try:
+            data = Path(path).read_bytes()
+        except OSError as e:
+            raise RecordError(f"cannot read {path}: {e.strerror or e}") from None
+        return cls.loads(data)
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Record:
+        """A record from its parsed JSON, checking its structure."""
+        if not isinstance(obj, dict):
+            raise RecordError(f"a record must be a JSON object, got {type(obj).__name__}")
+        fmt = obj.get("format")
+        if fmt != FORMAT:
+            got = "no format tag" if fmt is None else f"format {fmt!r}"
+            raise RecordError(f"not a {FORMAT} record: {got}, expected \"format\": \"{FORMAT}\"")
+        try:
+            rules = Rules.from_json(obj.get("rules"))
+        except ValueError as e:
+            raise RecordError(f"bad rules: {e}") from None
+        players = obj.get("players", ["seat 0", "seat 1"])
+        if not isinstance(players, list) or len(players) != 2 or not all(isinstance(p, str) for p in players):
+            raise RecordError(f"players must be a list of two names, got {players!r}")
+        rounds_obj = obj.get("rounds")
+        if not isinstance(rounds_obj, list) or not rounds_obj:
+            raise RecordError("rounds must be a non-empty list of rounds")
+        rounds = tuple(_round(r, i + 1) for i, r in enumerate(rounds_obj))
+        result_obj = obj.get("result")
+        result = None if result_obj is None else _result(result_obj)
+        return cls(rules, (players[0], players[1]), rounds, result)
+
+    # -- replaying -------------------------------------------------------------------------
+
+    def replay(self) -> State:
+        """Replay every move and check the result; the final state, or a RecordError saying where.
+
+        A record without a result replays to its last position (finished or not); a given result
+        must agree with the moves.
+        """
+        deals = [r.deal for r in self.rounds]
+        # A record may stop right after a round's last move; the next round then needs some
+        # deal, so a fixed seed supplies one (it is never part of what the record says).
+        state = State.from_deals(deals, rules=self.rules, rng=random.Random(0))
+        state = self._replay_moves(state)
+        last = len(self.rounds)
+        last_index = len(self.rounds[-1].moves) - 1 if self.rounds[-1].moves else None
+        result = self.result
+        if result is None:
+            return state
+        if result.reason in (Termination.FORFEIT, Termination.RESIGN):
+            if state.is_over:
+                raise RecordError(
+                    f"the result says {result.reason.value}, but the game had already ended "
+                    f"({state.outcome.reason.value if state.outcome else '?'})",
+                    last,
+                    last_index,
+                )
+            if result.winner not in (0, 1):
+                raise RecordError(f"a {result.reason.value} result needs a winner 0 or 1", last, last_index)
+            state = state.concede(1 - result.winner, result.reason, result.why)
+        elif not state.is_over:
+            raise RecordError(
+                f"the result says the game ended ({result.reason.value}), but after these moves "
+                f"it is unfinished: {state.phase.value} of seat {state.to_move} in round {state.round}",
+                last,
+                last_index,
+            )
+        got = state.outcome
+        assert got is not None
+        for name in ("winner", "reason", "charm", "geisha", "markers"):
+            want_v, got_v = getattr(result, name), getattr(got, name)
+            if want_v != got_v:
+                raise RecordError(
+                    f"the result's {name} is {_show(want_v)} but the moves give {_show(got_v)}",
+                    last,
+                    last_index,
+                )
+        return state
+
+    def _replay_moves(self, state: State) -> State:
+        for number, rnd in enumerate(self.rounds, start=1):
+            if state.is_over:
+                raise RecordError(f"the game already ended in round {state.round}, but round {number} follows", number)
+            if state.round != number:
+                raise RecordError(f"round {number - 1} is unfinished, but round {number} follows", number - 1)
+            for index, text in enumerate(rnd.moves):
+                if state.is_over:
+                    raise RecordError(f"move {text!r} comes after the end of the game", number, index)
+                if state.round != number:
+                    raise RecordError(f"move {text!r} comes after the end of round {number}", number, index)
+                try:
+                    state = state.apply(Move.parse(text))
+                except (InvalidMoveError, IllegalMoveError, NoDealError) as e:
+                    raise RecordError(str(e), number, index) from None
+        return state
+
+
+def _round(obj: Any, number: int) -> RoundRecord:
+    if not isinstance(obj, dict):
+        raise RecordError("a round must be an object with removed, hands, deck and moves", number)
+    for key in ("removed", "hands", "deck"):
+        if key not in obj:
+            raise RecordError(f"the round lacks {key!r}", number)
+    hands = obj["hands"]
+    if not isinstance(hands, list) or len(hands) != 2:
+        raise RecordError(f"hands must be a list of two hands, got {hands!r}", number)
+    try:
+        deal = Deal(obj["removed"], (hands[0], hands[1]), obj["deck"])
+    except DealError as e:
+        raise RecordError(f"bad deal: {e}", number) from None
+    moves = obj.get("moves", [])
+    if not isinstance(moves, list):
+        raise RecordError(f"moves must be a list of strings, got {moves!r}", number)
+    for i, m in enumerate(moves):
+        if not isinstance(m, str):
+            raise RecordError(f"a move must be a string in move notation, got {m!r}", number, i)
+    return RoundRecord(deal, tuple(moves))
+
+
+def _result(obj: Any) -> Outcome:
+    if not isinstance(obj, dict):
+        raise RecordError(f"result must be an object or null, got {obj!r}")
+    try:
+        reason = Termination(obj.get("reason"))
+    except ValueError:
+        allowed = ", ".join(t.value for t in Termination)
+        raise RecordError(f"result reason must be one of {allowed}, got {obj.get('reason')!r}") from None
+    winner = obj.get("winner")
+    if winner not in (None, 0, 1) or isinstance(winner, bool):
+        raise RecordError(f"result winner must be 0, 1 or null, got {winner!r}")
+    markers = obj.get("markers")
+    if not isinstance(markers, list) or len(markers) != 7 or any(
+        m not in (None, 0, 1) or isinstance(m, bool) for m in markers
+    ):
+        raise RecordError(f"result markers must be 7 entries of 0, 1 or null, got {markers!r}")
+    charm, geisha = standing(markers)
+    got_charm = _int_pair(obj.get("charm", list(charm)), "charm")
+    got_geisha = _int_pair(obj.get("geisha", list(geisha)), "geisha")
+    why = obj.get("why")
+    return Outcome(winner, reason, got_charm, got_geisha, tuple(markers), why if isinstance(why, str) else None)
+
+
+def _int_pair(value: Any, name: str) -> tuple[int, int]:
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        raise RecordError(f"result {name} must be two whole numbers, got {value!r}")
+    return (value[0], value[1])
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, Termination):
+        return value.value
+    if isinstance(value, tuple):
+        return json.dumps(list(value))
+    return json.dumps(value)

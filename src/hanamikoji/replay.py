@@ -1,0 +1,71 @@
+"""A game record told in words: each round's deal, every move, the scoring and the result."""
+
+from __future__ import annotations
+
+from hanamikoji.cards import CHARM, GEISHA
+from hanamikoji.moves import Action
+from hanamikoji.record import Record
+from hanamikoji.state import RoundScore, State
+
+__all__ = ["describe_scoring", "render_replay"]
+
+
+def _owner(marker: int | None, names: tuple[str, str]) -> str:
+    return "neutral" if marker is None else names[marker]
+
+
+def describe_scoring(score: RoundScore, names: tuple[str, str]) -> list[str]:
+    """The lines of one round's scoring: Secrets, each geisha's cards and marker, the standing."""
+    lines = [f"  Scoring: Secrets revealed: {names[0]} {score.secrets[0]}, {names[1]} {score.secrets[1]}"]
+    for g in GEISHA:
+        a, b = score.played[0].count(str(g)), score.played[1].count(str(g))
+        before, after = score.markers_before[g - 1], score.markers[g - 1]
+        if before == after:
+            move = f"marker stays {_owner(after, names)}"
+        else:
+            move = f"marker moves to {_owner(after, names)}"
+        lines.append(f"    geisha {g} (charm {CHARM[g - 1]}): {a} - {b}, {move}")
+    lines.append(
+        f"  After round {score.round}: charm {score.charm[0]} - {score.charm[1]},"
+        f" geisha {score.geisha[0]} - {score.geisha[1]}"
+    )
+    return lines
+
+
+def render_replay(record: Record, state: State) -> str:
+    """The whole game of ``record`` (already replayed to ``state``) as readable text."""
+    names = record.players
+    if names[0] == names[1]:
+        names = (f"{names[0]} [seat 0]", f"{names[1]} [seat 1]")
+    out = [
+        f"{names[0]} (seat 0) vs {names[1]} (seat 1), "
+        f"rules: {'no round limit' if record.rules.max_rounds is None else f'at most {record.rules.max_rounds} rounds'}"
+    ]
+    scored = {s.round: s for s in state.scorings}
+    plies = state.history
+    for number, rnd in enumerate(record.rounds, start=1):
+        first = 0 if number % 2 else 1
+        deal = rnd.deal
+        out.append("")
+        out.append(f"Round {number}: {names[first]} plays first")
+        out.append(
+            f"  Deal: removed {deal.removed}; {names[0]} holds {deal.hands[0]}, "
+            f"{names[1]} holds {deal.hands[1]}; pile {deal.deck} (top first)"
+        )
+        turn = 0
+        for ply in (p for p in plies if p.round == number):
+            if ply.move.action is Action.PICK:
+                out.append(f"       {names[ply.seat]}: {ply.move.describe()}")
+                continue
+            card = deal.deck[turn] if turn < len(deal.deck) else "?"
+            turn += 1
+            out.append(f"  {turn:>2}. {names[ply.seat]} draws {card}. {ply.move.describe()}")
+        if number in scored:
+            out.extend(describe_scoring(scored[number], names))
+    out.append("")
+    outcome = state.outcome
+    if outcome is None:
+        out.append(f"Unfinished: {state.phase.value} of {names[state.to_move or 0]} in round {state.round}")
+    else:
+        out.append("Result: " + outcome.describe(names))
+    return "\n".join(out) + "\n"

@@ -1,0 +1,778 @@
+"""The immutable game state: deals, legal moves, applying moves, scoring, rounds and the outcome.
+
+>>> import random
+>>> state = State.new(random.Random(1))
+>>> state.round, state.to_move, state.phase.value
+(1, 0, 'action')
+>>> state = state.apply(state.legal_moves[0])
+>>> state.to_move
+1
+
+A game is created from a seed (``State.new``) or from explicit deals (``State.from_deals``), so
+every game can be replayed exactly. Applying a move returns a new state; the old one is untouched.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from math import factorial
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from hanamikoji.cards import (
+    ALL_CARDS,
+    CARD_CODE,
+    CHARM,
+    GUARD,
+    WIN_CHARM,
+    WIN_GEISHA,
+    CardError,
+    count,
+    missing_and_extra,
+    pack,
+    parse_cards,
+    unpack,
+)
+from hanamikoji.moves import (
+    Action,
+    IllegalMoveError,
+    InvalidMoveError,
+    Move,
+    action_moves,
+    mask_actions,
+)
+
+if TYPE_CHECKING:
+    from hanamikoji.record import Record
+    from hanamikoji.view import View
+
+__all__ = [
+    "Deal",
+    "DealError",
+    "Dealer",
+    "Outcome",
+    "Phase",
+    "Ply",
+    "RoundScore",
+    "Rules",
+    "State",
+    "Termination",
+]
+
+
+class Phase(enum.Enum):
+    """What kind of decision is due: an action, a pick from an offer, or none (game over)."""
+
+    ACTION = "action"
+    PICK = "pick"
+    OVER = "over"
+
+
+class Termination(enum.Enum):
+    """Why a game ended (the ``reason`` of a record's result)."""
+
+    CHARM = "charm"
+    GEISHA = "geisha"
+    ROUND_LIMIT = "round-limit"
+    DRAW = "draw"
+    FORFEIT = "forfeit"
+    RESIGN = "resign"
+
+
+class DealError(ValueError):
+    """A deal that is not the 21 cards split as removed 1, hands 6 + 6, pile 8."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Rules options. ``max_rounds``: a positive whole number, or None for no limit."""
+
+    max_rounds: int | None = 3
+
+    def __post_init__(self) -> None:
+        m = self.max_rounds
+        if m is not None and (isinstance(m, bool) or not isinstance(m, int) or m < 1):
+            raise ValueError(f"max_rounds must be a positive whole number or None, got {m!r}")
+
+    def to_json(self) -> dict[str, Any]:
+        """The rules object of records and the engine protocol."""
+        return {"max_rounds": self.max_rounds}
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Rules:
+        """Read a rules object; missing keys take their defaults, unknown keys are ignored."""
+        if obj is None:
+            return cls()
+        if not isinstance(obj, dict):
+            raise ValueError(f"rules must be an object like {{'max_rounds': 3}}, got {obj!r}")
+        return cls(max_rounds=obj.get("max_rounds", 3))
+
+
+_DEFAULT_RULES = Rules()
+
+
+@dataclass(frozen=True)
+class Deal:
+    """One round's deal: the removed card, the two hands and the draw pile (top card first)."""
+
+    removed: str
+    hands: tuple[str, str]
+    deck: str
+    hand_codes: tuple[int, int] = field(init=False, repr=False, compare=False)
+    deck_codes: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        try:
+            removed = parse_cards(self.removed, what="removed card")
+            if not isinstance(self.hands, Sequence) or len(self.hands) != 2:
+                raise DealError(f"hands must be two strings of 6 cards, got {self.hands!r}")
+            hands = (parse_cards(self.hands[0], what="hand 0"), parse_cards(self.hands[1], what="hand 1"))
+            deck_sorted = parse_cards(self.deck, what="deck")
+        except CardError as e:
+            raise DealError(str(e)) from None
+        deck = self.deck.strip()
+        if len(removed) != 1:
+            raise DealError(f"the removed card must be 1 card, got {removed!r}")
+        for seat, hand in enumerate(hands):
+            if len(hand) != 6:
+                raise DealError(f"hand {seat} must have 6 cards, got {len(hand)} ({hand!r})")
+        if len(deck) != 8:
+            raise DealError(f"the deck must have 8 cards, got {len(deck)} ({deck!r})")
+        missing, extra = missing_and_extra(removed + hands[0] + hands[1] + deck_sorted)
+        if missing or extra:
+            parts = [f"missing {missing}" if missing else "", f"extra {extra}" if extra else ""]
+            raise DealError(
+                "the deal is not the 21 cards " + ALL_CARDS + ": " + ", ".join(p for p in parts if p)
+            )
+        set_ = object.__setattr__
+        set_(self, "removed", removed)
+        set_(self, "hands", hands)
+        set_(self, "deck", deck)
+        set_(self, "hand_codes", (pack(hands[0]), pack(hands[1])))
+        set_(self, "deck_codes", tuple(pack(c) for c in deck))
+
+    @classmethod
+    def random(cls, rng: random.Random) -> Deal:
+        """A uniformly shuffled deal drawn from ``rng``."""
+        # One random number decoded as a permutation: far cheaper than 20 separate draws.
+        # One uniform number picks the removed card and the pile in order; a second splits the
+        # other 12 cards between the hands. Far cheaper than a shuffle's twenty separate draws.
+        cards = list(ALL_CARDS)
+        pop = cards.pop
+        r = rng.randrange(_ORDERED_NINE)
+        picked = []
+        for i in range(21, 12, -1):
+            r, j = divmod(r, i)
+            picked.append(pop(j))
+        # pop() keeps the rest in ascending order, so each hand comes out sorted.
+        take0, take1 = _SPLITS[rng.randrange(len(_SPLITS))]
+        hands = ("".join(take0(cards)), "".join(take1(cards)))
+        deck = picked[1:]
+        deal: Deal = object.__new__(cls)
+        set_ = object.__setattr__
+        set_(deal, "removed", picked[0])
+        set_(deal, "hands", hands)
+        set_(deal, "deck", "".join(deck))
+        set_(deal, "hand_codes", (pack(hands[0]), pack(hands[1])))
+        set_(deal, "deck_codes", tuple([CARD_CODE[ord(c) - 48] for c in deck]))
+        return deal
+
+
+_ORDERED_NINE = factorial(21) // factorial(12)
+_SPLITS = tuple(
+    (itemgetter(*six), itemgetter(*(i for i in range(12) if i not in six)))
+    for six in combinations(range(12), 6)
+)
+
+
+class NoDealError(ValueError):
+    """A round was reached for which no deal was given."""
+
+
+class Dealer:
+    """The source of each round's deal: given deals first, then (optionally) random ones.
+
+    Deals are memoised by round, so every state of one game sees the same deal for a round
+    whichever way the game went: applying a move is a pure function of the state.
+    """
+
+    __slots__ = ("_deals", "_rng")
+
+    def __init__(self, deals: Sequence[Deal] = (), rng: random.Random | None = None) -> None:
+        self._deals = list(deals)
+        self._rng = rng
+
+    def deal(self, round: int) -> Deal:
+        """The deal of ``round`` (from 1)."""
+        deals = self._deals
+        while len(deals) < round:
+            if self._rng is None:
+                raise NoDealError(f"no deal was given for round {len(deals) + 1}")
+            deals.append(Deal.random(self._rng))
+        return deals[round - 1]
+
+
+class Ply(NamedTuple):
+    """One decision of a game: in which round, by which seat, what move."""
+
+    round: int
+    seat: int
+    move: Move
+
+
+class RoundScore(NamedTuple):
+    """The scoring of one round: each side's cards (Secrets included) and the markers after."""
+
+    round: int
+    played: tuple[str, str]
+    secrets: tuple[str, str]
+    markers_before: tuple[int | None, ...]
+    markers: tuple[int | None, ...]
+    charm: tuple[int, int]
+    geisha: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended: the winner (None on a draw), why, and the final standing."""
+
+    winner: int | None
+    reason: Termination
+    charm: tuple[int, int]
+    geisha: tuple[int, int]
+    markers: tuple[int | None, ...]
+    why: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``result`` object of a record."""
+        out: dict[str, Any] = {
+            "winner": self.winner,
+            "reason": self.reason.value,
+            "charm": list(self.charm),
+            "geisha": list(self.geisha),
+            "markers": list(self.markers),
+        }
+        if self.why is not None:
+            out["why"] = self.why
+        return out
+
+    def describe(self, names: Sequence[str] = ("seat 0", "seat 1")) -> str:
+        """The result in words."""
+        c0, c1 = self.charm
+        g0, g1 = self.geisha
+        tail = f"charm {c0}-{c1}, geisha {g0}-{g1}"
+        if self.winner is None:
+            return f"Draw after the round limit with equal charm ({tail})"
+        who = names[self.winner]
+        why = {
+            Termination.CHARM: f"with {self.charm[self.winner]} charm",
+            Termination.GEISHA: f"with {self.geisha[self.winner]} geisha",
+            Termination.ROUND_LIMIT: "on charm at the round limit",
+            Termination.FORFEIT: "by forfeit",
+            Termination.RESIGN: "by resignation",
+        }[self.reason]
+        extra = f": {self.why}" if self.why else ""
+        return f"{who} wins {why} ({tail}){extra}"
+
+
+def standing(markers: Sequence[int | None]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Charm and geisha count per seat for a marker position."""
+    charm = [0, 0]
+    geisha = [0, 0]
+    for g, owner in enumerate(markers):
+        if owner is not None:
+            charm[owner] += CHARM[g]
+            geisha[owner] += 1
+    return (charm[0], charm[1]), (geisha[0], geisha[1])
+
+
+def decide(
+    markers: Sequence[int | None], round: int, rules: Rules
+) -> tuple[int | None, Termination] | None:
+    """The end-of-round check: (winner, reason) if the game ends here, else None."""
+    return _decide(*standing(markers), round, rules)
+
+
+def _decide(
+    charm: tuple[int, int], geisha: tuple[int, int], round: int, rules: Rules
+) -> tuple[int | None, Termination] | None:
+    for seat in (0, 1):
+        if charm[seat] >= WIN_CHARM:
+            return seat, Termination.CHARM
+    for seat in (0, 1):
+        if geisha[seat] >= WIN_GEISHA:
+            return seat, Termination.GEISHA
+    if rules.max_rounds is not None and round >= rules.max_rounds:
+        if charm[0] == charm[1]:
+            return None, Termination.DRAW
+        return (0 if charm[0] > charm[1] else 1), Termination.ROUND_LIMIT
+    return None
+
+
+class _Round:
+    """What stays fixed during one round."""
+
+    __slots__ = ("deal", "deck_codes", "dealer", "first", "number", "rules")
+
+    def __init__(self, rules: Rules, dealer: Dealer, number: int, first: int) -> None:
+        self.rules = rules
+        self.dealer = dealer
+        self.number = number
+        self.first = first
+        self.deal = dealer.deal(number)
+        self.deck_codes = self.deal.deck_codes
+
+
+_EMPTY = (0, 0)
+_NO_MOVES: tuple[Move, ...] = ()
+
+
+class State:
+    """A position in a game of Hanamikoji, immutable.
+
+    Read it through its properties (``to_move``, ``phase``, ``legal_moves``, ``hand(seat)`` ...),
+    move on with ``apply``. ``view(seat)`` is what one seat may know; ``record()`` the whole game.
+    """
+
+    __slots__ = (
+        "_actions",
+        "_discards",
+        "_hands",
+        "_move",
+        "_outcome",
+        "_played",
+        "_prev",
+        "_r",
+        "_scorings",
+        "_secrets",
+        "markers",
+        "offer",
+        "phase",
+        "to_move",
+        "turn",
+    )
+
+    _r: _Round
+    markers: tuple[int | None, ...]
+    """Owner of each geisha's marker (index 0 is geisha 1): 0, 1, or None for neutral."""
+    turn: int
+    """Turns completed in this round (0..8); a turn ends after its pick, if any."""
+    _hands: tuple[int, int]
+    _played: tuple[int, int]
+    _secrets: tuple[int, int]
+    _discards: tuple[int, int]
+    _actions: tuple[int, int]
+    offer: Move | None
+    """The Gift or Competition being answered (phase PICK), else None."""
+    to_move: int | None
+    """The seat whose decision is due, or None when the game is over."""
+    phase: Phase
+    _prev: State | None
+    _move: Move | None
+    _outcome: Outcome | None
+    _scorings: tuple[RoundScore, ...]
+
+    def __init__(self) -> None:
+        raise TypeError("create a game with State.new(rng) or State.from_deals(deals)")
+
+    # -- creation --------------------------------------------------------------------------
+
+    @classmethod
+    def new(cls, rng: random.Random | int | None = None, *, rules: Rules | None = None) -> State:
+        """A new game whose deals are drawn from ``rng`` (a ``random.Random`` or an int seed)."""
+        if rng is None:
+            rng = random.Random()
+        elif isinstance(rng, int) and not isinstance(rng, bool):
+            rng = random.Random(rng)
+        elif not isinstance(rng, random.Random):
+            raise TypeError(f"rng must be a random.Random or an int seed, got {rng!r}")
+        return _start(rules or _DEFAULT_RULES, Dealer((), rng), 1, 0, (None,) * 7, None, None, ())
+
+    @classmethod
+    def from_deals(
+        cls,
+        deals: Sequence[Deal],
+        *,
+        rules: Rules | None = None,
+        rng: random.Random | None = None,
+        markers: Sequence[int | None] | None = None,
+    ) -> State:
+        """A new game with explicit deals, one per round (then random ones from ``rng``, if given).
+
+        ``markers`` optionally starts round 1 from a marker position other than all neutral.
+        """
+        start = tuple(markers) if markers is not None else (None,) * 7
+        if len(start) != 7 or any(m not in (None, 0, 1) for m in start):
+            raise ValueError(f"markers must be 7 entries of 0, 1 or None, got {markers!r}")
+        return _start(rules or _DEFAULT_RULES, Dealer(deals, rng), 1, 0, start, None, None, ())
+
+    # -- reading ---------------------------------------------------------------------------
+
+    @property
+    def rules(self) -> Rules:
+        """The rules options of this game."""
+        return self._r.rules
+
+    @property
+    def round(self) -> int:
+        """The current round, from 1."""
+        return self._r.number
+
+    @property
+    def first(self) -> int:
+        """The first player of the current round."""
+        return self._r.first
+
+    @property
+    def deal(self) -> Deal:
+        """The current round's deal (hidden information: for referees, not for players)."""
+        return self._r.deal
+
+    @property
+    def deals(self) -> tuple[Deal, ...]:
+        """The deals of every round so far, round 1 first."""
+        dealer = self._r.dealer
+        return tuple(dealer.deal(r) for r in range(1, self._r.number + 1))
+
+    @property
+    def actor(self) -> int:
+        """The seat whose turn it is (in phase PICK, the one who made the offer)."""
+        return self._r.first ^ (self.turn & 1)
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self.to_move is None
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The outcome, or None while the game goes on."""
+        return self._outcome
+
+    @property
+    def legal_moves(self) -> tuple[Move, ...]:
+        """Every legal move, each distinct outcome once, ordered S, D, G, C, P."""
+        seat = self.to_move
+        if seat is None:
+            return _NO_MOVES
+        offer = self.offer
+        if offer is not None:
+            return offer.picks
+        return action_moves(self._hands[seat], self._actions[seat])
+
+    def is_legal(self, move: Move) -> bool:
+        """Whether ``move`` may be played now."""
+        return move in self.legal_moves
+
+    def hand(self, seat: int) -> str:
+        """The cards in ``seat``'s hand (for the acting player, after this turn's draw)."""
+        return unpack(self._hands[seat])
+
+    def played(self, seat: int) -> str:
+        """The cards on ``seat``'s side this round (the Secret joins at scoring)."""
+        return unpack(self._played[seat])
+
+    def secret(self, seat: int) -> str | None:
+        """``seat``'s Secret card this round, or None."""
+        code = self._secrets[seat]
+        return unpack(code) if code else None
+
+    def discard(self, seat: int) -> str | None:
+        """``seat``'s two discarded cards this round, or None."""
+        code = self._discards[seat]
+        return unpack(code) if code else None
+
+    def actions_left(self, seat: int) -> str:
+        """``seat``'s unused actions, in the order S D G C (e.g. ``"DC"``)."""
+        return mask_actions(self._actions[seat])
+
+    @property
+    def deck_left(self) -> int:
+        """Cards left in the draw pile (after this turn's draw)."""
+        return max(0, 7 - self.turn) if self.turn < 8 else 0
+
+    @property
+    def charm(self) -> tuple[int, int]:
+        """Charm per seat from the markers."""
+        return standing(self.markers)[0]
+
+    @property
+    def geisha(self) -> tuple[int, int]:
+        """Geisha count per seat from the markers."""
+        return standing(self.markers)[1]
+
+    @property
+    def parent(self) -> State | None:
+        """The state before the last move (None at the start of the game)."""
+        return self._prev
+
+    @property
+    def last_move(self) -> Move | None:
+        """The move that led here (None at the start of the game)."""
+        return self._move
+
+    @property
+    def history(self) -> tuple[Ply, ...]:
+        """Every decision so far, oldest first."""
+        out = []
+        s: State | None = self
+        while s is not None and s._prev is not None:
+            prev = s._prev
+            assert prev.to_move is not None and s._move is not None
+            out.append(Ply(prev.round, prev.to_move, s._move))
+            s = prev
+        out.reverse()
+        return tuple(out)
+
+    @property
+    def scorings(self) -> tuple[RoundScore, ...]:
+        """The scoring of every round completed so far."""
+        return self._scorings
+
+    def view(self, seat: int) -> View:
+        """Everything ``seat`` may know (interfaces.md §2)."""
+        from hanamikoji.view import View
+
+        return View.of(self, seat)
+
+    def record(self, players: Sequence[str] = ("seat 0", "seat 1")) -> Record:
+        """The game record (hanamikoji-record/1) of this game so far."""
+        from hanamikoji.record import Record
+
+        return Record.of(self, players)
+
+    def __repr__(self) -> str:
+        if self._outcome is not None:
+            return f"<State over: {self._outcome.describe()}>"
+        return (
+            f"<State round {self.round} turn {self.turn + 1} {self.phase.value} seat {self.to_move}"
+            f" hands {self.hand(0)!r}/{self.hand(1)!r} markers {list(self.markers)}>"
+        )
+
+    # -- moving on -------------------------------------------------------------------------
+
+    def apply(self, move: Move | str) -> State:
+        """The state after ``move`` (a Move or its notation).
+
+        Raises InvalidMoveError for text that is not a move and IllegalMoveError for a move the
+        rules forbid here; both are ValueErrors and say why.
+        """
+        if type(move) is not Move:
+            move = _coerce(move)
+        seat = self.to_move
+        offer = self.offer
+        if offer is None:
+            bit = move.bit
+            if seat is None or not bit & self._actions[seat]:
+                raise IllegalMoveError(self._why_illegal(move))
+            hands = self._hands
+            rest = (hands[seat] | GUARD) - move.code
+            if rest & GUARD != GUARD:
+                raise IllegalMoveError(self._why_illegal(move))
+            rest -= GUARD
+            c = self._child(move)
+            actions = self._actions
+            if seat:
+                c._hands = (hands[0], rest)
+                c._actions = (actions[0], actions[1] ^ bit)
+            else:
+                c._hands = (rest, hands[1])
+                c._actions = (actions[0] ^ bit, actions[1])
+            if bit == 1:
+                c._secrets = _set(self._secrets, seat, move.code)
+            elif bit == 2:
+                c._discards = _set(self._discards, seat, move.code)
+            else:
+                c.offer = move
+                c.to_move = 1 - seat
+                c.phase = Phase.PICK
+                return c
+            return c._next_turn()
+        if move not in offer.picks:
+            raise IllegalMoveError(self._why_illegal(move))
+        assert seat is not None
+        c = self._child(move)
+        played = self._played
+        take = move.code
+        give = offer.code - take
+        c._played = (played[0] + take, played[1] + give) if seat == 0 else (
+            played[0] + give,
+            played[1] + take,
+        )
+        c.offer = None
+        return c._next_turn()
+
+    def concede(self, seat: int, reason: Termination = Termination.RESIGN, why: str | None = None) -> State:
+        """The game ended now by ``seat`` resigning or forfeiting: the other seat wins."""
+        if reason not in (Termination.RESIGN, Termination.FORFEIT):
+            raise ValueError(f"a game can only be conceded by resign or forfeit, not {reason.value}")
+        if seat not in (0, 1):
+            raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+        if self.to_move is None:
+            raise IllegalMoveError("the game is already over")
+        c = self._child(None)
+        c._prev = self._prev
+        c._move = self._move
+        charm, geisha = standing(self.markers)
+        c._end(Outcome(1 - seat, reason, charm, geisha, self.markers, why))
+        return c
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _child(self, move: Move | None) -> State:
+        c = _new_state(State)
+        c._r = self._r
+        c.markers = self.markers
+        c.turn = self.turn
+        c._hands = self._hands
+        c._played = self._played
+        c._secrets = self._secrets
+        c._discards = self._discards
+        c._actions = self._actions
+        c.offer = self.offer
+        c.to_move = self.to_move
+        c.phase = self.phase
+        c._prev = self
+        c._move = move
+        c._outcome = None
+        c._scorings = self._scorings
+        return c
+
+    def _next_turn(self) -> State:
+        """Finish the current turn on this fresh child: next player's draw, or the scoring."""
+        t = self.turn + 1
+        self.turn = t
+        r = self._r
+        if t == 8:
+            return self._score()
+        actor = r.first ^ (t & 1)
+        card = r.deck_codes[t]
+        h = self._hands
+        self._hands = (h[0] + card, h[1]) if actor == 0 else (h[0], h[1] + card)
+        self.to_move = actor
+        self.phase = Phase.ACTION
+        return self
+
+    def _score(self) -> State:
+        r = self._r
+        p0 = self._played[0] + self._secrets[0]
+        p1 = self._played[1] + self._secrets[1]
+        before = self.markers
+        markers = list(before)
+        for g in range(7):
+            a = (p0 >> (4 * g)) & 15
+            b = (p1 >> (4 * g)) & 15
+            if a > b:
+                markers[g] = 0
+            elif b > a:
+                markers[g] = 1
+        after = tuple(markers)
+        charm, geisha = standing(after)
+        score = RoundScore(
+            r.number,
+            (unpack(p0), unpack(p1)),
+            (unpack(self._secrets[0]), unpack(self._secrets[1])),
+            before,
+            after,
+            charm,
+            geisha,
+        )
+        self.markers = after
+        self._scorings = (*self._scorings, score)
+        self._hands = _EMPTY
+        self._played = (p0, p1)
+        ended = _decide(charm, geisha, r.number, r.rules)
+        if ended is not None:
+            self._end(Outcome(ended[0], ended[1], charm, geisha, after))
+            return self
+        return _start(r.rules, r.dealer, r.number + 1, 1 - r.first, after, self._prev, self._move, self._scorings)
+
+    def _end(self, outcome: Outcome) -> None:
+        self._outcome = outcome
+        self.to_move = None
+        self.offer = None
+        self.phase = Phase.OVER
+        self._hands = _EMPTY
+        self._actions = _EMPTY
+
+    def _why_illegal(self, move: Move) -> str:
+        head = f"{move} is illegal: "
+        seat = self.to_move
+        if seat is None:
+            return head + "the game is over"
+        offer = self.offer
+        if offer is not None:
+            options = ", ".join(str(p) for p in offer.picks)
+            if move.action is not Action.PICK:
+                return head + f"seat {seat} must first answer the {offer.action.title} {offer} with a pick ({options})"
+            return head + f"it is not a choice of the offer {offer}; pick one of {options}"
+        if move.action is Action.PICK:
+            return head + "there is no offer to pick from"
+        if not move.bit & self._actions[seat]:
+            return head + f"seat {seat} has already used its {move.action.title} this round (left: {self.actions_left(seat) or 'none'})"
+        hand = self.hand(seat)
+        lacking = missing_and_extra_cards(hand, move.cards)
+        return head + f"seat {seat}'s hand {hand} does not hold {lacking}"
+
+
+def missing_and_extra_cards(hand: str, cards: str) -> str:
+    """The cards of ``cards`` that ``hand`` lacks (with multiplicity)."""
+    code = pack(hand)
+    lacking = []
+    for c in sorted(set(cards)):
+        need = cards.count(c) - count(code, int(c))
+        lacking.extend(c * max(0, need))
+    return "".join(lacking)
+
+
+_new_state = object.__new__
+
+
+def _set(pair: tuple[int, int], seat: int, value: int) -> tuple[int, int]:
+    return (pair[0], value) if seat else (value, pair[1])
+
+
+def _coerce(move: object) -> Move:
+    if isinstance(move, str):
+        return Move.parse(move)
+    raise InvalidMoveError(f"a move must be a Move or its notation, got {type(move).__name__}")
+
+
+def _start(
+    rules: Rules,
+    dealer: Dealer,
+    number: int,
+    first: int,
+    markers: tuple[int | None, ...],
+    prev: State | None,
+    move: Move | None,
+    scorings: tuple[RoundScore, ...],
+) -> State:
+    """The first state of a round: dealt, and the first player has drawn."""
+    r = _Round(rules, dealer, number, first)
+    s: State = _new_state(State)
+    s._r = r
+    s.markers = markers
+    s.turn = 0
+    h = r.deal.hand_codes
+    card = r.deck_codes[0]
+    s._hands = (h[0] + card, h[1]) if first == 0 else (h[0], h[1] + card)
+    s._played = _EMPTY
+    s._secrets = _EMPTY
+    s._discards = _EMPTY
+    s._actions = (15, 15)
+    s.offer = None
+    s.to_move = first
+    s.phase = Phase.ACTION
+    s._prev = prev
+    s._move = move
+    s._outcome = None
+    s._scorings = scorings
+    return s
+
+
+__all__ += ["IllegalMoveError", "InvalidMoveError", "NoDealError", "decide", "standing"]
