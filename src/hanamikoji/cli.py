@@ -54,7 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--seed", type=int, default=None, help="seed of the deal (default: random)")
     play.add_argument(
-        "--seat", type=_seat, default=None, help="your seat: 0 starts round 1 (default: drawn at random)"
+        "--seat",
+        type=_seat,
+        default=None,
+        help="your seat: 0 starts round 1 (default: drawn at random)",
     )
     play.add_argument(
         "--max-rounds",
@@ -63,7 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="round limit, or 'none' for no limit (default: 3)",
     )
-    play.add_argument("--record", type=Path, default=None, metavar="FILE", help="save the game record here")
+    play.add_argument(
+        "--record", type=Path, default=None, metavar="FILE", help="save the game record here"
+    )
     play.add_argument("--name", default="you", help="your name in the record (default: you)")
 
     replay = sub.add_parser("replay", help="replay a game record, checking every move")

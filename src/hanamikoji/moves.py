@@ -25,6 +25,7 @@ from hanamikoji.cards import (
 class Action(enum.Enum):
     """What a move does: one of the four actions, or the opponent's pick after an offer."""
 
+    _value_: str
     SECRET = "S"
     DISCARD = "D"
     GIFT = "G"
@@ -33,7 +34,7 @@ class Action(enum.Enum):
 
     @property
     def title(self) -> str:
-        """The action's name in words: ``Secret``, ``Discard``, ``Gift``, ``Competition``, ``Pick``."""
+        """The name in words: ``Secret``, ``Discard``, ``Gift``, ``Competition``, ``Pick``."""
         return ACTION_NAMES.get(self.value, "Pick")
 
     @property
@@ -93,15 +94,17 @@ class Move:
         move = cls._interned.get(text)
         if move is None:
             move = object.__new__(cls)
-            fields = {
+            groups = _split(action, text)
+            cards = "".join(sorted("".join(groups)))
+            fields: dict[str, object] = {
                 "action": action,
-                "groups": _split(action, text),
+                "groups": groups,
+                "cards": cards,
+                "code": pack(cards),
+                "bit": action.bit,
                 "_text": text,
                 "_hash": hash(text),
             }
-            fields["cards"] = "".join(sorted("".join(fields["groups"])))
-            fields["code"] = pack(fields["cards"])
-            fields["bit"] = action.bit
             for key, value in fields.items():
                 object.__setattr__(move, key, value)
             object.__setattr__(move, "picks", _picks(move))
@@ -217,13 +220,13 @@ def _canonical(action: Action, groups: list[str]) -> str:
         return "C" + "-".join(sorted(groups))
     if len(groups) != 1:
         raise InvalidMoveError(f"{action.title} takes one group of cards; {EXPECTED}")
-    cards = groups[0]
+    cards: str = groups[0]
     size = len(cards)
     if (action is Action.PICK and size not in (1, 2)) or (
         action is not Action.PICK and size != ACTION_SIZES[action.value]
     ):
         raise InvalidMoveError(f"wrong number of cards for {action.title}; {EXPECTED}")
-    return action.value + cards
+    return f"{action.value}{cards}"
 
 
 def _split(action: Action, text: str) -> tuple[str, ...]:
@@ -260,7 +263,7 @@ def _every(action: Action) -> tuple[tuple[Move, int], ...]:
     if action is Action.COMPETITION:
         found: set[Move] = set()
         for four in _subsets(ALL_CARDS, 4):
-            w, x, y, z = four
+            w, x, y, z = four[0], four[1], four[2], four[3]
             for p, q in ((w + x, y + z), (w + y, x + z), (w + z, x + y)):
                 found.add(Move(action, p, q))
         moves = sorted(found, key=str)
@@ -299,6 +302,8 @@ def action_moves(hand_code: int, mask: int) -> tuple[Move, ...]:
                 out.extend(_action_moves(hand_code, i))
         moves = _LEGAL[key] = tuple(out)
     return moves
+
+
 def mask_actions(mask: int) -> str:
     """The actions of a bit mask as letters in S D G C order (``0b0101`` → ``"SG"``)."""
     return _MASK_ACTIONS[mask]

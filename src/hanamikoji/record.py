@@ -134,13 +134,17 @@ class Record:
         fmt = obj.get("format")
         if fmt != FORMAT:
             got = "no format tag" if fmt is None else f"format {fmt!r}"
-            raise RecordError(f"not a {FORMAT} record: {got}, expected \"format\": \"{FORMAT}\"")
+            raise RecordError(f'not a {FORMAT} record: {got}, expected "format": "{FORMAT}"')
         try:
             rules = Rules.from_json(obj.get("rules"))
         except ValueError as e:
             raise RecordError(f"bad rules: {e}") from None
         players = obj.get("players", ["seat 0", "seat 1"])
-        if not isinstance(players, list) or len(players) != 2 or not all(isinstance(p, str) for p in players):
+        if (
+            not isinstance(players, list)
+            or len(players) != 2
+            or not all(isinstance(p, str) for p in players)
+        ):
             raise RecordError(f"players must be a list of two names, got {players!r}")
         rounds_obj = obj.get("rounds")
         if not isinstance(rounds_obj, list) or not rounds_obj:
@@ -177,12 +181,15 @@ class Record:
                     last_index,
                 )
             if result.winner not in (0, 1):
-                raise RecordError(f"a {result.reason.value} result needs a winner 0 or 1", last, last_index)
+                raise RecordError(
+                    f"a {result.reason.value} result needs a winner 0 or 1", last, last_index
+                )
             state = state.concede(1 - result.winner, result.reason, result.why)
         elif not state.is_over:
             raise RecordError(
                 f"the result says the game ended ({result.reason.value}), but after these moves "
-                f"it is unfinished: {state.phase.value} of seat {state.to_move} in round {state.round}",
+                f"it is unfinished: {state.phase.value} of seat {state.to_move}"
+                f" in round {state.round}",
                 last,
                 last_index,
             )
@@ -201,14 +208,23 @@ class Record:
     def _replay_moves(self, state: State) -> State:
         for number, rnd in enumerate(self.rounds, start=1):
             if state.is_over:
-                raise RecordError(f"the game already ended in round {state.round}, but round {number} follows", number)
+                raise RecordError(
+                    f"the game already ended in round {state.round}, but round {number} follows",
+                    number,
+                )
             if state.round != number:
-                raise RecordError(f"round {number - 1} is unfinished, but round {number} follows", number - 1)
+                raise RecordError(
+                    f"round {number - 1} is unfinished, but round {number} follows", number - 1
+                )
             for index, text in enumerate(rnd.moves):
                 if state.is_over:
-                    raise RecordError(f"move {text!r} comes after the end of the game", number, index)
+                    raise RecordError(
+                        f"move {text!r} comes after the end of the game", number, index
+                    )
                 if state.round != number:
-                    raise RecordError(f"move {text!r} comes after the end of round {number}", number, index)
+                    raise RecordError(
+                        f"move {text!r} comes after the end of round {number}", number, index
+                    )
                 try:
                     state = state.apply(Move.parse(text))
                 except (InvalidMoveError, IllegalMoveError, NoDealError) as e:
@@ -245,20 +261,26 @@ def _result(obj: Any) -> Outcome:
         reason = Termination(obj.get("reason"))
     except ValueError:
         allowed = ", ".join(t.value for t in Termination)
-        raise RecordError(f"result reason must be one of {allowed}, got {obj.get('reason')!r}") from None
+        raise RecordError(
+            f"result reason must be one of {allowed}, got {obj.get('reason')!r}"
+        ) from None
     winner = obj.get("winner")
     if winner not in (None, 0, 1) or isinstance(winner, bool):
         raise RecordError(f"result winner must be 0, 1 or null, got {winner!r}")
     markers = obj.get("markers")
-    if not isinstance(markers, list) or len(markers) != 7 or any(
-        m not in (None, 0, 1) or isinstance(m, bool) for m in markers
+    if (
+        not isinstance(markers, list)
+        or len(markers) != 7
+        or any(m not in (None, 0, 1) or isinstance(m, bool) for m in markers)
     ):
         raise RecordError(f"result markers must be 7 entries of 0, 1 or null, got {markers!r}")
     charm, geisha = standing(markers)
     got_charm = _int_pair(obj.get("charm", list(charm)), "charm")
     got_geisha = _int_pair(obj.get("geisha", list(geisha)), "geisha")
     why = obj.get("why")
-    return Outcome(winner, reason, got_charm, got_geisha, tuple(markers), why if isinstance(why, str) else None)
+    return Outcome(
+        winner, reason, got_charm, got_geisha, tuple(markers), why if isinstance(why, str) else None
+    )
 
 
 def _int_pair(value: Any, name: str) -> tuple[int, int]:

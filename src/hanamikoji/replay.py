@@ -16,7 +16,9 @@ def _owner(marker: int | None, names: tuple[str, str]) -> str:
 
 def describe_scoring(score: RoundScore, names: tuple[str, str]) -> list[str]:
     """The lines of one round's scoring: Secrets, each geisha's cards and marker, the standing."""
-    lines = [f"  Scoring: Secrets revealed: {names[0]} {score.secrets[0]}, {names[1]} {score.secrets[1]}"]
+    lines = [
+        f"  Scoring: Secrets revealed: {names[0]} {score.secrets[0]}, {names[1]} {score.secrets[1]}"
+    ]
     for g in GEISHA:
         a, b = score.played[0].count(str(g)), score.played[1].count(str(g))
         before, after = score.markers_before[g - 1], score.markers[g - 1]
@@ -37,10 +39,9 @@ def render_replay(record: Record, state: State) -> str:
     names = record.players
     if names[0] == names[1]:
         names = (f"{names[0]} [seat 0]", f"{names[1]} [seat 1]")
-    out = [
-        f"{names[0]} (seat 0) vs {names[1]} (seat 1), "
-        f"rules: {'no round limit' if record.rules.max_rounds is None else f'at most {record.rules.max_rounds} rounds'}"
-    ]
+    limit = record.rules.max_rounds
+    rules = "no round limit" if limit is None else f"at most {limit} rounds"
+    out = [f"{names[0]} (seat 0) vs {names[1]} (seat 1), rules: {rules}"]
     scored = {s.round: s for s in state.scorings}
     plies = state.history
     for number, rnd in enumerate(record.rounds, start=1):
@@ -65,7 +66,9 @@ def render_replay(record: Record, state: State) -> str:
     out.append("")
     outcome = state.outcome
     if outcome is None:
-        out.append(f"Unfinished: {state.phase.value} of {names[state.to_move or 0]} in round {state.round}")
+        out.append(
+            f"Unfinished: {state.phase.value} of {names[state.to_move or 0]} in round {state.round}"
+        )
     else:
         out.append("Result: " + outcome.describe(names))
     return "\n".join(out) + "\n"

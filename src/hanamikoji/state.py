@@ -130,7 +130,10 @@ class Deal:
             removed = parse_cards(self.removed, what="removed card")
             if not isinstance(self.hands, Sequence) or len(self.hands) != 2:
                 raise DealError(f"hands must be two strings of 6 cards, got {self.hands!r}")
-            hands = (parse_cards(self.hands[0], what="hand 0"), parse_cards(self.hands[1], what="hand 1"))
+            hands = (
+                parse_cards(self.hands[0], what="hand 0"),
+                parse_cards(self.hands[1], what="hand 1"),
+            )
             deck_sorted = parse_cards(self.deck, what="deck")
         except CardError as e:
             raise DealError(str(e)) from None
@@ -146,7 +149,10 @@ class Deal:
         if missing or extra:
             parts = [f"missing {missing}" if missing else "", f"extra {extra}" if extra else ""]
             raise DealError(
-                "the deal is not the 21 cards " + ALL_CARDS + ": " + ", ".join(p for p in parts if p)
+                "the deal is not the 21 cards "
+                + ALL_CARDS
+                + ": "
+                + ", ".join(p for p in parts if p)
             )
         set_ = object.__setattr__
         set_(self, "removed", removed)
@@ -316,7 +322,7 @@ def _decide(
 class _Round:
     """What stays fixed during one round."""
 
-    __slots__ = ("deal", "deck_codes", "dealer", "first", "number", "rules")
+    __slots__ = ("deal", "dealer", "deck_codes", "first", "number", "rules")
 
     def __init__(self, rules: Rules, dealer: Dealer, number: int, first: int) -> None:
         self.rules = rules
@@ -574,42 +580,60 @@ class State:
             if rest & GUARD != GUARD:
                 raise IllegalMoveError(self._why_illegal(move))
             rest -= GUARD
-            c = self._child(move)
-            actions = self._actions
+            a = self._actions
+            c = _new_state(State)
+            c._r = self._r
+            c.markers = self.markers
+            c._played = self._played
+            c._prev = self
+            c._move = move
+            c._outcome = None
+            c._scorings = self._scorings
             if seat:
-                c._hands = (hands[0], rest)
-                c._actions = (actions[0], actions[1] ^ bit)
+                h0, h1 = hands[0], rest
+                c._actions = (a[0], a[1] ^ bit)
             else:
-                c._hands = (rest, hands[1])
-                c._actions = (actions[0] ^ bit, actions[1])
-            if bit == 1:
-                c._secrets = _set(self._secrets, seat, move.code)
-            elif bit == 2:
-                c._discards = _set(self._discards, seat, move.code)
-            else:
+                h0, h1 = rest, hands[1]
+                c._actions = (a[0] ^ bit, a[1])
+            if bit > 2:  # Gift or Competition: the opponent picks before the turn ends
+                c._secrets = self._secrets
+                c._discards = self._discards
+                c.turn = self.turn
+                c._hands = (h0, h1)
                 c.offer = move
                 c.to_move = 1 - seat
                 c.phase = Phase.PICK
                 return c
-            return c._next_turn()
+            if bit == 1:
+                c._secrets = _set(self._secrets, seat, move.code)
+                c._discards = self._discards
+            else:
+                c._secrets = self._secrets
+                c._discards = _set(self._discards, seat, move.code)
+            c.offer = None
+            return c._end_turn(self.turn + 1, h0, h1)
         if move not in offer.picks:
             raise IllegalMoveError(self._why_illegal(move))
-        assert seat is not None
         c = self._child(move)
         played = self._played
         take = move.code
         give = offer.code - take
-        c._played = (played[0] + take, played[1] + give) if seat == 0 else (
-            played[0] + give,
-            played[1] + take,
-        )
+        if seat:
+            c._played = (played[0] + give, played[1] + take)
+        else:
+            c._played = (played[0] + take, played[1] + give)
         c.offer = None
-        return c._next_turn()
+        hands = self._hands
+        return c._end_turn(self.turn + 1, hands[0], hands[1])
 
-    def concede(self, seat: int, reason: Termination = Termination.RESIGN, why: str | None = None) -> State:
+    def concede(
+        self, seat: int, reason: Termination = Termination.RESIGN, why: str | None = None
+    ) -> State:
         """The game ended now by ``seat`` resigning or forfeiting: the other seat wins."""
         if reason not in (Termination.RESIGN, Termination.FORFEIT):
-            raise ValueError(f"a game can only be conceded by resign or forfeit, not {reason.value}")
+            raise ValueError(
+                f"a game can only be conceded by resign or forfeit, not {reason.value}"
+            )
         if seat not in (0, 1):
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
         if self.to_move is None:
@@ -642,17 +666,16 @@ class State:
         c._scorings = self._scorings
         return c
 
-    def _next_turn(self) -> State:
-        """Finish the current turn on this fresh child: next player's draw, or the scoring."""
-        t = self.turn + 1
-        self.turn = t
-        r = self._r
-        if t == 8:
+    def _end_turn(self, turn: int, h0: int, h1: int) -> State:
+        """Finish a turn on this fresh child: the next player draws, or the round is scored."""
+        self.turn = turn
+        if turn == 8:
+            self._hands = (h0, h1)
             return self._score()
-        actor = r.first ^ (t & 1)
-        card = r.deck_codes[t]
-        h = self._hands
-        self._hands = (h[0] + card, h[1]) if actor == 0 else (h[0], h[1] + card)
+        r = self._r
+        actor = r.first ^ (turn & 1)
+        card = r.deck_codes[turn]
+        self._hands = (h0 + card, h1) if actor == 0 else (h0, h1 + card)
         self.to_move = actor
         self.phase = Phase.ACTION
         return self
@@ -689,7 +712,16 @@ class State:
         if ended is not None:
             self._end(Outcome(ended[0], ended[1], charm, geisha, after))
             return self
-        return _start(r.rules, r.dealer, r.number + 1, 1 - r.first, after, self._prev, self._move, self._scorings)
+        return _start(
+            r.rules,
+            r.dealer,
+            r.number + 1,
+            1 - r.first,
+            after,
+            self._prev,
+            self._move,
+            self._scorings,
+        )
 
     def _end(self, outcome: Outcome) -> None:
         self._outcome = outcome
@@ -708,21 +740,24 @@ class State:
         if offer is not None:
             options = ", ".join(str(p) for p in offer.picks)
             if move.action is not Action.PICK:
-                return head + f"seat {seat} must first answer the {offer.action.title} {offer} with a pick ({options})"
+                what = f"the {offer.action.title} {offer}"
+                return head + f"seat {seat} must first answer {what} with a pick ({options})"
             return head + f"it is not a choice of the offer {offer}; pick one of {options}"
         if move.action is Action.PICK:
             return head + "there is no offer to pick from"
         if not move.bit & self._actions[seat]:
-            return head + f"seat {seat} has already used its {move.action.title} this round (left: {self.actions_left(seat) or 'none'})"
+            left = self.actions_left(seat) or "none"
+            used = move.action.title
+            return head + f"seat {seat} has already used its {used} this round (left: {left})"
         hand = self.hand(seat)
-        lacking = missing_and_extra_cards(hand, move.cards)
+        lacking = cards_lacking(hand, move.cards)
         return head + f"seat {seat}'s hand {hand} does not hold {lacking}"
 
 
-def missing_and_extra_cards(hand: str, cards: str) -> str:
+def cards_lacking(hand: str, cards: str) -> str:
     """The cards of ``cards`` that ``hand`` lacks (with multiplicity)."""
     code = pack(hand)
-    lacking = []
+    lacking: list[str] = []
     for c in sorted(set(cards)):
         need = cards.count(c) - count(code, int(c))
         lacking.extend(c * max(0, need))

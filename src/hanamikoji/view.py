@@ -183,7 +183,9 @@ def _seat(obj: dict[str, Any], key: str, *, nullable: bool = False) -> Any:
     if value is None and nullable:
         return None
     if value not in (0, 1) or isinstance(value, bool):
-        raise ViewError(f"view field {key!r} must be 0 or 1{' or null' if nullable else ''}, got {value!r}")
+        raise ViewError(
+            f"view field {key!r} must be 0 or 1{' or null' if nullable else ''}, got {value!r}"
+        )
     return value
 
 
@@ -203,8 +205,10 @@ def _phase(obj: dict[str, Any]) -> str:
 
 def _markers(obj: dict[str, Any]) -> tuple[int | None, ...]:
     value = obj["markers"]
-    if not isinstance(value, list) or len(value) != 7 or any(
-        m not in (None, 0, 1) or isinstance(m, bool) for m in value
+    if (
+        not isinstance(value, list)
+        or len(value) != 7
+        or any(m not in (None, 0, 1) or isinstance(m, bool) for m in value)
     ):
         raise ViewError(f"view field 'markers' must be 7 entries of 0, 1 or null, got {value!r}")
     return tuple(value)
@@ -212,8 +216,10 @@ def _markers(obj: dict[str, Any]) -> tuple[int | None, ...]:
 
 def _pair(obj: dict[str, Any], key: str, kind: type) -> Any:
     value = obj[key]
-    if not isinstance(value, list) or len(value) != 2 or not all(
-        isinstance(v, kind) and not isinstance(v, bool) for v in value
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(isinstance(v, kind) and not isinstance(v, bool) for v in value)
     ):
         raise ViewError(f"view field {key!r} must be a list of two {kind.__name__}s, got {value!r}")
     if kind is str:
@@ -235,11 +241,18 @@ def _opt_cards(obj: dict[str, Any], key: str) -> str | None:
 
 def _actions(obj: dict[str, Any]) -> tuple[str, str]:
     value = obj["actions_left"]
-    if not isinstance(value, list) or len(value) != 2 or not all(
-        isinstance(v, str) and set(v) <= set("SDGC") for v in value
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(isinstance(v, str) and set(v) <= set("SDGC") for v in value)
     ):
-        raise ViewError(f"view field 'actions_left' must be two strings of S, D, G, C, got {value!r}")
-    return ("".join(a for a in "SDGC" if a in value[0]), "".join(a for a in "SDGC" if a in value[1]))
+        raise ViewError(
+            f"view field 'actions_left' must be two strings of S, D, G, C, got {value!r}"
+        )
+    return (
+        "".join(a for a in "SDGC" if a in value[0]),
+        "".join(a for a in "SDGC" if a in value[1]),
+    )
 
 
 def _offer(obj: dict[str, Any]) -> str | None:
@@ -272,7 +285,9 @@ def _history(obj: dict[str, Any]) -> tuple[HistoryEntry, ...]:
             move = entry.get("move")
             seat = entry.get("seat")
             if not isinstance(move, str) or seat not in (0, 1):
-                raise ViewError(f"view history entry {i} must have a seat and a move, got {entry!r}")
+                raise ViewError(
+                    f"view history entry {i} must have a seat and a move, got {entry!r}"
+                )
             out.append(SeenMove(entry["round"], seat, move))
     return tuple(out)
 

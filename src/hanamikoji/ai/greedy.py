@@ -52,7 +52,9 @@ def evaluate(
             charm += CHARM[g] * value
             geisha += value
     # Reaching a winning threshold is worth more than the charm that gets there.
-    score += 2.0 * max(0.0, min(1.0, charm - WIN_CHARM + 1)) + 2.0 * max(0.0, min(1.0, geisha - WIN_GEISHA + 1))
+    score += 2.0 * max(0.0, min(1.0, charm - WIN_CHARM + 1)) + 2.0 * max(
+        0.0, min(1.0, geisha - WIN_GEISHA + 1)
+    )
     return score
 
 
@@ -95,7 +97,9 @@ class GreedyAgent:
             assert view.offer is not None
             offer = Move.parse(view.offer)
             rest = _minus(offer.cards, move.cards)
-            return self._eval(view, _counts(move.cards, into=mine[:]), _counts(rest, into=theirs[:]), hand)
+            return self._eval(
+                view, _counts(move.cards, into=mine[:]), _counts(rest, into=theirs[:]), hand
+            )
         left = _minus(hand, move.cards)
         if move.action in (Action.SECRET, Action.DISCARD):
             gained = move.cards if move.action is Action.SECRET else ""
@@ -112,7 +116,9 @@ class GreedyAgent:
         )
 
     def _eval(self, view: View, mine: Counts, theirs: Counts, hand: str) -> float:
-        return evaluate(mine, theirs, view.markers, view.seat, hand_weight=self.hand_weight, hand=hand)
+        return evaluate(
+            mine, theirs, view.markers, view.seat, hand_weight=self.hand_weight, hand=hand
+        )
 
 
 def _minus(cards: str, taken: str) -> str:
