@@ -1,0 +1,87 @@
+"""The built-in agents: the shared interface, legality, determinism, and greedy's judgement."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from hanamikoji.ai import AGENTS, Agent, AgentError, GreedyAgent, RandomAgent, make_agent
+from hanamikoji.moves import Move
+from hanamikoji.state import Deal, State
+
+
+def play(agents: tuple[Agent, Agent], seed: int) -> State:
+    rng = random.Random(seed)
+    state = State.new(random.Random(seed))
+    while state.to_move is not None:
+        seat = state.to_move
+        move = agents[seat].choose(state.view(seat), state.legal_moves, rng, 100)
+        assert move in state.legal_moves
+        state = state.apply(move)
+    return state
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_every_agent_plays_legal_whole_games(name: str) -> None:
+    agent = make_agent(name)
+    assert isinstance(agent, Agent)
+    assert agent.name == name
+    for seed in range(5):
+        assert play((agent, make_agent("random")), seed).is_over
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_agents_are_deterministic_for_a_seed(name: str) -> None:
+    a, b = (
+        play((make_agent(name), make_agent(name)), 11),
+        play((make_agent(name), make_agent(name)), 11),
+    )
+    assert a.history == b.history
+
+
+def test_unknown_agent_names_the_known_ones() -> None:
+    with pytest.raises(AgentError, match=r"greedy, random"):
+        make_agent("deep-blue")
+
+
+def test_agents_refuse_an_empty_move_list() -> None:
+    view = State.new(1).view(0)
+    for agent in (RandomAgent(), GreedyAgent()):
+        with pytest.raises(ValueError, match="no legal moves"):
+            agent.choose(view, (), random.Random(0))
+
+
+def test_greedy_beats_random_clearly() -> None:
+    greedy, rand = GreedyAgent(), RandomAgent()
+    score = 0.0
+    games = 0
+    for seed in range(60):
+        for seats, me in (((greedy, rand), 0), ((rand, greedy), 1)):
+            winner = play(seats, seed).outcome.winner  # type: ignore[union-attr]
+            score += 1.0 if winner == me else 0.5 if winner is None else 0.0
+            games += 1
+    assert score / games > 0.7
+
+
+def test_greedy_picks_the_card_that_takes_the_geisha() -> None:
+    # Seat 0 offers 1, 2, 7 by Gift: seat 1 chooses among P1, P2, P7, and the 7 (charm 5) is
+    # worth most to it.
+    deal = Deal("3", ("112277", "344556"), "67775646")
+    state = State.from_deals([deal]).apply("G127")
+    view = state.view(1)
+    move = GreedyAgent().choose(view, state.legal_moves, random.Random(0))
+    assert move == Move.parse("P7")
+
+
+def test_greedy_offers_so_that_the_worst_pick_still_helps_it() -> None:
+    # With 7777 + 12 in hand and the Competition available, the pairs 77-77 give away nothing
+    # whatever the pick, while 12-77 lets the opponent take the 7s.
+    deal = Deal("3", ("127777", "344556"), "16562647")
+    state = State.from_deals([deal])
+    greedy = GreedyAgent()
+
+    def worst_case(move: Move) -> float:
+        return greedy._score(state.view(0), move, [0.0] * 7, [0.0] * 7)
+
+    assert worst_case(Move.parse("C77-77")) > worst_case(Move.parse("C12-77"))
