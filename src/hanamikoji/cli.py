@@ -98,6 +98,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    except Exception as e:  # a bug: still one line for the user, never a traceback
+        print(f"hanamikoji: internal error: {type(e).__name__}: {e} (please report it)", file=sys.stderr)
+        return 1
     parser.print_help()
     return EXIT_USAGE
 

@@ -115,6 +115,8 @@ class Record:
             obj = json.loads(text)
         except (json.JSONDecodeError, UnicodeDecodeError) as e:
             raise RecordError(f"not valid JSON ({e})") from None
+        except RecursionError:
+            raise RecordError("not a record: JSON nested too deeply") from None
         return cls.from_json(obj)
 
     @classmethod
