@@ -90,7 +90,10 @@ class Move:
 
     def __new__(cls, action: Action, *groups: str) -> Move:
         """The move doing ``action`` with the given cards (canonicalised, interned)."""
-        text = _canonical(action, [parse_cards(g) for g in groups])
+        try:
+            text = _canonical(action, [parse_cards(g) for g in groups])
+        except CardError as e:
+            raise InvalidMoveError(f"{e}; {EXPECTED}") from None
         move = cls._interned.get(text)
         if move is None:
             move = object.__new__(cls)

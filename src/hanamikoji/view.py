@@ -288,6 +288,11 @@ def _history(obj: dict[str, Any]) -> tuple[HistoryEntry, ...]:
                 raise ViewError(
                     f"view history entry {i} must have a seat and a move, got {entry!r}"
                 )
+            if move not in ("S", "D"):
+                try:
+                    move = str(Move.parse(move))
+                except InvalidMoveError as e:
+                    raise ViewError(f"view history entry {i}: {e}") from None
             out.append(SeenMove(entry["round"], seat, move))
     return tuple(out)
 
