@@ -122,6 +122,8 @@ class Move:
         move = cls._interned.get(text)
         if move is not None:
             return move
+        if not text.isascii():
+            raise InvalidMoveError(f"{text!r} is not a move: {EXPECTED}")
         s = text.strip().upper()
         if not s:
             raise InvalidMoveError(f"empty move; {EXPECTED}")

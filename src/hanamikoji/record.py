@@ -250,10 +250,15 @@ def _round(obj: Any, number: int) -> RoundRecord:
     moves = obj.get("moves", [])
     if not isinstance(moves, list):
         raise RecordError(f"moves must be a list of strings, got {moves!r}", number)
+    canonical = []
     for i, m in enumerate(moves):
         if not isinstance(m, str):
             raise RecordError(f"a move must be a string in move notation, got {m!r}", number, i)
-    return RoundRecord(deal, tuple(moves))
+        try:
+            canonical.append(str(Move.parse(m)))
+        except InvalidMoveError as e:
+            raise RecordError(str(e), number, i) from None
+    return RoundRecord(deal, tuple(canonical))
 
 
 def _result(obj: Any) -> Outcome:

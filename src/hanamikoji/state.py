@@ -354,29 +354,25 @@ class State:
         "_prev",
         "_r",
         "_scorings",
+        "_markers",
+        "_offer",
+        "_phase",
         "_secrets",
-        "markers",
-        "offer",
-        "phase",
-        "to_move",
-        "turn",
+        "_to_move",
+        "_turn",
     )
 
     _r: _Round
-    markers: tuple[int | None, ...]
-    """Owner of each geisha's marker (index 0 is geisha 1): 0, 1, or None for neutral."""
-    turn: int
-    """Turns completed in this round (0..8); a turn ends after its pick, if any."""
+    _markers: tuple[int | None, ...]
+    _turn: int
     _hands: tuple[int, int]
     _played: tuple[int, int]
     _secrets: tuple[int, int]
     _discards: tuple[int, int]
     _actions: tuple[int, int]
-    offer: Move | None
-    """The Gift or Competition being answered (phase PICK), else None."""
-    to_move: int | None
-    """The seat whose decision is due, or None when the game is over."""
-    phase: Phase
+    _offer: Move | None
+    _to_move: int | None
+    _phase: Phase
     _prev: State | None
     _move: Move | None
     _outcome: Outcome | None
@@ -412,11 +408,38 @@ class State:
         ``markers`` optionally starts round 1 from a marker position other than all neutral.
         """
         start = tuple(markers) if markers is not None else (None,) * 7
-        if len(start) != 7 or any(m not in (None, 0, 1) for m in start):
+        if len(start) != 7 or any(
+            m is not None and type(m) is not int or m not in (None, 0, 1) for m in start
+        ):
             raise ValueError(f"markers must be 7 entries of 0, 1 or None, got {markers!r}")
         return _start(rules or _DEFAULT_RULES, Dealer(deals, rng), 1, 0, start, None, None, ())
 
     # -- reading ---------------------------------------------------------------------------
+
+    @property
+    def to_move(self) -> int | None:
+        """The seat whose decision is due, or None when the game is over."""
+        return self._to_move
+
+    @property
+    def phase(self) -> Phase:
+        """What kind of decision is due: an action, a pick, or none (over)."""
+        return self._phase
+
+    @property
+    def offer(self) -> Move | None:
+        """The Gift or Competition being answered (phase PICK), else None."""
+        return self._offer
+
+    @property
+    def markers(self) -> tuple[int | None, ...]:
+        """Owner of each geisha's marker (index 0 is geisha 1): 0, 1, or None for neutral."""
+        return self._markers
+
+    @property
+    def turn(self) -> int:
+        """Turns completed in this round (0..8); a turn ends after its pick, if any."""
+        return self._turn
 
     @property
     def rules(self) -> Rules:
@@ -447,12 +470,12 @@ class State:
     @property
     def actor(self) -> int:
         """The seat whose turn it is (in phase PICK, the one who made the offer)."""
-        return self._r.first ^ (self.turn & 1)
+        return self._r.first ^ (self._turn & 1)
 
     @property
     def is_over(self) -> bool:
         """Whether the game has ended."""
-        return self.to_move is None
+        return self._to_move is None
 
     @property
     def outcome(self) -> Outcome | None:
@@ -462,10 +485,10 @@ class State:
     @property
     def legal_moves(self) -> tuple[Move, ...]:
         """Every legal move, each distinct outcome once, ordered S, D, G, C, P."""
-        seat = self.to_move
+        seat = self._to_move
         if seat is None:
             return _NO_MOVES
-        offer = self.offer
+        offer = self._offer
         if offer is not None:
             return offer.picks
         return action_moves(self._hands[seat], self._actions[seat])
@@ -499,17 +522,17 @@ class State:
     @property
     def deck_left(self) -> int:
         """Cards left in the draw pile (after this turn's draw)."""
-        return max(0, 7 - self.turn) if self.turn < 8 else 0
+        return max(0, 7 - self._turn) if self._turn < 8 else 0
 
     @property
     def charm(self) -> tuple[int, int]:
         """Charm per seat from the markers."""
-        return standing(self.markers)[0]
+        return standing(self._markers)[0]
 
     @property
     def geisha(self) -> tuple[int, int]:
         """Geisha count per seat from the markers."""
-        return standing(self.markers)[1]
+        return standing(self._markers)[1]
 
     @property
     def parent(self) -> State | None:
@@ -528,8 +551,8 @@ class State:
         s: State | None = self
         while s is not None and s._prev is not None:
             prev = s._prev
-            assert prev.to_move is not None and s._move is not None
-            out.append(Ply(prev.round, prev.to_move, s._move))
+            assert prev._to_move is not None and s._move is not None
+            out.append(Ply(prev.round, prev._to_move, s._move))
             s = prev
         out.reverse()
         return tuple(out)
@@ -555,8 +578,8 @@ class State:
         if self._outcome is not None:
             return f"<State over: {self._outcome.describe()}>"
         return (
-            f"<State round {self.round} turn {self.turn + 1} {self.phase.value} seat {self.to_move}"
-            f" hands {self.hand(0)!r}/{self.hand(1)!r} markers {list(self.markers)}>"
+            f"<State round {self.round} turn {self._turn + 1} {self._phase.value} seat {self._to_move}"
+            f" hands {self.hand(0)!r}/{self.hand(1)!r} markers {list(self._markers)}>"
         )
 
     # -- moving on -------------------------------------------------------------------------
@@ -569,8 +592,8 @@ class State:
         """
         if type(move) is not Move:
             move = _coerce(move)
-        seat = self.to_move
-        offer = self.offer
+        seat = self._to_move
+        offer = self._offer
         if offer is None:
             bit = move.bit
             if seat is None or not bit & self._actions[seat]:
@@ -583,7 +606,7 @@ class State:
             a = self._actions
             c = _new_state(State)
             c._r = self._r
-            c.markers = self.markers
+            c._markers = self._markers
             c._played = self._played
             c._prev = self
             c._move = move
@@ -598,11 +621,11 @@ class State:
             if bit > 2:  # Gift or Competition: the opponent picks before the turn ends
                 c._secrets = self._secrets
                 c._discards = self._discards
-                c.turn = self.turn
+                c._turn = self._turn
                 c._hands = (h0, h1)
-                c.offer = move
-                c.to_move = 1 - seat
-                c.phase = Phase.PICK
+                c._offer = move
+                c._to_move = 1 - seat
+                c._phase = Phase.PICK
                 return c
             if bit == 1:
                 c._secrets = _set(self._secrets, seat, move.code)
@@ -610,8 +633,8 @@ class State:
             else:
                 c._secrets = self._secrets
                 c._discards = _set(self._discards, seat, move.code)
-            c.offer = None
-            return c._end_turn(self.turn + 1, h0, h1)
+            c._offer = None
+            return c._end_turn(self._turn + 1, h0, h1)
         if move not in offer.picks:
             raise IllegalMoveError(self._why_illegal(move))
         c = self._child(move)
@@ -622,9 +645,9 @@ class State:
             c._played = (played[0] + give, played[1] + take)
         else:
             c._played = (played[0] + take, played[1] + give)
-        c.offer = None
+        c._offer = None
         hands = self._hands
-        return c._end_turn(self.turn + 1, hands[0], hands[1])
+        return c._end_turn(self._turn + 1, hands[0], hands[1])
 
     def concede(
         self, seat: int, reason: Termination = Termination.RESIGN, why: str | None = None
@@ -636,13 +659,13 @@ class State:
             )
         if seat not in (0, 1):
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
-        if self.to_move is None:
+        if self._to_move is None:
             raise IllegalMoveError("the game is already over")
         c = self._child(None)
         c._prev = self._prev
         c._move = self._move
-        charm, geisha = standing(self.markers)
-        c._end(Outcome(1 - seat, reason, charm, geisha, self.markers, why))
+        charm, geisha = standing(self._markers)
+        c._end(Outcome(1 - seat, reason, charm, geisha, self._markers, why))
         return c
 
     # -- internals -------------------------------------------------------------------------
@@ -650,16 +673,16 @@ class State:
     def _child(self, move: Move | None) -> State:
         c = _new_state(State)
         c._r = self._r
-        c.markers = self.markers
-        c.turn = self.turn
+        c._markers = self._markers
+        c._turn = self._turn
         c._hands = self._hands
         c._played = self._played
         c._secrets = self._secrets
         c._discards = self._discards
         c._actions = self._actions
-        c.offer = self.offer
-        c.to_move = self.to_move
-        c.phase = self.phase
+        c._offer = self._offer
+        c._to_move = self._to_move
+        c._phase = self._phase
         c._prev = self
         c._move = move
         c._outcome = None
@@ -668,7 +691,7 @@ class State:
 
     def _end_turn(self, turn: int, h0: int, h1: int) -> State:
         """Finish a turn on this fresh child: the next player draws, or the round is scored."""
-        self.turn = turn
+        self._turn = turn
         if turn == 8:
             self._hands = (h0, h1)
             return self._score()
@@ -676,15 +699,15 @@ class State:
         actor = r.first ^ (turn & 1)
         card = r.deck_codes[turn]
         self._hands = (h0 + card, h1) if actor == 0 else (h0, h1 + card)
-        self.to_move = actor
-        self.phase = Phase.ACTION
+        self._to_move = actor
+        self._phase = Phase.ACTION
         return self
 
     def _score(self) -> State:
         r = self._r
         p0 = self._played[0] + self._secrets[0]
         p1 = self._played[1] + self._secrets[1]
-        before = self.markers
+        before = self._markers
         markers = list(before)
         for g in range(7):
             a = (p0 >> (4 * g)) & 15
@@ -704,7 +727,7 @@ class State:
             charm,
             geisha,
         )
-        self.markers = after
+        self._markers = after
         self._scorings = (*self._scorings, score)
         self._hands = _EMPTY
         self._played = (p0, p1)
@@ -725,18 +748,18 @@ class State:
 
     def _end(self, outcome: Outcome) -> None:
         self._outcome = outcome
-        self.to_move = None
-        self.offer = None
-        self.phase = Phase.OVER
+        self._to_move = None
+        self._offer = None
+        self._phase = Phase.OVER
         self._hands = _EMPTY
         self._actions = _EMPTY
 
     def _why_illegal(self, move: Move) -> str:
         head = f"{move} is illegal: "
-        seat = self.to_move
+        seat = self._to_move
         if seat is None:
             return head + "the game is over"
-        offer = self.offer
+        offer = self._offer
         if offer is not None:
             options = ", ".join(str(p) for p in offer.picks)
             if move.action is not Action.PICK:
@@ -791,8 +814,8 @@ def _start(
     r = _Round(rules, dealer, number, first)
     s: State = _new_state(State)
     s._r = r
-    s.markers = markers
-    s.turn = 0
+    s._markers = markers
+    s._turn = 0
     h = r.deal.hand_codes
     card = r.deck_codes[0]
     s._hands = (h[0] + card, h[1]) if first == 0 else (h[0], h[1] + card)
@@ -800,9 +823,9 @@ def _start(
     s._secrets = _EMPTY
     s._discards = _EMPTY
     s._actions = (15, 15)
-    s.offer = None
-    s.to_move = first
-    s.phase = Phase.ACTION
+    s._offer = None
+    s._to_move = first
+    s._phase = Phase.ACTION
     s._prev = prev
     s._move = move
     s._outcome = None

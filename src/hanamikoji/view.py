@@ -182,7 +182,7 @@ def _seat(obj: dict[str, Any], key: str, *, nullable: bool = False) -> Any:
     value = obj[key]
     if value is None and nullable:
         return None
-    if value not in (0, 1) or isinstance(value, bool):
+    if type(value) is not int or value not in (0, 1):
         raise ViewError(
             f"view field {key!r} must be 0 or 1{' or null' if nullable else ''}, got {value!r}"
         )

@@ -1,0 +1,171 @@
+"""The ``hanamikoji`` command: replay, --json, errors, --version, help."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import DEAL_A, DEAL_D_SWAPPED, EXAMPLE_DEAL, MOVES_A, one_round, play, run_cli
+from hanamikoji import __version__
+from hanamikoji.state import Rules, State
+
+
+def _write(tmp_path: Path, state: State, name: str = "game.json") -> Path:
+    path = tmp_path / name
+    state.record(("alice", "bob")).write(path)
+    return path
+
+
+def test_replay_tells_the_deal_moves_scoring_and_result(tmp_path: Path) -> None:
+    path = _write(tmp_path, one_round(DEAL_A, MOVES_A, max_rounds=1))
+    done = run_cli("replay", path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    out = done.stdout
+    lines = out.splitlines()
+    assert "alice (seat 0) vs bob (seat 1), rules: at most 1 rounds" in lines[0]
+    assert "Round 1: alice plays first" in out
+    assert "removed 1" in out
+    assert "alice holds 122334" in out and "bob holds 566667" in out
+    assert "pile 47475757" in out
+    # Every move, in words, with the card drawn.
+    for text in (
+        "alice draws 4. Secret: hides a 1",
+        "bob draws 7. Secret: hides a 5",
+        "alice draws 4. Discard: discards 2, 2",
+        "Gift: offers 3, 3, 4",
+        "bob: Pick: takes 4",
+        "Gift: offers 6, 6, 7",
+        "alice: Pick: takes 6",
+        "Competition: offers the pairs 44 and 55",
+        "bob: Pick: takes 5, 5",
+        "Competition: offers the pairs 77 and 77",
+        "alice: Pick: takes 7, 7",
+    ):
+        assert text in out, text
+    # The scoring, geisha by geisha.
+    assert "Secrets revealed: alice 1, bob 5" in out
+    assert "geisha 1 (charm 2): 1 - 0, marker moves to alice" in out
+    assert "geisha 2 (charm 2): 0 - 0, marker stays neutral" in out
+    assert "geisha 5 (charm 3): 0 - 3, marker moves to bob" in out
+    assert "geisha 6 (charm 4): 1 - 1, marker stays neutral" in out
+    assert "geisha 7 (charm 5): 2 - 3, marker moves to bob" in out
+    assert "After round 1: charm 7 - 8, geisha 3 - 2" in out
+    assert lines[-1].startswith("Result: bob wins")
+    assert "charm 7-8" in lines[-1]
+
+
+def test_replay_of_an_unfinished_game(tmp_path: Path) -> None:
+    state = play(State.from_deals([DEAL_A, DEAL_D_SWAPPED], rules=Rules(max_rounds=2)), MOVES_A)
+    state = play(state, "S1")
+    path = _write(tmp_path, state)
+    done = run_cli("replay", path)
+    assert done.returncode == 0, done.stderr
+    assert "Round 2: bob plays first" in done.stdout
+    assert "Unfinished" in done.stdout.splitlines()[-1]
+    as_json = run_cli("replay", "--json", path)
+    assert as_json.returncode == 0
+    assert json.loads(as_json.stdout) is None
+
+
+def test_replay_json_prints_the_result_object(tmp_path: Path) -> None:
+    path = _write(tmp_path, one_round(DEAL_A, MOVES_A, max_rounds=1))
+    done = run_cli("replay", "--json", path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {
+        "winner": 1,
+        "reason": "round-limit",
+        "charm": [7, 8],
+        "geisha": [3, 2],
+        "markers": [0, None, 0, 0, 1, None, 1],
+    }
+
+
+def test_replay_json_of_a_forfeit_keeps_why(tmp_path: Path) -> None:
+    from hanamikoji.state import Termination
+
+    state = State.from_deals([EXAMPLE_DEAL]).concede(0, Termination.FORFEIT, why="no answer")
+    done = run_cli("replay", "--json", _write(tmp_path, state))
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert (got["winner"], got["reason"], got["why"]) == (1, "forfeit", "no answer")
+
+
+def _one_line_error(done_stderr: str) -> str:
+    lines = done_stderr.splitlines()
+    assert len(lines) == 1, done_stderr
+    assert "Traceback" not in done_stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("empty.json", b""),
+        ("garbage.json", bytes(range(256)) * 4),
+        ("utf16ish.json", b"\xff\xfe\x00\x00{"),
+        ("list.json", b"[1, 2, 3]"),
+        ("string.json", b'"hanamikoji"'),
+        ("truncated.json", b'{"format": "hanamikoji-record/1", "rounds": [{"removed": "1"'),
+        ("wrong-format.json", b'{"format": "chess-pgn", "rounds": []}'),
+    ],
+)
+def test_replay_of_a_bad_file_exits_2_with_one_line(
+    tmp_path: Path, name: str, content: bytes
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    done = run_cli("replay", path)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    line = _one_line_error(done.stderr)
+    assert name in line
+
+
+def test_replay_of_an_illegal_move_names_round_and_move(tmp_path: Path) -> None:
+    path = _write(tmp_path, one_round(DEAL_A, MOVES_A, max_rounds=1))
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    obj["rounds"][0]["moves"][3] = "D22"
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    for args in (("replay", path), ("replay", "--json", path)):
+        done = run_cli(*args)
+        assert done.returncode == 2
+        assert done.stdout == ""
+        line = _one_line_error(done.stderr)
+        assert "round 1, move 3: D22 is illegal" in line
+
+
+def test_replay_of_a_missing_file(tmp_path: Path) -> None:
+    done = run_cli("replay", tmp_path / "nowhere.json")
+    assert done.returncode == 2
+    line = _one_line_error(done.stderr)
+    assert "nowhere.json" in line
+
+
+def test_replay_of_a_directory(tmp_path: Path) -> None:
+    done = run_cli("replay", tmp_path)
+    assert done.returncode == 2
+    line = _one_line_error(done.stderr)
+    assert str(tmp_path) in line
+
+
+def test_version() -> None:
+    done = run_cli("--version")
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"hanamikoji {__version__}"
+
+
+def test_no_command_prints_help() -> None:
+    done = run_cli()
+    assert "usage: hanamikoji" in done.stdout
+    assert "replay" in done.stdout
+    assert "Traceback" not in done.stderr
+
+
+def test_replay_without_a_file_is_a_usage_error() -> None:
+    done = run_cli("replay")
+    assert done.returncode == 2
+    assert "usage:" in done.stderr
+    assert "Traceback" not in done.stderr
