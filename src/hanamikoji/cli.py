@@ -99,7 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\ninterrupted", file=sys.stderr)
         return 130
     except Exception as e:  # a bug: still one line for the user, never a traceback
-        print(f"hanamikoji: internal error: {type(e).__name__}: {e} (please report it)", file=sys.stderr)
+        what = f"{type(e).__name__}: {e}"
+        print(f"hanamikoji: internal error: {what} (please report it)", file=sys.stderr)
         return 1
     parser.print_help()
     return EXIT_USAGE

@@ -348,15 +348,15 @@ class State:
         "_actions",
         "_discards",
         "_hands",
+        "_markers",
         "_move",
+        "_offer",
         "_outcome",
+        "_phase",
         "_played",
         "_prev",
         "_r",
         "_scorings",
-        "_markers",
-        "_offer",
-        "_phase",
         "_secrets",
         "_to_move",
         "_turn",
@@ -409,7 +409,7 @@ class State:
         """
         start = tuple(markers) if markers is not None else (None,) * 7
         if len(start) != 7 or any(
-            m is not None and type(m) is not int or m not in (None, 0, 1) for m in start
+            (m is not None and type(m) is not int) or m not in (None, 0, 1) for m in start
         ):
             raise ValueError(f"markers must be 7 entries of 0, 1 or None, got {markers!r}")
         return _start(rules or _DEFAULT_RULES, Dealer(deals, rng), 1, 0, start, None, None, ())
@@ -578,7 +578,8 @@ class State:
         if self._outcome is not None:
             return f"<State over: {self._outcome.describe()}>"
         return (
-            f"<State round {self.round} turn {self._turn + 1} {self._phase.value} seat {self._to_move}"
+            f"<State round {self.round} turn {self._turn + 1} {self._phase.value}"
+            f" seat {self._to_move}"
             f" hands {self.hand(0)!r}/{self.hand(1)!r} markers {list(self._markers)}>"
         )
 
