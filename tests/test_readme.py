@@ -1,7 +1,9 @@
-"""The README's Python example runs as written, and the bench's loop plays whole games."""
+"""The examples in the README, the docs and the docstrings run as written; the bench plays games."""
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import re
 from pathlib import Path
 
@@ -25,3 +27,30 @@ def test_engine_bench_plays_whole_games() -> None:
 
     assert play_random_games(20, seed=3) >= 20 * 12  # at least one round of 12 decisions a game
     assert play_random_games(5, seed=3) == play_random_games(5, seed=3)
+
+
+@pytest.mark.parametrize("page", ["docs/formats.md"])
+def test_doc_examples_run(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = doctest.testfile(
+        str(ROOT / page), module_relative=False, optionflags=doctest.ELLIPSIS, verbose=False
+    )
+    assert result.attempted > 0
+    assert result.failed == 0
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "hanamikoji",
+        "hanamikoji.cards",
+        "hanamikoji.moves",
+        "hanamikoji.state",
+        "hanamikoji.record",
+        "hanamikoji.ai",
+    ],
+)
+def test_docstring_examples_run(module: str) -> None:
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0
