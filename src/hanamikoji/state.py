@@ -164,7 +164,6 @@ class Deal:
     @classmethod
     def random(cls, rng: random.Random) -> Deal:
         """A uniformly shuffled deal drawn from ``rng``."""
-        # One random number decoded as a permutation: far cheaper than 20 separate draws.
         # One uniform number picks the removed card and the pile in order; a second splits the
         # other 12 cards between the hands. Far cheaper than a shuffle's twenty separate draws.
         cards = list(ALL_CARDS)
