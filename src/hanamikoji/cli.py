@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from hanamikoji import __version__
 from hanamikoji.ai import AGENTS
@@ -27,6 +29,16 @@ def _max_rounds(text: str) -> int | None:
         ) from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: the round limit must be 1 or more, or 'none'")
+    return value
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be 1 or more")
     return value
 
 
@@ -71,6 +83,53 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--name", default="you", help="your name in the record (default: you)")
 
+    engine = sub.add_parser(
+        "engine", help="serve a built-in agent over the engine protocol on stdin/stdout"
+    )
+    engine.add_argument("name", metavar="NAME", help=f"agent: {', '.join(sorted(AGENTS))}")
+    engine.add_argument("--seed", type=int, default=None, help="seed for the agent's choices")
+    engine.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an agent option (repeatable), e.g. --option hand_weight=0.4",
+    )
+
+    match = sub.add_parser(
+        "match", help="play two players against each other in duplicate pairs and rate them"
+    )
+    match.add_argument(
+        "a", metavar="A", help="built-in agent (NAME[:KEY=VALUE,...]) or cmd:COMMAND"
+    )
+    match.add_argument("b", metavar="B", help="the other player, in the same form")
+    match.add_argument("--games", type=_positive, default=100, help="games (default 100)")
+    match.add_argument("--jobs", type=_positive, default=1, help="pairs at once (default 1)")
+    match.add_argument(
+        "--clock-ms", type=_positive, default=1000, help="time per move to aim for (default 1000)"
+    )
+    match.add_argument(
+        "--hard-limit-ms",
+        type=_positive,
+        default=None,
+        help="forfeit an engine silent this long (default clock-ms + 1000)",
+    )
+    match.add_argument("--seed", type=int, default=0, help="match seed: deals and agents (0)")
+    match.add_argument("--records", type=Path, default=None, metavar="DIR", help="write records")
+    match.add_argument(
+        "--max-rounds", type=_max_rounds, default=3, metavar="R", help="round limit or 'none'"
+    )
+    match.add_argument(
+        "--sprt",
+        nargs=4,
+        type=float,
+        default=None,
+        metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
+        help="stop when the SPRT decides between ELO0 and ELO1",
+    )
+    match.add_argument("--backend", choices=("local", "ray"), default="local")
+    match.add_argument("--json", action="store_true", help="print the summary as JSON")
+
     replay = sub.add_parser("replay", help="replay a game record, checking every move")
     replay.add_argument("file", type=Path, metavar="FILE", help="a hanamikoji-record/1 JSON file")
     replay.add_argument("--json", action="store_true", help="print only the result object as JSON")
@@ -84,6 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "replay":
             return _replay(args.file, as_json=args.json)
+        if args.command == "engine":
+            return _engine(args.name, args.seed, args.option)
+        if args.command == "match":
+            return _match(args)
         if args.command == "play":
             from hanamikoji.play import play_game
 
@@ -104,6 +167,69 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     parser.print_help()
     return EXIT_USAGE
+
+
+def _engine(name: str, seed: int | None, options: list[str]) -> int:
+    from hanamikoji.ai import AgentError, make_agent
+    from hanamikoji.engine import serve
+
+    parsed: dict[str, str] = {}
+    for item in options:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            print(f"hanamikoji engine: --option {item!r} must look like KEY=VALUE", file=sys.stderr)
+            return EXIT_USAGE
+        parsed[key] = value
+    try:
+        agent = make_agent(name, parsed)
+    except AgentError as e:
+        print(f"hanamikoji engine: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    return serve(agent, seed=seed)
+
+
+def _match(args: argparse.Namespace) -> int:
+    from hanamikoji.match import MatchConfig, MatchError, run_match
+    from hanamikoji.state import Rules
+    from hanamikoji.stats import Sprt
+
+    try:
+        sprt = Sprt(*args.sprt) if args.sprt else None
+        config = MatchConfig(
+            a=args.a,
+            b=args.b,
+            games=args.games,
+            jobs=args.jobs,
+            clock_ms=args.clock_ms,
+            hard_limit_ms=args.hard_limit_ms,
+            seed=args.seed,
+            rules=Rules(args.max_rounds),
+            records=args.records,
+            sprt=sprt,
+            backend=args.backend,
+        )
+        live = sys.stderr.isatty()
+
+        def progress(summary: Any) -> None:
+            line = summary.progress()
+            if live:
+                print(
+                    "\r" + line[: shutil.get_terminal_size().columns - 1], end="", file=sys.stderr
+                )
+            elif summary.pentanomial.pairs % max(1, config.pairs // 10) == 0:
+                print(line, file=sys.stderr)
+
+        summary = run_match(config, on_pair=progress)
+    except (MatchError, ValueError) as e:
+        print(f"hanamikoji match: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if live:
+        print(file=sys.stderr)
+    if args.json:
+        print(json.dumps(summary.to_json()))
+    else:
+        print(summary.render(), end="")
+    return 130 if summary.stopped == "interrupted" else 0
 
 
 def _replay(path: Path, *, as_json: bool) -> int:

@@ -3,17 +3,29 @@
 >>> agent = make_agent("greedy")
 >>> agent.name
 'greedy'
+>>> make_agent("greedy", {"hand_weight": "0.4"}).hand_weight
+0.4
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from hanamikoji.ai.base import Agent, AgentError
 from hanamikoji.ai.greedy import GreedyAgent
 from hanamikoji.ai.random_agent import RandomAgent
 
-__all__ = ["AGENTS", "Agent", "AgentError", "GreedyAgent", "RandomAgent", "make_agent"]
+__all__ = [
+    "AGENTS",
+    "Agent",
+    "AgentError",
+    "GreedyAgent",
+    "RandomAgent",
+    "make_agent",
+    "parse_agent",
+]
 
 AGENTS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
@@ -22,10 +34,54 @@ AGENTS: dict[str, Callable[..., Agent]] = {
 """Built-in agents by name."""
 
 
-def make_agent(name: str) -> Agent:
-    """The built-in agent called ``name``; an AgentError lists the known names otherwise."""
+def make_agent(name: str, options: Mapping[str, str] | None = None) -> Agent:
+    """The built-in agent called ``name``, with options given as text (``{"hand_weight": "0.4"}``).
+
+    An AgentError names the known agents, or the agent's known options, when one is wrong.
+    """
     factory = AGENTS.get(name.strip().lower())
     if factory is None:
         known = ", ".join(sorted(AGENTS))
         raise AgentError(f"unknown agent {name!r}; the built-in agents are: {known}")
-    return factory()
+    params = inspect.signature(factory).parameters
+    kwargs: dict[str, object] = {}
+    for key, text in (options or {}).items():
+        param = params.get(key)
+        if param is None or key.startswith("_"):
+            allowed = ", ".join(p for p in params if not p.startswith("_")) or "none"
+            raise AgentError(f"agent {name!r} has no option {key!r}; its options: {allowed}")
+        kwargs[key] = _convert(name, key, text, param.default)
+    try:
+        return factory(**kwargs)
+    except (TypeError, ValueError) as e:
+        raise AgentError(f"agent {name!r}: {e}") from None
+
+
+def parse_agent(spec: str) -> Agent:
+    """An agent from ``NAME`` or ``NAME:KEY=VALUE,KEY=VALUE`` (e.g. ``greedy:hand_weight=0.4``)."""
+    name, _, rest = spec.partition(":")
+    options: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise AgentError(f"agent option {item!r} must look like KEY=VALUE")
+        options[key.strip()] = value.strip()
+    return make_agent(name, options)
+
+
+def _convert(agent: str, key: str, text: str, default: object) -> object:
+    kind: type[Any] = (
+        type(default) if default is not inspect.Parameter.empty and default is not None else str
+    )
+    try:
+        if kind is bool:
+            if text.lower() in ("1", "true", "yes", "on"):
+                return True
+            if text.lower() in ("0", "false", "no", "off"):
+                return False
+            raise ValueError
+        return kind(text)
+    except ValueError:
+        raise AgentError(
+            f"agent {agent!r} option {key!r} must be a {kind.__name__}, got {text!r}"
+        ) from None
