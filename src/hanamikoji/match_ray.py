@@ -53,8 +53,8 @@ def ray_pairs(config: MatchConfig) -> Iterator[PairResult]:
             configure_logging=False,
         )
         started = True
-    runner = ray.remote(num_cpus=1)(PairRunner)
-    actors = [runner.remote(config) for _ in range(min(config.jobs, config.pairs))]
+    runner: Any = ray.remote(num_cpus=1)(PairRunner)
+    actors: list[Any] = [runner.remote(config) for _ in range(min(config.jobs, config.pairs))]
     pending: dict[Any, Any] = {}
     queue = iter(range(config.pairs))
 
