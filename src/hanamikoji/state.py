@@ -357,6 +357,7 @@ class State:
         "_r",
         "_scorings",
         "_secrets",
+        "_seen",
         "_to_move",
         "_turn",
     )
@@ -375,6 +376,8 @@ class State:
     _prev: State | None
     _move: Move | None
     _outcome: Outcome | None
+    _seen: dict[int, tuple[Any, ...]]
+    """Per seat, the history as that seat saw it (filled in lazily by the view module)."""
     _scorings: tuple[RoundScore, ...]
 
     def __init__(self) -> None:

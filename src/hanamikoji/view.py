@@ -162,20 +162,43 @@ class View:
 
 
 def seen_history(state: State, seat: int) -> tuple[HistoryEntry, ...]:
-    """Every move of ``state``'s game as ``seat`` saw it, with each scored round's Reveal."""
-    out: list[HistoryEntry] = []
-    scored = {s.round: s for s in state.scorings}
-    plies = state.history
-    for i, ply in enumerate(plies):
-        move = ply.move
+    """Every move of ``state``'s game as ``seat`` saw it, with each scored round's Reveal.
+
+    Built on the nearest earlier state whose history is known, and remembered on ``state``, so a
+    view at every step of a game costs linear time, not quadratic.
+    """
+    chain: list[State] = []
+    s: State | None = state
+    known: tuple[HistoryEntry, ...] = ()
+    while s is not None:
+        memo = getattr(s, "_seen", None)
+        if memo is not None and seat in memo:
+            known = memo[seat]
+            break
+        if s.parent is None:
+            break
+        chain.append(s)
+        s = s.parent
+    out = list(known)
+    for child in reversed(chain):
+        prev = child.parent
+        move = child.last_move
+        assert prev is not None and move is not None and prev.to_move is not None
+        mover = prev.to_move
         text = str(move)
-        if ply.seat != seat and move.action in (Action.SECRET, Action.DISCARD):
+        if mover != seat and move.action in (Action.SECRET, Action.DISCARD):
             text = move.action.value
-        out.append(SeenMove(ply.round, ply.seat, text))
-        last_of_round = i + 1 == len(plies) or plies[i + 1].round != ply.round
-        if last_of_round and ply.round in scored:
-            out.append(Reveal(ply.round, scored[ply.round].secrets))
-    return tuple(out)
+        out.append(SeenMove(prev.round, mover, text))
+        if len(child.scorings) > len(prev.scorings):
+            score = child.scorings[-1]
+            out.append(Reveal(score.round, score.secrets))
+    result = tuple(out)
+    memo = getattr(state, "_seen", None)
+    if memo is None:
+        memo = {}
+        state._seen = memo
+    memo[seat] = result
+    return result
 
 
 def _seat(obj: dict[str, Any], key: str, *, nullable: bool = False) -> Any:
