@@ -24,6 +24,8 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hanamikoji.cards import (
+    ACTION_NAMES,
+    ACTION_SIZES,
     ALL_CARDS,
     CARD_CODE,
     CHARM,
@@ -43,6 +45,7 @@ from hanamikoji.moves import (
     InvalidMoveError,
     Move,
     action_moves,
+    actions_mask,
     mask_actions,
 )
 
@@ -415,6 +418,80 @@ class State:
         ):
             raise ValueError(f"markers must be 7 entries of 0, 1 or None, got {markers!r}")
         return _start(rules or _DEFAULT_RULES, Dealer(deals, rng), 1, 0, start, None, None, ())
+
+    @classmethod
+    def from_position(
+        cls,
+        *,
+        turn: int,
+        hands: tuple[str, str],
+        actions_left: tuple[str, str],
+        deck: str,
+        removed: str,
+        round: int = 1,
+        markers: Sequence[int | None] = (None,) * 7,
+        played: tuple[str, str] = ("", ""),
+        secrets: tuple[str | None, str | None] = (None, None),
+        discards: tuple[str | None, str | None] = (None, None),
+        offer: Move | str | None = None,
+        rules: Rules | None = None,
+        rng: random.Random | None = None,
+        check: bool = True,
+    ) -> State:
+        """A state in the middle of a round, from its parts (it has no history).
+
+        ``turn`` counts the turns completed this round, ``hands`` are after this turn's draw,
+        ``deck`` is the undrawn pile (top first, ``7 - turn`` cards) and ``offer`` a Gift or
+        Competition awaiting its pick. Later rounds are dealt from ``rng``. With ``check`` the
+        parts must be consistent (the 21 cards, hand sizes, actions); searches that build many
+        positions from known-good parts may skip it.
+        """
+        move = Move.parse(offer) if isinstance(offer, str) else offer
+        first = 0 if round % 2 else 1
+        actor = first ^ (turn & 1)
+        if check:
+            _check_position(
+                round,
+                turn,
+                hands,
+                actions_left,
+                deck,
+                removed,
+                markers,
+                played,
+                secrets,
+                discards,
+                move,
+                actor,
+            )
+        # The round's deal is rebuilt only as far as the rest of the round needs it: the pile
+        # from this turn on. What was dealt and drawn before is not known here.
+        drawn = ALL_CARDS[: turn + 1]
+        deal: Deal = object.__new__(Deal)
+        set_ = object.__setattr__
+        set_(deal, "removed", removed)
+        set_(deal, "hands", hands)
+        set_(deal, "deck", drawn + deck)
+        set_(deal, "hand_codes", (pack(hands[0]), pack(hands[1])))
+        set_(deal, "deck_codes", tuple([CARD_CODE[ord(c) - 48] for c in drawn + deck]))
+        dealer = Dealer([deal] * round, rng)
+        s: State = _new_state(State)
+        s._r = _Round(rules or _DEFAULT_RULES, dealer, round, first)
+        s._markers = tuple(markers)
+        s._turn = turn
+        s._hands = (pack(hands[0]), pack(hands[1]))
+        s._played = (pack(played[0]), pack(played[1]))
+        s._secrets = (pack(secrets[0] or ""), pack(secrets[1] or ""))
+        s._discards = (pack(discards[0] or ""), pack(discards[1] or ""))
+        s._actions = (actions_mask(actions_left[0]), actions_mask(actions_left[1]))
+        s._offer = move
+        s._to_move = 1 - actor if move is not None else actor
+        s._phase = Phase.PICK if move is not None else Phase.ACTION
+        s._prev = None
+        s._move = None
+        s._outcome = None
+        s._scorings = ()
+        return s
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -801,6 +878,66 @@ def _coerce(move: object) -> Move:
     if isinstance(move, str):
         return Move.parse(move)
     raise InvalidMoveError(f"a move must be a Move or its notation, got {type(move).__name__}")
+
+
+def _check_position(
+    round: int,
+    turn: int,
+    hands: tuple[str, str],
+    actions_left: tuple[str, str],
+    deck: str,
+    removed: str,
+    markers: Sequence[int | None],
+    played: tuple[str, str],
+    secrets: tuple[str | None, str | None],
+    discards: tuple[str | None, str | None],
+    offer: Move | None,
+    actor: int,
+) -> None:
+    """Raise ValueError unless the parts of a mid-round position fit together."""
+    if not (isinstance(round, int) and round >= 1):
+        raise ValueError(f"round must be 1 or more, got {round!r}")
+    if not (isinstance(turn, int) and 0 <= turn <= 7):
+        raise ValueError(f"turn must be 0..7 (turns completed this round), got {turn!r}")
+    if len(markers) != 7 or any(m not in (None, 0, 1) for m in markers):
+        raise ValueError(f"markers must be 7 entries of 0, 1 or None, got {markers!r}")
+    if len(deck) != 7 - turn:
+        raise ValueError(f"after {turn} turns the pile holds {7 - turn} cards, got {deck!r}")
+    if offer is not None and offer.action not in (Action.GIFT, Action.COMPETITION):
+        raise ValueError(f"an offer is a Gift or a Competition, got {offer}")
+    cards = removed + deck + offer.cards if offer is not None else removed + deck
+    for seat in (0, 1):
+        cards += hands[seat] + played[seat] + (secrets[seat] or "") + (discards[seat] or "")
+        left = actions_left[seat]
+        if not set(left) <= set("SDGC") or len(set(left)) != len(left):
+            raise ValueError(f"actions_left[{seat}] must be letters of SDGC, got {left!r}")
+        turns_taken = sum(1 for t in range(turn) if first_actor(actor, turn, t) == seat)
+        pending = 1 if offer is not None and seat == actor else 0
+        if 4 - len(left) != turns_taken + pending:
+            raise ValueError(
+                f"seat {seat} has taken {turns_taken + pending} actions by turn {turn + 1}, "
+                f"but its actions left are {left!r}"
+            )
+        if offer is not None and seat == actor and offer.action.value in left:
+            raise ValueError(f"seat {seat} offers {offer} but still has that action left")
+        for letter, held in (("S", secrets[seat]), ("D", discards[seat])):
+            if (held is not None) == (letter in left):
+                raise ValueError(f"seat {seat}'s {ACTION_NAMES[letter]} and actions left disagree")
+        draws = sum(1 for t in range(turn + 1) if first_actor(actor, turn, t) == seat)
+        used = sum(ACTION_SIZES[a] for a in "SDGC" if a not in left)
+        if len(hands[seat]) != 6 + draws - used:
+            raise ValueError(
+                f"seat {seat} should hold {6 + draws - used} cards at this point, "
+                f"got {hands[seat]!r}"
+            )
+    missing, extra = missing_and_extra(parse_cards(cards))
+    if missing or extra:
+        raise ValueError(f"the position is not the 21 cards: missing {missing!r}, extra {extra!r}")
+
+
+def first_actor(actor: int, turn: int, t: int) -> int:
+    """The seat acting at turn ``t`` of a round whose turn ``turn`` is ``actor``'s."""
+    return actor ^ ((turn - t) & 1)
 
 
 def _start(

@@ -1,0 +1,120 @@
+"""State.from_position: a mid-round position built from its parts plays on like the original."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hanamikoji.state import State
+
+
+def rebuild(s: State, *, check: bool = True) -> State:
+    return State.from_position(
+        turn=s.turn,
+        hands=(s.hand(0), s.hand(1)),
+        actions_left=(s.actions_left(0), s.actions_left(1)),
+        deck=s.deal.deck[s.turn + 1 :],
+        removed=s.deal.removed,
+        round=s.round,
+        markers=s.markers,
+        played=(s.played(0), s.played(1)),
+        secrets=(s.secret(0), s.secret(1)),
+        discards=(s.discard(0), s.discard(1)),
+        offer=s.offer,
+        rules=s.rules,
+        rng=random.Random(0),
+        check=check,
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32))
+def test_rebuilt_positions_play_on_identically(seed: int) -> None:
+    rng = random.Random(seed)
+    s = State.new(rng)
+    while s.round == 1 and not s.is_over:
+        p = rebuild(s)
+        for seat in (0, 1):
+            v, w = s.view(seat), p.view(seat)
+            assert (v.hand, v.played, v.actions_left, v.offer, v.deck, v.to_move, v.phase) == (
+                w.hand,
+                w.played,
+                w.actions_left,
+                w.offer,
+                w.deck,
+                w.to_move,
+                w.phase,
+            )
+        assert p.legal_moves == s.legal_moves
+        # play the rest of the round on both with the same moves: same scoring
+        a, b = s, p
+        while a.round == 1 and not a.is_over:
+            m = rng.choice(a.legal_moves)
+            a, b = a.apply(m), b.apply(m)
+        assert a.markers == b.markers
+        assert a.scorings[0].played == b.scorings[0].played
+        s = s.apply(rng.choice(s.legal_moves))
+
+
+def test_bad_positions_are_refused_with_the_reason() -> None:
+    with pytest.raises(ValueError, match="21 cards"):
+        State.from_position(
+            turn=0,
+            hands=("1234567", "123456"),
+            actions_left=("SDGC", "SDGC"),
+            deck="1234567",
+            removed="7",
+        )
+    with pytest.raises(ValueError, match="actions left"):
+        State.from_position(
+            turn=0,
+            hands=("1234577", "244556"),
+            actions_left=("SDGC", "SDG"),
+            deck="3366677",
+            removed="6",
+        )
+    with pytest.raises(ValueError, match="pile holds 7 cards"):
+        State.from_position(
+            turn=0,
+            hands=("1234577", "244556"),
+            actions_left=("SDGC", "SDGC"),
+            deck="336667",
+            removed="6",
+        )
+    with pytest.raises(ValueError, match="turn must be"):
+        State.from_position(
+            turn=8,
+            hands=("", ""),
+            actions_left=("", ""),
+            deck="",
+            removed="6",
+        )
+
+
+def test_a_position_without_a_dealer_for_later_rounds_says_so() -> None:
+    rng = random.Random(2)
+    s = State.new(rng)
+    while True:  # the last decision of round 1, in a game that goes on
+        move = rng.choice(s.legal_moves)
+        after = s.apply(move)
+        if after.round == 2:
+            break
+        s = after if after.round == 1 and not after.is_over else State.new(rng)
+    p = State.from_position(
+        turn=s.turn,
+        hands=(s.hand(0), s.hand(1)),
+        actions_left=(s.actions_left(0), s.actions_left(1)),
+        deck="",
+        removed=s.deal.removed,
+        markers=s.markers,
+        played=(s.played(0), s.played(1)),
+        secrets=(s.secret(0), s.secret(1)),
+        discards=(s.discard(0), s.discard(1)),
+        offer=s.offer,
+        rules=s.rules,
+    )
+    with pytest.raises(ValueError, match="no deal was given for round 2"):
+        p.apply(move)
