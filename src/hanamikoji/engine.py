@@ -28,6 +28,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from hanamikoji.state import Rules
 from hanamikoji.view import View
 
 PROTOCOL = "hanamikoji-engine/1"
+_LIVE: weakref.WeakSet[ProcessTransport] = weakref.WeakSet()
 GRACE_MS = 1000
 """Time an engine may take beyond ``clock_ms`` before it is forfeited (the protocol's minimum)."""
 
@@ -130,7 +132,10 @@ def _act(agent: Agent, msg: dict[str, Any], rng: random.Random) -> Move:
     legal = [Move.parse(m) if isinstance(m, str) else _not_a_move(m) for m in legal_text]
     clock = msg.get("clock_ms")
     clock_ms = clock if isinstance(clock, int) and not isinstance(clock, bool) else None
-    move = agent.choose(view, legal, rng, clock_ms)
+    try:
+        move = agent.choose(view, legal, rng, clock_ms)
+    except Exception as e:  # e.g. a legal list that does not fit the view
+        raise ValueError(f"the agent could not choose: {type(e).__name__}: {e}") from None
     if move not in legal:
         raise ValueError(f"the agent chose {move}, which is not in 'legal'")
     return move
@@ -188,6 +193,12 @@ class Transport(Protocol):
         ...
 
 
+def kill_all_engines() -> None:
+    """Stop every engine process this process has started (for signal handlers)."""
+    for transport in list(_LIVE):
+        transport.kill()
+
+
 class ProcessTransport:
     """An engine as a subprocess: lines over its stdin/stdout, stderr kept for diagnostics."""
 
@@ -211,6 +222,7 @@ class ProcessTransport:
             )
         except OSError as e:
             raise EngineError(FailureKind.START, f"cannot start {self.command!r}: {e}") from None
+        _LIVE.add(self)
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._stderr: deque[str] = deque(maxlen=20)
         threading.Thread(target=self._pump_out, daemon=True).start()
@@ -267,6 +279,11 @@ class ProcessTransport:
                 name = f"signal {-code}"
             return EngineError(FailureKind.CRASH, f"crashed ({name}){said}")
         return EngineError(FailureKind.CRASH, f"crashed (exit status {code}){said}")
+
+    def kill(self) -> None:
+        """Stop the engine's process group at once, with no I/O (safe in a signal handler)."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self._proc.pid, signal.SIGKILL)
 
     @property
     def stderr_tail(self) -> list[str]:
@@ -340,8 +357,8 @@ class Engine:
         self.close()
 
     def _hello(self, timeout: float) -> None:
-        self.transport.send(json.dumps({"type": "hello", "protocol": PROTOCOL}))
         try:
+            self.transport.send(json.dumps({"type": "hello", "protocol": PROTOCOL}))
             msg = self._read(timeout, expect="hello")
         except EngineError as e:
             raise EngineError(FailureKind.START, f"no hello from the engine: {e}") from None

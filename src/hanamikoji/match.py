@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from hanamikoji.ai import AgentError, parse_agent
 from hanamikoji.ai.base import Agent
-from hanamikoji.engine import Engine, EngineError
+from hanamikoji.engine import Engine, EngineError, kill_all_engines
 from hanamikoji.moves import Move
 from hanamikoji.state import Outcome, Rules, State, Termination
 from hanamikoji.stats import Pentanomial, Sprt
@@ -436,9 +436,15 @@ def run_match(
     on_pair: Callable[[MatchSummary], None] | None = None,
 ) -> MatchSummary:
     """Play the match; ``on_pair`` sees the summary after each pair. Ctrl-C stops it cleanly."""
-    # Fail early, in this process, on a bad player spec.
-    for spec in (config.a, config.b):
-        make_player(spec).close()
+    # Fail early, in this process, on a bad player spec or an engine that cannot start.
+    for side, spec in zip(SIDES, (config.a, config.b), strict=True):
+        player = make_player(spec)
+        if isinstance(player, EnginePlayer):
+            try:
+                player._get()
+            except EngineError as e:
+                raise MatchError(f"player {side} ({spec}): {e}") from None
+        player.close()
     summary = MatchSummary(config.a, config.b, config.pairs * 2, sprt=config.sprt)
     if config.records is not None:
         try:
@@ -512,9 +518,11 @@ def _init_worker(config: MatchConfig) -> None:
     _WORKER["players"] = _players(config)
 
     def stop(signum: int, frame: object) -> None:
-        for p in _WORKER["players"].values():
-            p.close()
-        os._exit(0)
+        # No I/O here: the signal may land in the middle of a write to an engine.
+        try:
+            kill_all_engines()
+        finally:
+            os._exit(0)
 
     signal.signal(signal.SIGTERM, stop)
 

@@ -27,7 +27,7 @@ def elo_from_score(score: float) -> float:
         return -math.inf
     if score >= 1.0:
         return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    return 400.0 * math.log10(score / (1.0 - score))
 
 
 def score_from_elo(elo: float) -> float:
@@ -43,8 +43,10 @@ class Pentanomial:
 
     def add(self, points: float) -> Pentanomial:
         """These counts with one more pair of ``points`` (0, 0.5, 1, 1.5 or 2)."""
+        if not math.isfinite(points) or not 0 <= round(points * 2) <= 4:
+            raise ValueError(f"a pair scores 0, 0.5, 1, 1.5 or 2 points, got {points!r}")
         index = round(points * 2)
-        if not 0 <= index <= 4 or abs(index - points * 2) > 1e-9:
+        if abs(index - points * 2) > 1e-9:
             raise ValueError(f"a pair scores 0, 0.5, 1, 1.5 or 2 points, got {points!r}")
         c = list(self.counts)
         c[index] += 1
@@ -121,12 +123,12 @@ class Sprt:
         """The log-likelihood ratio of H1 against H0 given the pairs so far."""
         if p.pairs < 2:
             return 0.0
-        var = p.variance
-        if var <= 0.0:
-            # All pairs alike: fall back to a small variance so a lopsided match still decides.
-            var = 1e-3
+        # One pseudo-pair at each extreme keeps the variance honest when every pair so far
+        # scored alike (otherwise two identical pairs would "prove" anything).
+        c = p.counts
+        q = Pentanomial((c[0] + 1, c[1], c[2], c[3], c[4] + 1))
         s0, s1 = score_from_elo(self.elo0), score_from_elo(self.elo1)
-        return p.pairs * (s1 - s0) * (2 * p.score - s0 - s1) / (2 * var)
+        return p.pairs * (s1 - s0) * (2 * q.score - s0 - s1) / (2 * q.variance)
 
     def verdict(self, p: Pentanomial) -> str | None:
         """``"H1"`` (ELO1 or better), ``"H0"`` (ELO0 or worse), or None while undecided."""

@@ -1,0 +1,651 @@
+"""The match runner: pairs, reproducibility, records, forfeits, SPRT, the CLI, Ctrl-C, Ray.
+
+Broken external engines come from tests/engines/broken_engine.py. Game counts are small: the
+point is that every path runs and adds up, not the strength of the agents.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import run_cli
+from hanamikoji.match import (
+    MatchConfig,
+    MatchError,
+    MatchSummary,
+    make_player,
+    play_game,
+    run_match,
+)
+from hanamikoji.record import Record
+from hanamikoji.state import State, Termination
+from hanamikoji.stats import Pentanomial, Sprt
+
+PY = shlex.quote(sys.executable)
+BROKEN = Path(__file__).resolve().parent / "engines" / "broken_engine.py"
+ENGINE_RANDOM = f"cmd:{PY} -m hanamikoji.cli engine random"
+
+
+def broken(mode: str) -> str:
+    """The player spec of the broken engine in ``mode``."""
+    return f"cmd:{PY} {shlex.quote(str(BROKEN))} {mode}"
+
+
+def same(summary: MatchSummary) -> dict[str, Any]:
+    """What a match showed, less its running time (forfeits in game order)."""
+    out = summary.to_json()
+    del out["seconds"]
+    out["forfeits"] = sorted(out["forfeits"], key=lambda f: f["game"])
+    return out
+
+
+def record_files(folder: Path) -> dict[str, str]:
+    return {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.json"))}
+
+
+# -- counting --------------------------------------------------------------------------------
+
+
+def test_counts_add_up() -> None:
+    summary = run_match(MatchConfig("greedy", "random", games=10, seed=4))
+    assert summary.games == 10
+    assert summary.planned == 10
+    assert sum(summary.wins) + summary.draws == 10
+    assert summary.pentanomial.pairs == 5
+    assert sum(summary.reasons.values()) == 10
+    assert "forfeit" not in summary.reasons
+    assert summary.forfeits == []
+    assert summary.stopped is None
+    assert summary.score == pytest.approx((summary.wins[0] + summary.draws / 2) / 10)
+    data = summary.to_json()
+    assert data["a_results"] == {
+        "wins": summary.wins[0],
+        "draws": summary.draws,
+        "losses": summary.wins[1],
+    }
+    assert data["b_results"]["wins"] == data["a_results"]["losses"]
+    assert sum(data["pentanomial"]) == data["pairs"] == 5
+
+
+def test_odd_games_round_up_to_whole_pairs() -> None:
+    config = MatchConfig("random", "random", games=7, seed=1)
+    assert config.pairs == 4
+    summary = run_match(config)
+    assert summary.games == summary.planned == 8
+    assert summary.pentanomial.pairs == 4
+    assert run_match(MatchConfig("random", "random", games=1)).games == 2
+
+
+def test_on_pair_sees_each_pair() -> None:
+    seen: list[int] = []
+    run_match(
+        MatchConfig("random", "greedy", games=6, seed=2), on_pair=lambda s: seen.append(s.games)
+    )
+    assert seen == [2, 4, 6]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"games": 0}, {"games": -2}, {"jobs": 0}, {"clock_ms": 0}, {"backend": "gpu"}],
+)
+def test_config_rejects_bad_values(kwargs: dict[str, Any]) -> None:
+    with pytest.raises(MatchError):
+        MatchConfig("random", "random", **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("spec", "says"),
+    [
+        ("stockfish", "unknown agent"),
+        ("greedy:nope=1", "nope"),
+        ("greedy:hand_weight", "KEY=VALUE"),
+        ("cmd:", "cmd: needs a command"),
+        ("cmd:   ", "cmd: needs a command"),
+    ],
+)
+def test_bad_player_specs_fail_before_any_game(spec: str, says: str) -> None:
+    with pytest.raises(MatchError, match=says):
+        make_player(spec)
+    with pytest.raises(MatchError, match=says):
+        run_match(MatchConfig("random", spec, games=2))
+
+
+def test_players_are_labelled_by_their_specs() -> None:
+    assert make_player("greedy:hand_weight=0.3").label == "greedy:hand_weight=0.3"
+    engine = make_player(ENGINE_RANDOM)
+    assert engine.label == ENGINE_RANDOM
+    engine.close()  # never started: nothing to stop
+
+
+def test_an_even_match_shows_zero_elo_without_a_sign_slip() -> None:
+    summary = MatchSummary("a", "b", 4, pentanomial=Pentanomial((0, 0, 2, 0, 0)))
+    summary.wins = [2, 2]
+    assert "Elo of A over B: +0.0 " in summary.render()
+    assert "Elo +0.0 " in summary.progress()
+
+
+# -- reproducibility -------------------------------------------------------------------------
+
+
+def test_same_seed_same_match(tmp_path: Path) -> None:
+    one = run_match(MatchConfig("greedy", "random", games=12, seed=9, records=tmp_path / "1"))
+    two = run_match(MatchConfig("greedy", "random", games=12, seed=9, records=tmp_path / "2"))
+    assert same(one) == same(two)
+    assert record_files(tmp_path / "1") == record_files(tmp_path / "2")
+
+
+def test_different_seeds_different_games(tmp_path: Path) -> None:
+    run_match(MatchConfig("random", "random", games=4, seed=1, records=tmp_path / "1"))
+    run_match(MatchConfig("random", "random", games=4, seed=2, records=tmp_path / "2"))
+    one, two = record_files(tmp_path / "1"), record_files(tmp_path / "2")
+    assert one.keys() == two.keys()
+    for name in one:
+        assert json.loads(one[name])["rounds"][0] != json.loads(two[name])["rounds"][0]
+
+
+def test_parallel_gives_exactly_the_serial_results(tmp_path: Path) -> None:
+    serial = run_match(
+        MatchConfig("random", "greedy", games=24, seed=7, jobs=1, records=tmp_path / "serial")
+    )
+    parallel = run_match(
+        MatchConfig("random", "greedy", games=24, seed=7, jobs=2, records=tmp_path / "parallel")
+    )
+    assert parallel.pentanomial == serial.pentanomial
+    assert (parallel.wins, parallel.draws) == (serial.wins, serial.draws)
+    assert same(parallel) == same(serial)
+    assert record_files(tmp_path / "parallel") == record_files(tmp_path / "serial")
+
+
+# -- records ---------------------------------------------------------------------------------
+
+
+def test_records_replay_and_pairs_share_their_deals(tmp_path: Path) -> None:
+    summary = run_match(MatchConfig("greedy", "random", games=8, seed=3, records=tmp_path))
+    files = sorted(tmp_path.iterdir())
+    assert [p.name for p in files] == [f"game-{n:05d}.json" for n in range(1, 9)]
+    records = [Record.read(p) for p in files]
+    wins_a = 0
+    for number, record in enumerate(records, start=1):
+        final = record.replay()
+        assert final.is_over
+        assert final.outcome == record.result
+        a_seat = 0 if number % 2 == 1 else 1  # A sits in seat 0, then 1, in each pair
+        assert record.players[a_seat] == "greedy"
+        assert record.players[1 - a_seat] == "random"
+        assert record.result is not None
+        assert record.result.reason is not Termination.FORFEIT
+        assert record.result.why is None
+        wins_a += record.result.winner == a_seat
+    assert wins_a == summary.wins[0]
+    for first, second in zip(records[::2], records[1::2], strict=True):
+        assert first.players == second.players[::-1]
+        common = min(len(first.rounds), len(second.rounds))
+        assert common >= 1
+        for r1, r2 in zip(first.rounds[:common], second.rounds[:common], strict=True):
+            assert r1.deal == r2.deal
+    # different pairs, different deals
+    assert records[0].rounds[0].deal != records[2].rounds[0].deal
+
+
+def test_records_folder_is_created(tmp_path: Path) -> None:
+    target = tmp_path / "a" / "b"
+    run_match(MatchConfig("random", "random", games=2, records=target))
+    assert len(list(target.iterdir())) == 2
+
+
+def test_records_folder_that_cannot_be_made(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(MatchError, match="records folder"):
+        run_match(MatchConfig("random", "random", games=2, records=blocker / "sub"))
+
+
+def test_greedy_clearly_beats_random() -> None:
+    summary = run_match(MatchConfig("greedy", "random", games=100, seed=11))
+    assert summary.score > 0.7
+    low, _ = summary.pentanomial.elo_interval()
+    assert low > 50
+    assert summary.wins[0] > 3 * summary.wins[1]
+
+
+# -- forfeits --------------------------------------------------------------------------------
+
+FORFEITS = [
+    ("crash", "crash", "exit status 3"),
+    ("exit", "exit", "status 0"),
+    ("garbage", "garbage", "not JSON"),
+    ("wrongtype", "garbage", "expected a 'move' message"),
+    ("illegal", "illegal", "illegal move"),
+    ("sleep", "timeout", "no answer within 300 ms"),
+    ("chatty", "garbage", ""),
+]
+
+
+@pytest.mark.parametrize(("mode", "kind", "says"), FORFEITS, ids=[f[0] for f in FORFEITS])
+def test_a_broken_engine_forfeits_every_game(
+    tmp_path: Path, mode: str, kind: str, says: str
+) -> None:
+    config = MatchConfig(
+        "greedy", broken(mode), games=2, seed=1, clock_ms=100, hard_limit_ms=300, records=tmp_path
+    )
+    summary = run_match(config)
+    assert summary.games == 2
+    assert summary.wins == [2, 0]
+    assert summary.reasons == {"forfeit": 2}
+    assert [(n, side) for n, side, _ in summary.forfeits] == [(1, "B"), (2, "B")]
+    for (number, _, why), b_seat in zip(summary.forfeits, (1, 0), strict=True):
+        assert why.startswith(f"seat {b_seat}: {kind}: "), why
+        assert says in why
+        record = Record.read(tmp_path / f"game-{number:05d}.json")
+        assert record.result is not None
+        assert record.result.reason is Termination.FORFEIT
+        assert record.result.winner == 1 - b_seat
+        assert record.result.why == why
+        final = record.replay()
+        assert final.outcome == record.result
+    text = summary.render()
+    assert "forfeits: 2" in text
+    assert f"game 1: B forfeited: seat 1: {kind}: " in text
+    assert summary.to_json()["forfeits"][0] == {
+        "game": 1,
+        "side": "B",
+        "why": summary.forfeits[0][2],
+    }
+
+
+def test_an_engine_that_cannot_start_stops_the_match_before_it_begins() -> None:
+    with pytest.raises(MatchError, match=r"player A \(cmd:/nonexistent/engine --fast\): cannot"):
+        run_match(MatchConfig("cmd:/nonexistent/engine --fast", "random", games=2))
+    with pytest.raises(MatchError, match=r"player B .*no hello"):
+        run_match(MatchConfig("random", broken("nohello"), games=2))
+
+
+def test_a_flaky_engine_is_restarted_after_each_failure() -> None:
+    # It crashes at the first act of every third game its process plays: games 3 and 6,
+    # if and only if a fresh process takes over after each crash.
+    summary = run_match(MatchConfig("greedy", broken("flaky"), games=8, seed=2))
+    assert [n for n, _, _ in summary.forfeits] == [3, 6]
+    assert all(side == "B" and ": crash: " in why for _, side, why in summary.forfeits)
+    assert summary.reasons["forfeit"] == 2
+    assert summary.games == 8
+
+
+def test_real_engine_processes_play_normally(tmp_path: Path) -> None:
+    summary = run_match(
+        MatchConfig(ENGINE_RANDOM, "greedy", games=4, seed=3, clock_ms=200, records=tmp_path)
+    )
+    assert summary.forfeits == []
+    assert "forfeit" not in summary.reasons
+    assert summary.games == 4
+    for path in tmp_path.iterdir():
+        record = Record.read(path)
+        assert ENGINE_RANDOM in record.players
+        assert record.replay().outcome == record.result
+
+
+def test_external_engines_on_both_sides_in_parallel() -> None:
+    summary = run_match(
+        MatchConfig(ENGINE_RANDOM, broken("good"), games=4, seed=3, clock_ms=200, jobs=2)
+    )
+    assert summary.forfeits == []
+    assert summary.games == 4
+
+
+def test_play_game_forfeits_a_player_that_fails_to_start() -> None:
+    players = (make_player("random"), make_player("cmd:/nonexistent/engine"))
+    final = play_game(players, State.new(5), 100, (1, 2))
+    outcome = final.outcome
+    assert outcome is not None
+    assert outcome.reason is Termination.FORFEIT
+    assert outcome.winner == 0
+    assert outcome.why is not None and outcome.why.startswith("seat 1: start: ")
+
+
+# -- SPRT ------------------------------------------------------------------------------------
+
+
+def test_sprt_stops_early_for_the_stronger_player() -> None:
+    summary = run_match(
+        MatchConfig("greedy", "random", games=1000, seed=1, sprt=Sprt(0, 50, 0.05, 0.05))
+    )
+    assert summary.verdict == "H1"
+    assert summary.stopped == "SPRT accepted H1"
+    assert summary.games < 1000
+    assert summary.planned == 1000
+    data = summary.to_json()
+    assert data["sprt"]["verdict"] == "H1"
+    assert data["sprt"]["llr"] >= data["sprt"]["bounds"][1]
+    assert data["stopped"] == "SPRT accepted H1"
+    text = summary.render()
+    assert "stopped: SPRT accepted H1" in text
+    assert "H1 accepted" in text
+
+
+def test_sprt_accepts_h0_for_the_weaker_player() -> None:
+    summary = run_match(
+        MatchConfig("random", "greedy", games=1000, seed=1, sprt=Sprt(0, 50, 0.05, 0.05))
+    )
+    assert summary.verdict == "H0"
+    assert summary.stopped == "SPRT accepted H0"
+    assert summary.games < 1000
+    assert "H0 accepted" in summary.render()
+
+
+def test_sprt_in_parallel_also_stops() -> None:
+    summary = run_match(
+        MatchConfig("greedy", "random", games=1000, seed=1, jobs=2, sprt=Sprt(0, 50))
+    )
+    assert summary.stopped == "SPRT accepted H1"
+    assert summary.games < 1000
+
+
+# -- the command line ------------------------------------------------------------------------
+
+
+def test_cli_match_prints_the_summary() -> None:
+    done = run_cli("match", "greedy", "random", "--games", "20", "--seed", "3")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    out = done.stdout
+    a = re.search(r"^A: (\d+) wins, (\d+) draws, (\d+) losses$", out, re.M)
+    b = re.search(r"^B: (\d+) wins, (\d+) draws, (\d+) losses$", out, re.M)
+    assert a is not None and b is not None
+    wins, draws, losses = map(int, a.groups())
+    assert wins + draws + losses == 20
+    assert tuple(map(int, b.groups())) == (losses, draws, wins)
+    assert re.search(r"^score of A: \d+\.\d%$", out, re.M)
+    assert re.search(r"^Elo of A over B: [+-](\d+\.\d|inf) \(95% interval .+ to .+;", out, re.M)
+    assert "forfeits: none" in out
+    assert "games 20 of 20 (10 pairs on shared deals)" in out
+    # the same match as JSON agrees
+    as_json = run_cli("match", "greedy", "random", "--games", "20", "--seed", "3", "--json")
+    data = json.loads(as_json.stdout)
+    assert data["a_results"] == {"wins": wins, "draws": draws, "losses": losses}
+
+
+def test_cli_match_json() -> None:
+    done = run_cli("match", "greedy", "random", "--games", "6", "--seed", "3", "--json")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 1
+    data = json.loads(lines[0])
+    assert isinstance(data, dict)
+    for key in (
+        "a",
+        "b",
+        "games",
+        "planned",
+        "pairs",
+        "a_results",
+        "b_results",
+        "score",
+        "elo",
+        "elo_95",
+        "pentanomial",
+        "reasons",
+        "forfeits",
+        "stopped",
+    ):
+        assert key in data, key
+    assert (data["a"], data["b"], data["games"], data["pairs"]) == ("greedy", "random", 6, 3)
+    assert data["forfeits"] == []
+    assert len(data["elo_95"]) == 2
+    assert data["a_results"]["wins"] + data["a_results"]["draws"] + data["a_results"]["losses"] == 6
+
+
+def test_cli_match_json_with_sprt() -> None:
+    done = run_cli(
+        "match", "greedy", "random", "--games", "400", "--sprt", "0", "50", "0.05", "0.05", "--json"
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["sprt"]["verdict"] == "H1"
+    assert data["stopped"] == "SPRT accepted H1"
+    assert data["sprt"]["elo1"] == 50
+
+
+def test_cli_match_writes_records(tmp_path: Path) -> None:
+    done = run_cli("match", "random", "greedy", "--games", "2", "--records", tmp_path / "recs")
+    assert done.returncode == 0, done.stderr
+    for path in (tmp_path / "recs").iterdir():
+        again = run_cli("replay", path, "--json")
+        assert again.returncode == 0, again.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["greedy", "stockfish"], "unknown agent 'stockfish'"),
+        (["greedy", "cmd:"], "cmd: needs a command"),
+        (["greedy:nope=1", "random"], "no option 'nope'"),
+        (["greedy", "random", "--sprt", "50", "0", "0.05", "0.05"], "ELO0 < ELO1"),
+        (["greedy", "random", "--sprt", "0", "0", "0.05", "0.05"], "ELO0 < ELO1"),
+        (["greedy", "random", "--sprt", "0", "50", "0.5", "0.05"], "alpha"),
+    ],
+)
+def test_cli_match_rejects_bad_players_and_sprt(args: list[str], says: str) -> None:
+    done = run_cli("match", *args)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("hanamikoji match: ")
+    assert says in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["greedy", "random", "--games", "0"], "--games"),
+        (["greedy", "random", "--jobs", "0"], "--jobs"),
+        (["greedy", "random", "--sprt", "0", "50"], "--sprt"),
+        (["greedy", "random", "--sprt", "0", "50", "x", "0.05"], "--sprt"),
+        (["greedy", "random", "--backend", "gpu"], "--backend"),
+        (["greedy"], "B"),
+    ],
+)
+def test_cli_match_rejects_bad_arguments(args: list[str], says: str) -> None:
+    done = run_cli("match", *args)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "Traceback" not in done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("hanamikoji match: error: ")
+    assert says in last
+
+
+def test_cli_match_names_the_forfeits() -> None:
+    done = run_cli("match", "greedy", broken("crash"), "--games", "2")
+    assert done.returncode == 0, done.stderr
+    assert "forfeits: 2" in done.stdout
+    assert "game 1: B forfeited: seat 1: crash: crashed (exit status 3)" in done.stdout
+    assert "game 2: B forfeited: seat 0: crash: crashed (exit status 3)" in done.stdout
+    assert "something went terribly wrong" in done.stdout
+    assert "endings: forfeit 2" in done.stdout
+
+
+# -- Ctrl-C ----------------------------------------------------------------------------------
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.append(int(entry))
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (children, their children, ...)."""
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        kids = _children(todo.pop())
+        found += kids
+        todo += kids
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a running process (a zombie counts as ended)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _foreground_job() -> None:
+    """In the child: a process group of its own, with Ctrl-C's default meaning.
+
+    (A shell starts background jobs with SIGINT ignored, and Python keeps it ignored: without
+    this, the test would fail when pytest itself was started in the background.)
+    """
+    os.setsid()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+@pytest.mark.parametrize(
+    ("jobs", "b", "least"),
+    [
+        (1, "random", 0),
+        (2, "random", 2),
+        (1, ENGINE_RANDOM, 1),
+        (2, ENGINE_RANDOM, 4),
+        (2, broken("sleep"), 4),
+    ],
+    ids=["serial", "parallel", "serial-engine", "parallel-engines", "parallel-sleeping-engines"],
+)
+def test_ctrl_c_stops_the_match_and_everything_it_started(jobs: int, b: str, least: int) -> None:
+    command = [sys.executable, "-m", "hanamikoji.cli", "match", "random", b]
+    proc = subprocess.Popen(
+        [*command, "--games", "1000000", "--jobs", str(jobs)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_foreground_job,
+    )
+    started: list[int] = []
+    try:
+        time.sleep(1.5)
+        started = descendants(proc.pid)
+        assert len(started) >= least, started
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        start = time.monotonic()
+        try:
+            out, err = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"still running 10 s after Ctrl-C: {descendants(proc.pid)} below it")
+        took = time.monotonic() - start
+    finally:
+        if proc.poll() is None:  # clean up after a failure: the match, its workers, engines
+            for pid in [proc.pid, *started]:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert took < 5.0
+    assert "Traceback" not in err
+    assert "stopped: interrupted" in out
+    assert "of 1000000" in out
+    deadline = time.monotonic() + 3.0
+    while any(alive(p) for p in started) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [p for p in started if alive(p)] == []
+
+
+WORKER_MID_WRITE = """
+import json, sys, time
+from hanamikoji import match
+from hanamikoji.state import Rules, State
+config = match.MatchConfig("random", sys.argv[1], games=2)
+match._init_worker(config)  # what each local worker process runs first
+engine = match._WORKER["players"]["B"]._get()
+state = State.new(1)
+engine.new_game(0, Rules(), None)
+act = {"type": "act", "view": state.view(0).to_json(),
+       "legal": [str(m) for m in state.legal_moves], "clock_ms": 100}
+engine.transport.send(json.dumps(act))  # the engine reads it, then sleeps: its input fills up
+print(engine.transport._proc.pid, flush=True)
+try:
+    while True:
+        engine.transport.send("x" * 65536)  # blocks once the pipe is full
+except BaseException as e:
+    print(f"survived SIGTERM: {type(e).__name__}: {e}", flush=True)
+    time.sleep(30)
+"""
+
+
+def test_a_worker_stops_at_sigterm_even_in_the_middle_of_a_write() -> None:
+    """pool.terminate() (Ctrl-C, SPRT stop) SIGTERMs the workers and then waits for them.
+
+    A worker interrupted while it writes to its engine must still stop, and stop its engine:
+    otherwise the match waits for it for ever.
+    """
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WORKER_MID_WRITE, broken("sleep")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    engine_pid = 0
+    try:
+        assert proc.stdout is not None
+        engine_pid = int(proc.stdout.readline())
+        time.sleep(0.5)  # now blocked in the write
+        proc.send_signal(signal.SIGTERM)
+        try:
+            out, err = proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            pytest.fail(f"the worker did not stop at SIGTERM: {out.strip()} {err[-300:]}")
+        assert proc.returncode == 0, err
+        deadline = time.monotonic() + 3.0
+        while alive(engine_pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not alive(engine_pid)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if engine_pid and alive(engine_pid):
+            os.killpg(engine_pid, signal.SIGKILL)
+
+
+# -- Ray -------------------------------------------------------------------------------------
+
+
+def test_ray_backend_gives_exactly_the_local_results(tmp_path: Path) -> None:
+    pytest.importorskip("ray", reason="Ray is not installed (pip install 'hanamikoji[ray]')")
+    local = run_match(
+        MatchConfig("random", "greedy", games=12, seed=5, jobs=2, records=tmp_path / "local")
+    )
+    ray = run_match(
+        MatchConfig(
+            "random", "greedy", games=12, seed=5, jobs=2, backend="ray", records=tmp_path / "ray"
+        )
+    )
+    assert ray.pentanomial == local.pentanomial
+    assert same(ray) == same(local)
+    assert record_files(tmp_path / "ray") == record_files(tmp_path / "local")
