@@ -301,3 +301,16 @@ def test_the_transcript_follows_the_protocol() -> None:
     result = messages[-2][1]
     assert View.from_json(result["view"]).phase == "over"
     assert result["reason"] in ("charm", "geisha", "round-limit", "draw")
+
+
+@pytest.mark.parametrize("kind", ["python", "node"])
+def test_the_match_runner_plays_the_example_engine(kind: str) -> None:
+    import shlex
+
+    from hanamikoji.match import MatchConfig, run_match
+
+    command = "cmd:" + shlex.join(_command(kind))
+    summary = run_match(MatchConfig("greedy", command, games=6, seed=2, clock_ms=500))
+    assert summary.games == 6
+    assert summary.forfeits == []
+    assert summary.wins[0] + summary.wins[1] + summary.draws == 6

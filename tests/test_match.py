@@ -649,3 +649,16 @@ def test_ray_backend_gives_exactly_the_local_results(tmp_path: Path) -> None:
     assert ray.pentanomial == local.pentanomial
     assert same(ray) == same(local)
     assert record_files(tmp_path / "ray") == record_files(tmp_path / "local")
+
+
+def test_a_chaotic_engine_never_stops_the_match() -> None:
+    summary = run_match(
+        MatchConfig(
+            "greedy", broken("chaos"), games=24, seed=4, clock_ms=50, hard_limit_ms=200, jobs=2
+        )
+    )
+    assert summary.games == 24
+    assert summary.forfeits, "one act in ten misbehaves: some of 24 games must be forfeits"
+    kinds = {why.split(": ")[1] for _, _, why in summary.forfeits}
+    assert kinds <= {"crash", "garbage", "illegal", "timeout"}
+    assert all(side == "B" for _, side, _ in summary.forfeits)

@@ -324,6 +324,7 @@ class MatchSummary:
             self.reasons[g.reason] = self.reasons.get(g.reason, 0) + 1
             if g.forfeit is not None:
                 self.forfeits.append((g.number, g.forfeit, g.why or "?"))
+                self.forfeits.sort()
         self.pentanomial = self.pentanomial.add(pair.points_a)
 
     @property

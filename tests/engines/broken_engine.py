@@ -14,11 +14,14 @@ breaks the protocol in the way MODE says, at its first ``act`` unless said other
 - ``noisy-stderr``: plays like ``good`` but writes a lot to stderr.
 - ``flaky``: crashes (status 3) at the first act of every third game it plays, else ``good``.
 - ``nohello``: exits (status 0) before answering ``hello``.
+- ``chaos [SEED]``: plays legal moves, but at each act, one time in ten, crashes, writes garbage,
+  plays an illegal move or sleeps (chosen at random; each new process draws anew from SEED).
 """
 
 from __future__ import annotations
 
 import json
+import random
 import sys
 import time
 from typing import Any
@@ -35,7 +38,9 @@ MODES = (
     "noisy-stderr",
     "flaky",
     "nohello",
+    "chaos",
 )
+MISCHIEF = ("crash", "garbage", "illegal", "sleep")
 
 
 def answer(obj: dict[str, Any]) -> None:
@@ -60,6 +65,8 @@ def main(argv: list[str]) -> int:
     if mode not in MODES:
         log(f"unknown mode {mode!r}; modes: {', '.join(MODES)}")
         return 2
+    seed = argv[2] if len(argv) > 2 else None
+    rng = random.Random(f"{seed}:{time.time_ns()}" if seed is None else seed)
     games = 0
     first_act = True
     for raw in sys.stdin:
@@ -79,6 +86,8 @@ def main(argv: list[str]) -> int:
                 answer({"type": "note", "text": "good luck"})
         elif kind == "act":
             legal: list[str] = msg["legal"]
+            if mode == "chaos":
+                mode = rng.choice(MISCHIEF) if rng.random() < 0.1 else "chaos"
             if mode == "noisy-stderr":
                 for i in range(50):
                     log(f"thinking hard, step {i}")
