@@ -16,8 +16,8 @@ run: $(STAMP)
 	$(BIN)/hanamikoji play
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench examples docs
-	$(BIN)/ruff format --check src tests bench examples docs
+	$(BIN)/ruff check src tests bench examples docs scripts
+	$(BIN)/ruff format --check src tests bench examples docs scripts
 	$(BIN)/mypy
 
 test: $(STAMP) lint

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
 
 from hanamikoji import __version__
-from hanamikoji.ai.base import Agent
+from hanamikoji.ai.base import Agent, start_game
 from hanamikoji.moves import InvalidMoveError, Move
 from hanamikoji.state import Rules
 from hanamikoji.view import View
@@ -108,6 +108,13 @@ def serve(
         elif kind == "game":
             games += 1
             rng = random.Random(f"{base}:{games}")
+            seat = msg.get("seat")
+            try:
+                rules = Rules.from_json(msg.get("rules"))
+            except ValueError as e:
+                complain(number, f"bad rules, the defaults apply: {e}")
+                rules = Rules()
+            start_game(agent, seat if seat in (0, 1) else 0, rules)
         elif kind == "act":
             try:
                 move = _act(agent, msg, rng)

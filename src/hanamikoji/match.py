@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from hanamikoji.ai import AgentError, parse_agent
-from hanamikoji.ai.base import Agent
+from hanamikoji.ai.base import Agent, start_game
 from hanamikoji.engine import Engine, EngineError, kill_all_engines
 from hanamikoji.moves import Move
 from hanamikoji.state import Outcome, Rules, State, Termination
@@ -84,8 +84,9 @@ class AgentPlayer:
         self._rng = random.Random(0)
 
     def start(self, seat: int, rules: Rules, opponent: str, seed: int) -> None:
-        """Seed this game's random numbers."""
+        """Seed this game's random numbers and tell the agent the rules."""
         self._rng = random.Random(seed)
+        start_game(self.agent, seat, rules)
 
     def act(self, view: View, legal: Sequence[Move], clock_ms: int) -> Move:
         """The agent's move (an exception in the agent counts as a crash)."""

@@ -196,13 +196,8 @@ class Move:
     def __repr__(self) -> str:
         return f"Move.parse({self._text!r})"
 
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Move):
-            return self._text == other._text
-        return NotImplemented
+    # Moves are interned (one object per canonical move, pickling included), so the default
+    # identity equality and hash are value equality, and C-speed in dicts and sets.
 
     def __lt__(self, other: Move) -> bool:
         return sort_key(self) < sort_key(other)

@@ -23,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hanamikoji.ai import Agent, AgentError, make_agent
+from hanamikoji.ai.base import start_game
 from hanamikoji.cards import ACTION_NAMES, CHARM, GEISHA
 from hanamikoji.moves import Action, IllegalMoveError, InvalidMoveError, Move
 from hanamikoji.state import Phase, RoundScore, Rules, State, Termination
@@ -153,6 +154,7 @@ def play_game(
         echo=not _isatty(stream),
         arrows=("◀", "▶") if (out.encoding or "").lower().startswith("utf") else ("<", ">"),
     )
+    start_game(agent, 1 - human, rules)
     _intro(game, seed, rules)
     try:
         end = _run(game)

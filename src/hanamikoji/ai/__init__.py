@@ -15,6 +15,7 @@ from typing import Any
 
 from hanamikoji.ai.base import Agent, AgentError
 from hanamikoji.ai.greedy import GreedyAgent
+from hanamikoji.ai.ismcts import IsmctsAgent
 from hanamikoji.ai.random_agent import RandomAgent
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "Agent",
     "AgentError",
     "GreedyAgent",
+    "IsmctsAgent",
     "RandomAgent",
     "make_agent",
     "parse_agent",
@@ -30,6 +32,7 @@ __all__ = [
 AGENTS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
+    "ismcts": IsmctsAgent,
 }
 """Built-in agents by name."""
 

@@ -11,9 +11,10 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 from hanamikoji.moves import Move
+from hanamikoji.state import Rules
 from hanamikoji.view import View
 
-__all__ = ["Agent", "AgentError"]
+__all__ = ["Agent", "AgentError", "start_game"]
 
 
 class AgentError(ValueError):
@@ -38,3 +39,10 @@ class Agent(Protocol):
 
 
 AgentFactory = Callable[..., Agent]
+
+
+def start_game(agent: Agent, seat: int, rules: Rules) -> None:
+    """Tell ``agent`` a game starts, if it wants to know (an optional ``start(seat, rules)``)."""
+    hook = getattr(agent, "start", None)
+    if callable(hook):
+        hook(seat, rules)

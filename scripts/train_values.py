@@ -1,0 +1,75 @@
+"""Learn the between-rounds value table by self-play with the playout policy.
+
+Run: ``.venv/bin/python scripts/train_values.py [--samples 200] [--seed 1]``. It writes
+``src/hanamikoji/ai/data/round_values.json`` and ``docs/img/round_values_curve.svg`` (how much the
+table still moves as samples are added: the learning curve). Reproducible from ``--seed``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+from rich.progress import Progress
+
+from hanamikoji.ai.playout import play_round
+from hanamikoji.ai.values import CONFIGS, RoundValues, _terminal, sample_round, solve
+from hanamikoji.svgplot import line_chart
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> None:
+    """Sample rounds from every marker position, solve, write the table and the curve."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--samples", type=int, default=200, help="rounds per position (200)")
+    parser.add_argument("--stages", type=int, default=4, help="learning-curve points (4)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "src/hanamikoji/ai/data/round_values.json"
+    )
+    parser.add_argument("--curve", type=Path, default=ROOT / "docs/img/round_values_curve.svg")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    positions = [(c, f) for c in range(CONFIGS) for f in (0, 1) if _terminal(c) is None]
+    samples: dict[tuple[int, int], list[int]] = {p: [] for p in positions}
+    stages = [max(1, args.samples * (i + 1) // args.stages) for i in range(args.stages)]
+    curve: list[tuple[float, float]] = []
+    previous: list[list[float]] | None = None
+    result = None
+    with Progress() as progress:
+        task = progress.add_task("self-play rounds", total=len(positions) * stages[-1])
+        for target in stages:
+            for (code, first), outs in samples.items():
+                while len(outs) < target:
+                    outs.append(sample_round(code, first, rng, play_round))
+                    progress.advance(task)
+            result = solve(samples, sweeps=60)
+            table = result["stationary"]
+            if previous is not None:
+                change = sum(
+                    abs(a - b) for f in (0, 1) for a, b in zip(table[f], previous[f], strict=True)
+                ) / (2 * CONFIGS)
+                curve.append((float(target), change))
+                progress.console.print(f"{target} rounds/position: mean change {change:.4f}")
+            previous = table
+    assert result is not None
+    values = RoundValues(result["by_rounds_left"], result["stationary"])
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(values.to_json(), separators=(",", ":")) + "\n")
+    args.curve.parent.mkdir(parents=True, exist_ok=True)
+    args.curve.write_text(
+        line_chart(
+            curve,
+            title="Round-value table: mean change as self-play rounds are added",
+            xlabel="rounds sampled per marker position",
+            ylabel="mean |change| of P(win)",
+        )
+    )
+    print(f"wrote {args.out} and {args.curve}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,259 @@
+"""Information-set Monte-Carlo tree search (Cowling, Powley and Whitehouse, 2012).
+
+Each iteration samples the hidden cards afresh (:func:`~hanamikoji.ai.belief.determinize`), walks
+one shared tree with UCB over the moves legal in that sample (counting each child's availability),
+adds one node, and finishes the game with a playout. The tree is keyed by moves as the searching
+seat observes them: the opponent's Secrets and Discards are one edge each (``S``, ``D``), since
+their cards are hidden. The tree covers the current round; beyond it, the playout decides.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from hanamikoji.ai.belief import determinize, unseen_cards
+from hanamikoji.ai.playout import play_round, playout_policy_move
+from hanamikoji.ai.values import evaluate_round_end
+from hanamikoji.moves import Action, Move
+from hanamikoji.state import Rules, State
+from hanamikoji.view import View
+
+__all__ = ["IsmctsAgent", "MoveStats", "SearchResult", "random_playout"]
+
+Key = Move | Action
+Evaluator = Callable[[State, random.Random], float]
+
+
+class _Node:
+    __slots__ = ("avail", "children", "n", "w")
+
+    def __init__(self) -> None:
+        self.children: dict[Key, _Node] = {}
+        self.n = 0
+        self.w = 0.0  # total reward of the player who moved into this node
+        self.avail = 0
+
+
+@dataclass(frozen=True)
+class MoveStats:
+    """A root move's search statistics: visits and mean reward (0..1) for the searching seat."""
+
+    move: Move
+    visits: int
+    value: float
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What a search found: the root moves, best first, and the effort spent."""
+
+    moves: tuple[MoveStats, ...]
+    iterations: int
+    seconds: float
+
+    @property
+    def best(self) -> MoveStats:
+        """The most visited move."""
+        return self.moves[0]
+
+    @property
+    def win_probability(self) -> float:
+        """The searching seat's estimated score with the best move (win 1, draw 1/2)."""
+        return self.best.value
+
+
+def policy_playout(state: State, rng: random.Random) -> float:
+    """Play the playout policy (random actions, charm-greedy picks) to the end; seat 0's score."""
+    while state.to_move is not None:
+        state = state.apply(playout_policy_move(state, rng))
+    outcome = state.outcome
+    assert outcome is not None
+    return 0.5 if outcome.winner is None else 1.0 - outcome.winner
+
+
+def random_playout(state: State, rng: random.Random) -> float:
+    """Play uniformly random moves to the end; seat 0's score (1 win, 1/2 draw, 0 loss)."""
+    uniform = rng.random
+    while state.to_move is not None:
+        moves = state.legal_moves
+        state = state.apply(moves[int(uniform() * len(moves))])
+    outcome = state.outcome
+    assert outcome is not None
+    return 0.5 if outcome.winner is None else 1.0 - outcome.winner
+
+
+def table_playout(state: State, rng: random.Random) -> float:
+    """Play the policy to the end of this round, then read the between-rounds value table."""
+    return evaluate_round_end(play_round(state, rng))
+
+
+PLAYOUTS: dict[str, Evaluator] = {
+    "random": random_playout,
+    "policy": policy_playout,
+    "table": table_playout,
+}
+
+
+class IsmctsAgent:
+    """SO-ISMCTS with UCB1 selection, availability counts and random playouts.
+
+    Options: ``iterations`` (a fixed budget: deterministic for a seed), or else ``time_ms``
+    (0: the ``clock_ms`` of each decision, else 1000 ms); ``exploration`` (the UCB constant).
+    """
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        iterations: int = 0,
+        time_ms: int = 0,
+        exploration: float = 0.7,
+        playout: str = "random",
+    ) -> None:
+        if iterations < 0 or time_ms < 0:
+            raise ValueError("iterations and time_ms must be 0 or more")
+        if exploration < 0:
+            raise ValueError("exploration must be 0 or more")
+        if playout not in PLAYOUTS:
+            known = ", ".join(PLAYOUTS)
+            raise ValueError(f"unknown playout policy {playout!r}; known: {known}")
+        self.iterations = iterations
+        self.time_ms = time_ms
+        self.exploration = exploration
+        self.playout = playout
+        self.rules = Rules()
+        self.evaluate: Evaluator = PLAYOUTS[playout]
+
+    def start(self, seat: int, rules: Rules) -> None:
+        """A game starts under ``rules`` (the round limit matters to the search)."""
+        self.rules = rules
+
+    def choose(
+        self,
+        view: View,
+        legal: Sequence[Move],
+        rng: random.Random,
+        clock_ms: int | None = None,
+    ) -> Move:
+        """The most visited root move after the search."""
+        if not legal:
+            raise ValueError("no legal moves to choose from")
+        if len(legal) == 1:
+            return legal[0]
+        return self.search(view, legal, rng, clock_ms).best.move
+
+    def budget(self, clock_ms: int | None) -> tuple[int, float]:
+        """(iterations, seconds) for one decision: one of the two limits is infinite."""
+        if self.iterations:
+            return self.iterations, math.inf
+        ms = self.time_ms or clock_ms or 1000
+        return 2**62, ms / 1000.0 * 0.9
+
+    def search(
+        self,
+        view: View,
+        legal: Sequence[Move],
+        rng: random.Random,
+        clock_ms: int | None = None,
+    ) -> SearchResult:
+        """Search from ``view`` and return every root move's statistics, best first."""
+        max_iter, seconds = self.budget(clock_ms)
+        me = view.seat
+        unseen = unseen_cards(view)
+        root = _Node()
+        root_options = _options(tuple(legal), True)
+        start = time.perf_counter()
+        deadline = start + seconds
+        done = 0
+        while done < max_iter:
+            state = determinize(view, rng, rules=self.rules, unseen=unseen)
+            self._iterate(root, root_options, state, me, rng)
+            done += 1
+            if seconds != math.inf and done % 16 == 0 and time.perf_counter() >= deadline:
+                break
+        elapsed = time.perf_counter() - start
+        stats = []
+        for move in legal:
+            child = root.children.get(move)
+            if child is not None and child.n:
+                stats.append(MoveStats(move, child.n, child.w / child.n))
+            else:
+                stats.append(MoveStats(move, 0, 0.0))
+        stats.sort(key=lambda s: (-s.visits, -s.value))
+        return SearchResult(tuple(stats), done, elapsed)
+
+    def _iterate(
+        self,
+        root: _Node,
+        root_options: dict[Key, tuple[Move, ...]],
+        state: State,
+        me: int,
+        rng: random.Random,
+    ) -> None:
+        c = self.exploration
+        node = root
+        path: list[tuple[_Node, int]] = []
+        round_ = state.round
+        options = root_options  # the searching seat's own hand is known: same moves every time
+        while True:
+            mover = state.to_move
+            assert mover is not None
+            children = node.children
+            untried = [k for k in options if k not in children]
+            for k in options:
+                child = children.get(k)
+                if child is not None:
+                    child.avail += 1
+            if untried:
+                key = untried[int(rng.random() * len(untried))]
+                child = _Node()
+                child.avail = 1
+                children[key] = child
+            else:
+                best = -math.inf
+                key = untried[0] if untried else next(iter(options))
+                for k in options:
+                    ch = children[k]
+                    score = ch.w / ch.n + c * math.sqrt(math.log(ch.avail) / ch.n)
+                    if score > best:
+                        best, key = score, k
+                child = children[key]
+            concrete = options[key]
+            move = concrete[int(rng.random() * len(concrete))] if len(concrete) > 1 else concrete[0]
+            state = state.apply(move)
+            path.append((child, mover))
+            node = child
+            if untried or state.to_move is None or state.round != round_:
+                break
+            options = _options(state.legal_moves, state.to_move == me)
+        reward0 = self.evaluate(state, rng)
+        for child, mover in path:
+            child.n += 1
+            child.w += reward0 if mover == 0 else 1.0 - reward0
+
+
+# Legal-move tuples are shared and live as long as the process (moves.action_moves caches them),
+# so their edges can be cached by identity; the tuple is kept alongside to pin it.
+_OPTIONS: dict[tuple[int, bool], tuple[Sequence[Move], dict[Key, tuple[Move, ...]]]] = {}
+
+
+def _options(legal: Sequence[Move], own: bool) -> dict[Key, tuple[Move, ...]]:
+    """A node's edges: own moves as they are, the opponent's as the searcher sees them."""
+    cached = _OPTIONS.get((id(legal), own))
+    if cached is not None and cached[0] is legal:
+        return cached[1]
+    if own:
+        options: dict[Key, tuple[Move, ...]] = {m: (m,) for m in legal}
+    else:
+        grouped: dict[Key, list[Move]] = {}
+        for m in legal:
+            key: Key = m.action if m.action in (Action.SECRET, Action.DISCARD) else m
+            grouped.setdefault(key, []).append(m)
+        options = {k: tuple(v) for k, v in grouped.items()}
+    if isinstance(legal, tuple):
+        _OPTIONS[(id(legal), own)] = (legal, options)
+    return options
