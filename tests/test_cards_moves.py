@@ -171,7 +171,8 @@ def test_moves_are_interned_equal_and_hashable() -> None:
     assert len({Move.parse("C47-21"), Move.parse("c12-47"), Move.parse("C12-47")}) == 1
     assert Move.parse("S4") != Move.parse("S5")
     assert Move.parse("P4") != Move.parse("P44")
-    assert Move.parse("S4") != "S4"  # a move is not its string
+    text: object = "S4"
+    assert Move.parse("S4") != text  # a move is not its string
     assert pickle.loads(pickle.dumps(a)) is a
 
 
