@@ -330,7 +330,18 @@ def test_a_record_that_cannot_be_written_is_reported(
 
 def test_the_command_plays_with_piped_input(tmp_path: Path) -> None:
     path = tmp_path / "cli.json"
-    args = ["--seed", "4", "--seat", "1", "--max-rounds", "none", "--record", str(path)]
+    args = [
+        "--opponent",
+        "greedy",
+        "--seed",
+        "4",
+        "--seat",
+        "1",
+        "--max-rounds",
+        "none",
+        "--record",
+        str(path),
+    ]
     done = subprocess.run(
         [sys.executable, "-m", "hanamikoji.cli", "play", *args],
         input=ONES,

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from hanamikoji import __version__
-from hanamikoji.ai import AGENTS
+from hanamikoji.ai import AGENTS, LEVELS
 from hanamikoji.record import Record, RecordError
 from hanamikoji.replay import render_replay
 
@@ -59,10 +59,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play a game against the computer in the terminal")
     play.add_argument(
+        "--level",
+        default="medium",
+        choices=list(LEVELS),
+        help="the computer's strength (default: medium)",
+    )
+    play.add_argument(
         "--opponent",
-        default="greedy",
-        choices=sorted(AGENTS),
-        help="the built-in agent to play against (default: greedy)",
+        default=None,
+        metavar="AGENT",
+        help=f"a built-in agent instead of a level ({', '.join(sorted(AGENTS))}, with options "
+        "as NAME:KEY=VALUE)",
+    )
+    play.add_argument(
+        "--hints", action="store_true", help="allow 'hint': the AI's suggestion and win chance"
     )
     play.add_argument("--seed", type=int, default=None, help="seed of the deal (default: random)")
     play.add_argument(
@@ -130,6 +140,16 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--backend", choices=("local", "ray"), default="local")
     match.add_argument("--json", action="store_true", help="print the summary as JSON")
 
+    analyze = sub.add_parser(
+        "analyze", help="review a game: for each decision the best move and what the move lost"
+    )
+    analyze.add_argument("file", type=Path, metavar="RECORD", help="a hanamikoji-record/1 file")
+    analyze.add_argument("--seat", type=_seat, default=None, help="only this seat's decisions")
+    analyze.add_argument(
+        "--iterations", type=_positive, default=1500, help="search per decision (default 1500)"
+    )
+    analyze.add_argument("--json", action="store_true", help="one JSON object per decision")
+
     replay = sub.add_parser("replay", help="replay a game record, checking every move")
     replay.add_argument("file", type=Path, metavar="FILE", help="a hanamikoji-record/1 JSON file")
     replay.add_argument("--json", action="store_true", help="print only the result object as JSON")
@@ -147,11 +167,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _engine(args.name, args.seed, args.option)
         if args.command == "match":
             return _match(args)
+        if args.command == "analyze":
+            return _analyze(args.file, args.seat, args.iterations, as_json=args.json)
         if args.command == "play":
             from hanamikoji.play import play_game
 
             return play_game(
-                opponent=args.opponent,
+                opponent=args.opponent or args.level,
+                hints=args.hints,
                 seed=args.seed,
                 seat=args.seat,
                 max_rounds=args.max_rounds,
@@ -230,6 +253,44 @@ def _match(args: argparse.Namespace) -> int:
     else:
         print(summary.render(), end="")
     return 130 if summary.stopped == "interrupted" else 0
+
+
+def _analyze(path: Path, seat: int | None, iterations: int, *, as_json: bool) -> int:
+    from hanamikoji.ai.analysis import review
+
+    try:
+        record = Record.read(path)
+        record.replay()
+    except RecordError as e:
+        print(f"hanamikoji analyze: {path}: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    names = record.players
+    for r in review(record, seat=seat, iterations=iterations):
+        if as_json:
+            print(
+                json.dumps(
+                    {
+                        "round": r.round,
+                        "index": r.index,
+                        "seat": r.seat,
+                        "played": str(r.played),
+                        "best": str(r.best),
+                        "win_probability": round(r.win_probability, 4),
+                        "played_value": round(r.played_value, 4),
+                        "loss": round(r.loss, 4),
+                    }
+                ),
+                flush=True,
+            )
+            continue
+        mark = "??" if r.loss >= 0.15 else "?" if r.loss >= 0.05 else ""
+        better = "" if r.best is r.played else f"  best {r.best}"
+        print(
+            f"round {r.round} move {r.index:>2}  {names[r.seat]:<12} {r.played!s:<7}{mark:<3}"
+            f" win {100 * r.played_value:5.1f}%  lost {100 * r.loss:4.1f}%{better}",
+            flush=True,
+        )
+    return 0
 
 
 def _replay(path: Path, *, as_json: bool) -> int:

@@ -22,7 +22,8 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from hanamikoji.ai import Agent, AgentError, make_agent
+from hanamikoji.ai import Agent, AgentError, parse_agent
+from hanamikoji.ai.analysis import suggest
 from hanamikoji.ai.base import start_game
 from hanamikoji.cards import ACTION_NAMES, CHARM, GEISHA
 from hanamikoji.moves import Action, IllegalMoveError, InvalidMoveError, Move
@@ -50,6 +51,7 @@ How to answer:
                P4 or P47 (take a card or a pair from an offer)
   ?, help      this help
   b, board     show the position again
+  hint         the AI's suggestion and your chance of winning (with --hints)
   resign       give up: the computer wins
   q, quit      stop (the game is abandoned; --record still saves it)
 Your turn: draw a card, then use an unused action (each once a round):
@@ -86,6 +88,8 @@ class _Game:
     drawn: str | None = None
     """The card the human drew this turn, when known."""
     arrows: tuple[str, str] = field(default=("◀", "▶"))
+    hints: bool = False
+    """Whether the human may ask for the AI's suggestion."""
 
     @property
     def opp(self) -> int:
@@ -115,6 +119,7 @@ def play_game(
     record: Path | None = None,
     name: str = "you",
     *,
+    hints: bool = False,
     input: TextIO | None = None,
     console: Console | None = None,
 ) -> int:
@@ -127,7 +132,7 @@ def play_game(
     out = console if console is not None else Console(highlight=False)
     err = console if console is not None else Console(stderr=True, highlight=False)
     try:
-        agent = make_agent(opponent)
+        agent = parse_agent(opponent)
         rules = Rules(max_rounds=max_rounds)
     except (AgentError, ValueError) as e:
         err.print(Text(f"hanamikoji play: {e}", style="bold red"))
@@ -153,6 +158,7 @@ def play_game(
         input=stream,
         echo=not _isatty(stream),
         arrows=("◀", "▶") if (out.encoding or "").lower().startswith("utf") else ("<", ">"),
+        hints=hints,
     )
     start_game(agent, 1 - human, rules)
     _intro(game, seed, rules)
@@ -370,6 +376,9 @@ def _human_move(game: _Game, view: View) -> Move | _End:
         if command in ("b", "board"):
             _show_position(game, view, legal)
             continue
+        if command == "hint":
+            _hint(game, view)
+            continue
         if command == "resign":
             game.state = game.state.concede(
                 game.seat, Termination.RESIGN, f"{game.names[game.seat]} resigned"
@@ -379,6 +388,24 @@ def _human_move(game: _Game, view: View) -> Move | _End:
             return _read_move(game.state, text, legal)
         except ValueError as e:
             game.say(Text(f"  {e}", style="red"))
+
+
+def _hint(game: _Game, view: View) -> None:
+    """Show the AI's suggestion for the human's position (with --hints)."""
+    if not game.hints:
+        game.say(Text("  Hints are off: start the game with --hints to ask for them.", style="red"))
+        return
+    hint = suggest(view, rules=game.state.rules, seed=game.state.round * 100 + _turn(view))
+    others = ", ".join(f"{m} {100 * v:.0f}%" for m, v in hint.alternatives)
+    game.say(
+        Text.assemble(
+            ("  Hint: ", "bold"),
+            (str(hint.move), f"bold {YOU}"),
+            f" ({hint.move.describe()}), your chance of winning about "
+            f"{100 * hint.win_probability:.0f}%",
+            f"; next best: {others}" if others else "",
+        )
+    )
 
 
 def _read_move(state: State, text: str, legal: tuple[Move, ...]) -> Move:

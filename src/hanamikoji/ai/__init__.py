@@ -16,14 +16,18 @@ from typing import Any
 from hanamikoji.ai.base import Agent, AgentError
 from hanamikoji.ai.greedy import GreedyAgent
 from hanamikoji.ai.ismcts import IsmctsAgent
+from hanamikoji.ai.levels import LEVELS
+from hanamikoji.ai.master import MasterAgent
 from hanamikoji.ai.random_agent import RandomAgent
 
 __all__ = [
     "AGENTS",
+    "LEVELS",
     "Agent",
     "AgentError",
     "GreedyAgent",
     "IsmctsAgent",
+    "MasterAgent",
     "RandomAgent",
     "make_agent",
     "parse_agent",
@@ -33,8 +37,9 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "ismcts": IsmctsAgent,
+    "master": MasterAgent,
 }
-"""Built-in agents by name."""
+"""Built-in agents by name (options: their constructor's keywords)."""
 
 
 def make_agent(name: str, options: Mapping[str, str] | None = None) -> Agent:
@@ -42,10 +47,18 @@ def make_agent(name: str, options: Mapping[str, str] | None = None) -> Agent:
 
     An AgentError names the known agents, or the agent's known options, when one is wrong.
     """
-    factory = AGENTS.get(name.strip().lower())
+    key = name.strip().lower()
+    if key in LEVELS and key not in AGENTS:
+        if options:
+            raise AgentError(f"level {name!r} takes no options; use an agent for options")
+        return LEVELS[key]()
+    factory = AGENTS.get(key)
     if factory is None:
         known = ", ".join(sorted(AGENTS))
-        raise AgentError(f"unknown agent {name!r}; the built-in agents are: {known}")
+        raise AgentError(
+            f"unknown agent {name!r}; the built-in agents are: {known}; "
+            f"the levels: {', '.join(LEVELS)}"
+        )
     params = inspect.signature(factory).parameters
     kwargs: dict[str, object] = {}
     for key, text in (options or {}).items():

@@ -1,0 +1,30 @@
+"""The flagship agent: ISMCTS with the charm-greedy playout policy and the learned round values.
+
+What made it into ``master`` is what won matches (docs/ai.md has the figures): scoring the end of
+the current round with the self-play value table rather than playing out the rest of the game,
+and answering offers in the playouts as a real opponent would. It uses its time budget
+(``clock_ms``), or a fixed number of iterations, with which it is deterministic for a seed.
+"""
+
+from __future__ import annotations
+
+from hanamikoji.ai.ismcts import IsmctsAgent
+
+__all__ = ["MasterAgent"]
+
+
+class MasterAgent(IsmctsAgent):
+    """ISMCTS tuned: table evaluation, policy playouts, exploration 0.7."""
+
+    name = "master"
+
+    def __init__(
+        self,
+        iterations: int = 0,
+        time_ms: int = 0,
+        exploration: float = 0.7,
+        playout: str = "table",
+    ) -> None:
+        super().__init__(
+            iterations=iterations, time_ms=time_ms, exploration=exploration, playout=playout
+        )
