@@ -40,6 +40,7 @@ __all__ = [
     "Player",
     "make_player",
     "play_pair",
+    "play_pairs",
     "run_match",
 ]
 
@@ -454,7 +455,7 @@ def run_match(
         except OSError as e:
             raise MatchError(f"cannot create the records folder {config.records}: {e}") from None
     start = time.monotonic()
-    results = _results(config)
+    results = play_pairs(config)
     try:
         for pair in results:
             _write_records(config, pair)
@@ -483,7 +484,8 @@ def _write_records(config: MatchConfig, pair: PairResult) -> None:
         path.write_text(json.dumps(g.record, indent=1) + "\n", encoding="utf-8")
 
 
-def _results(config: MatchConfig) -> Iterator[PairResult]:
+def play_pairs(config: MatchConfig) -> Iterator[PairResult]:
+    """Every pair of the match, as each finishes, on the configured backend."""
     if config.backend == "ray":
         from hanamikoji.match_ray import ray_pairs
 

@@ -91,6 +91,14 @@ class GreedyAgent:
                 best.append(move)
         return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
 
+    def score(self, view: View, move: Move) -> float:
+        """The evaluation of the position after ``move`` (the opponent picking its worst)."""
+        seat, other = view.seat, view.opponent
+        mine = _counts(view.played[seat])
+        if view.secret:
+            _counts(view.secret, into=mine)
+        return self._score(view, move, mine, _counts(view.played[other]))
+
     def _score(self, view: View, move: Move, mine: Counts, theirs: Counts) -> float:
         hand = view.hand
         if move.action is Action.PICK:

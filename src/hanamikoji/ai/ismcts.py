@@ -16,7 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hanamikoji.ai.belief import determinize, unseen_cards
-from hanamikoji.ai.playout import play_round, playout_policy_move
+from hanamikoji.ai.greedy import GreedyAgent
+from hanamikoji.ai.playout import play_round, play_round_smart, playout_policy_move
 from hanamikoji.ai.values import evaluate_round_end
 from hanamikoji.moves import Action, Move
 from hanamikoji.state import Rules, State
@@ -26,6 +27,15 @@ __all__ = ["IsmctsAgent", "MoveStats", "SearchResult", "random_playout"]
 
 Key = Move | Action
 Evaluator = Callable[[State, random.Random], float]
+
+
+def heuristic_bias(view: View, legal: Sequence[Move]) -> dict[Key, float]:
+    """The greedy evaluation of each root move, scaled to 0..1 (the best is 1)."""
+    greedy = GreedyAgent()
+    scores = {m: greedy.score(view, m) for m in legal}
+    low, high = min(scores.values()), max(scores.values())
+    span = (high - low) or 1.0
+    return {m: (s - low) / span for m, s in scores.items()}
 
 
 class _Node:
@@ -91,7 +101,13 @@ def table_playout(state: State, rng: random.Random) -> float:
     return evaluate_round_end(play_round(state, rng))
 
 
+def smart_playout(state: State, rng: random.Random) -> float:
+    """Play the smart heuristic to the end of this round, then read the value table."""
+    return evaluate_round_end(play_round_smart(state, rng))
+
+
 PLAYOUTS: dict[str, Evaluator] = {
+    "smart": smart_playout,
     "random": random_playout,
     "policy": policy_playout,
     "table": table_playout,
@@ -113,6 +129,7 @@ class IsmctsAgent:
         time_ms: int = 0,
         exploration: float = 0.7,
         playout: str = "random",
+        prior: float = 0.0,
     ) -> None:
         if iterations < 0 or time_ms < 0:
             raise ValueError("iterations and time_ms must be 0 or more")
@@ -125,6 +142,9 @@ class IsmctsAgent:
         self.time_ms = time_ms
         self.exploration = exploration
         self.playout = playout
+        if prior < 0:
+            raise ValueError("prior must be 0 or more")
+        self.prior = prior
         self.rules = Rules()
         self.evaluate: Evaluator = PLAYOUTS[playout]
 
@@ -166,12 +186,13 @@ class IsmctsAgent:
         unseen = unseen_cards(view)
         root = _Node()
         root_options = _options(tuple(legal), True)
+        bias = heuristic_bias(view, legal) if self.prior > 0 else None
         start = time.perf_counter()
         deadline = start + seconds
         done = 0
         while done < max_iter:
             state = determinize(view, rng, rules=self.rules, unseen=unseen)
-            self._iterate(root, root_options, state, me, rng)
+            self._iterate(root, root_options, state, me, rng, bias)
             done += 1
             if seconds != math.inf and done % 16 == 0 and time.perf_counter() >= deadline:
                 break
@@ -193,6 +214,7 @@ class IsmctsAgent:
         state: State,
         me: int,
         rng: random.Random,
+        bias: dict[Key, float] | None,
     ) -> None:
         c = self.exploration
         node = root
@@ -209,16 +231,22 @@ class IsmctsAgent:
                 if child is not None:
                     child.avail += 1
             if untried:
-                key = untried[int(rng.random() * len(untried))]
+                if bias is not None and node is root:  # the heuristic's favourite first
+                    key = max(untried, key=lambda k: bias.get(k, 0.0))
+                else:
+                    key = untried[int(rng.random() * len(untried))]
                 child = _Node()
                 child.avail = 1
                 children[key] = child
             else:
                 best = -math.inf
                 key = untried[0] if untried else next(iter(options))
+                weights = bias if bias is not None and node is root else None
                 for k in options:
                     ch = children[k]
                     score = ch.w / ch.n + c * math.sqrt(math.log(ch.avail) / ch.n)
+                    if weights is not None:  # progressive bias, fading with visits
+                        score += self.prior * weights[k] / (ch.n + 1)
                     if score > best:
                         best, key = score, k
                 child = children[key]

@@ -24,7 +24,12 @@ class MasterAgent(IsmctsAgent):
         time_ms: int = 0,
         exploration: float = 0.7,
         playout: str = "table",
+        prior: float = 1.0,
     ) -> None:
         super().__init__(
-            iterations=iterations, time_ms=time_ms, exploration=exploration, playout=playout
+            iterations=iterations,
+            time_ms=time_ms,
+            exploration=exploration,
+            playout=playout,
+            prior=prior,
         )

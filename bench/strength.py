@@ -1,0 +1,175 @@
+"""Strength of the AI, measured with the match runner (duplicate pairs, 95% intervals).
+
+Run everything (hours on 2 cores; progress on stderr):
+    .venv/bin/python bench/strength.py --games 1000 --clock-ms 200 --jobs 2
+or a part of it:
+    .venv/bin/python bench/strength.py --only ladder,speed --games 200
+
+Parts:
+- ``greedy``: master vs greedy; ``ismcts``: master vs ismcts at the same time per move;
+- ``time``: master at 5x the time vs master; ``first``: the first player's score in master
+  self-play; ``exploit``: a best response (ismcts with 5x the iterations, its playouts modelling
+  master's own policy) against master;
+- ``ladder``: the levels' Elo on one scale (random = 0), from matches between neighbours;
+- ``speed``: search iterations per second per agent.
+Writes ``--out`` (JSON) and, for the ladder, ``docs/img/levels_elo.svg``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from hanamikoji.ai import LEVELS, parse_agent
+from hanamikoji.ai.ismcts import IsmctsAgent
+from hanamikoji.match import MatchConfig, MatchSummary, play_pairs, run_match
+from hanamikoji.state import State
+from hanamikoji.svgplot import bar_chart
+
+ROOT = Path(__file__).resolve().parents[1]
+PARTS = ("greedy", "ismcts", "time", "first", "exploit", "ladder", "speed")
+
+
+def match(a: str, b: str, args: argparse.Namespace, clock_ms: int | None = None) -> MatchSummary:
+    """One match, with a progress line on stderr."""
+    config = MatchConfig(
+        a, b, games=args.games, jobs=args.jobs, clock_ms=clock_ms or args.clock_ms, seed=args.seed
+    )
+
+    def progress(s: MatchSummary) -> None:
+        print(f"\r  {a} vs {b}: {s.progress()}", end="", file=sys.stderr, flush=True)
+
+    summary = run_match(config, on_pair=progress)
+    print(file=sys.stderr)
+    return summary
+
+
+def row(summary: MatchSummary) -> dict[str, Any]:
+    """The figures of one match."""
+    low, high = summary.pentanomial.elo_interval()
+    return {
+        "a": summary.a,
+        "b": summary.b,
+        "games": summary.games,
+        "score": round(summary.score, 4),
+        "elo": round(summary.pentanomial.elo, 1),
+        "elo_95": [round(low, 1), round(high, 1)],
+        "wins_draws_losses": [summary.wins[0], summary.draws, summary.wins[1]],
+    }
+
+
+def first_player(args: argparse.Namespace) -> dict[str, Any]:
+    """Seat 0's score in master self-play (duplicate pairs cancel deals, not the seat)."""
+    config = MatchConfig(
+        "master", "master", games=args.games, jobs=args.jobs, clock_ms=args.clock_ms, seed=args.seed
+    )
+    seat0 = 0.0
+    games = 0
+
+    for pair in play_pairs(config):
+        for g in pair.games:
+            winner = g.record["result"]["winner"]
+            seat0 += 1.0 if winner == 0 else 0.5 if winner is None else 0.0
+            games += 1
+        print(
+            f"\r  first player: {games} games, seat 0 scores {seat0 / games:.3f}",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
+    print(file=sys.stderr)
+    p = seat0 / games
+    half = 1.96 * (p * (1 - p) / games) ** 0.5
+    return {
+        "games": games,
+        "seat0_score": round(p, 4),
+        "ci95": [round(p - half, 4), round(p + half, 4)],
+    }
+
+
+def speed() -> dict[str, int]:
+    """Search iterations per second from the opening position, per search agent."""
+    out = {}
+    state = State.new(3)
+    for spec in (
+        "ismcts:iterations=3000,playout=random",
+        "ismcts:iterations=3000,playout=policy",
+        "master:iterations=3000",
+    ):
+        agent = parse_agent(spec)
+        assert isinstance(agent, IsmctsAgent)
+        start = time.perf_counter()
+        result = agent.search(state.view(0), state.legal_moves, random.Random(1))
+        out[spec] = round(result.iterations / (time.perf_counter() - start))
+    return out
+
+
+def ladder(args: argparse.Namespace, results: dict[str, Any]) -> dict[str, Any]:
+    """Each level against the one below it (random below beginner), Elo chained from 0."""
+    names = ["random", *LEVELS]
+    elo = {"random": (0.0, 0.0, 0.0)}
+    steps = []
+    for lower, upper in itertools.pairwise(names):
+        s = match(upper, lower, args)
+        steps.append(row(s))
+        low, high = s.pentanomial.elo_interval()
+        base, blow, bhigh = elo[lower]
+        elo[upper] = (base + s.pentanomial.elo, blow + low, bhigh + high)
+    results["ladder_steps"] = steps
+    svg = bar_chart(
+        [(n, v, lo, hi) for n, (v, lo, hi) in elo.items()],
+        title="Levels on one Elo scale (random = 0), 95% intervals chained",
+        ylabel="Elo",
+    )
+    (ROOT / "docs/img").mkdir(parents=True, exist_ok=True)
+    (ROOT / "docs/img/levels_elo.svg").write_text(svg)
+    return {n: [round(v, 1), round(lo, 1), round(hi, 1)] for n, (v, lo, hi) in elo.items()}
+
+
+def main() -> None:
+    """Run the chosen parts and print (and save) the table."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--clock-ms", type=int, default=200)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", default=",".join(PARTS), help="comma-separated parts")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench/strength.json")
+    args = parser.parse_args()
+    parts = [p.strip() for p in args.only.split(",") if p.strip()]
+    unknown = set(parts) - set(PARTS)
+    if unknown:
+        parser.error(f"unknown parts {sorted(unknown)}; parts: {', '.join(PARTS)}")
+    results: dict[str, Any] = {"games": args.games, "clock_ms": args.clock_ms}
+    if "greedy" in parts:
+        results["master_vs_greedy"] = row(match("master", "greedy", args))
+    if "ismcts" in parts:
+        results["master_vs_ismcts"] = row(match("master", "ismcts", args))
+    if "time" in parts:
+        slow = f"master:time_ms={5 * args.clock_ms}"
+        results["master_5x_time_vs_master"] = row(match(slow, "master", args))
+    if "first" in parts:
+        results["first_player"] = first_player(args)
+    if "exploit" in parts:
+        # The responder searches five times longer and plays out with master's own playouts.
+        responder = f"ismcts:time_ms={5 * args.clock_ms},playout=smart,prior=1"
+        results["best_response_vs_master"] = row(match(responder, "master", args))
+    if "ladder" in parts:
+        results["ladder_elo"] = ladder(args, results)
+    if "speed" in parts:
+        results["iterations_per_second"] = speed()
+    text = json.dumps(results, indent=1)
+    print(text)
+    args.out.write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
