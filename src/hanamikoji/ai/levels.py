@@ -5,7 +5,7 @@
 | beginner | greedy, but half its moves at random | someone learning the rules |
 | easy | greedy (one ply, majorities by charm) | a casual player |
 | medium | ISMCTS, 200 iterations, policy playouts | a club player |
-| hard | ISMCTS, 1500 iterations, round-value table | a strong player |
+| hard | ISMCTS, 1500 iterations, heuristic playouts and the value table | a strong player |
 | master | master at its time budget | the strongest this project has |
 """
 
@@ -63,7 +63,7 @@ LEVELS: dict[str, Callable[[], Agent]] = {
     "beginner": lambda: NoisyAgent(GreedyAgent(), 0.5, "beginner"),
     "easy": lambda: _named(GreedyAgent(), "easy"),
     "medium": lambda: _named(IsmctsAgent(iterations=200, playout="policy"), "medium"),
-    "hard": lambda: _named(IsmctsAgent(iterations=1500, playout="table"), "hard"),
+    "hard": lambda: _named(IsmctsAgent(iterations=1500, playout="smart", prior=1.0), "hard"),
     "master": MasterAgent,
 }
 """The levels, weakest first."""

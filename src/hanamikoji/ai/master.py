@@ -2,7 +2,8 @@
 
 What made it into ``master`` is what won matches (docs/ai.md has the figures): scoring the end of
 the current round with the self-play value table rather than playing out the rest of the game,
-and answering offers in the playouts as a real opponent would. It uses its time budget
+playing the rest of the round with a cheap heuristic for both sides (offers answered as a real
+opponent would), and a progressive bias from greedy's judgement at the root. It uses its time budget
 (``clock_ms``), or a fixed number of iterations, with which it is deterministic for a seed.
 """
 
@@ -14,7 +15,7 @@ __all__ = ["MasterAgent"]
 
 
 class MasterAgent(IsmctsAgent):
-    """ISMCTS tuned: table evaluation, policy playouts, exploration 0.7."""
+    """ISMCTS tuned: heuristic playouts to the round's end, the value table, a greedy prior."""
 
     name = "master"
 
@@ -23,7 +24,7 @@ class MasterAgent(IsmctsAgent):
         iterations: int = 0,
         time_ms: int = 0,
         exploration: float = 0.7,
-        playout: str = "table",
+        playout: str = "smart",
         prior: float = 1.0,
     ) -> None:
         super().__init__(

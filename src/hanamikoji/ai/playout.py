@@ -7,6 +7,7 @@ offer look far better than it is; this one costs a few microseconds a pick.
 
 from __future__ import annotations
 
+import math
 import random
 
 from hanamikoji.cards import CHARM
@@ -65,16 +66,24 @@ def play_round(state: State, rng: random.Random) -> State:
 
 # -- a smarter, still cheap, action policy ---------------------------------------------------
 
-# How much one more card on a geisha is worth, by the current difference (own minus the
-# opponent's cards on her): most when it breaks a tie or levels a deficit of one.
-_MARGINAL = {-2: 0.15, -1: 0.6, 0: 1.0, 1: 0.45}
+# How good a geisha looks for a side, by its card difference d (own minus the opponent's) and
+# who holds her marker (a tie keeps it): the same squashed shape greedy uses.
+def _look(d: int, owner: int) -> float:
+    t = math.tanh(d)
+    return t + 0.35 * owner * (1.0 - abs(t))
 
 
-def _margins(mine: int, theirs: int) -> list[float]:
+# _GAIN[owner][d]: what one more card on one's own side is worth (owner +1 mine, -1 theirs).
+_GAIN = {o: {d: _look(d + 1, o) - _look(d, o) for d in range(-12, 12)} for o in (-1, 0, 1)}
+
+
+def _margins(mine: int, theirs: int, markers: tuple[int | None, ...], me: int) -> list[float]:
     out = []
     for g in range(7):
         d = ((mine >> (4 * g)) & 15) - ((theirs >> (4 * g)) & 15)
-        out.append(CHARM[g] * _MARGINAL.get(d, 0.1))
+        m = markers[g]
+        owner = 0 if m is None else (1 if m == me else -1)
+        out.append(CHARM[g] * _GAIN[owner][d])
     return out
 
 
@@ -91,8 +100,9 @@ def smart_move(state: State, rng: random.Random, candidates: int = 6) -> Move:
     assert me is not None
     mine = state._played[me] + state._secrets[me]
     theirs = state._played[1 - me]
-    own = _margins(mine, theirs)
-    other = _margins(theirs, mine)
+    markers = state.markers
+    own = _margins(mine, theirs, markers, me)
+    other = _margins(theirs, mine, markers, 1 - me)
     moves = state.legal_moves
     if len(moves) > candidates * 4:
         moves = tuple(moves[int(rng.random() * len(moves))] for _ in range(candidates * 4))
