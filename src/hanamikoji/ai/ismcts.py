@@ -115,10 +115,11 @@ PLAYOUTS: dict[str, Evaluator] = {
 
 
 class IsmctsAgent:
-    """SO-ISMCTS with UCB1 selection, availability counts and random playouts.
+    """SO-ISMCTS with UCB1 selection and availability counts.
 
     Options: ``iterations`` (a fixed budget: deterministic for a seed), or else ``time_ms``
-    (0: the ``clock_ms`` of each decision, else 1000 ms); ``exploration`` (the UCB constant).
+    (0: the ``clock_ms`` of each decision, else 1000 ms); ``exploration`` (the UCB constant);
+    ``playout`` (one of :data:`PLAYOUTS`); ``prior`` (progressive bias from greedy at the root).
     """
 
     name = "ismcts"
@@ -240,7 +241,7 @@ class IsmctsAgent:
                 children[key] = child
             else:
                 best = -math.inf
-                key = untried[0] if untried else next(iter(options))
+                key = next(iter(options))
                 weights = bias if bias is not None and node is root else None
                 for k in options:
                     ch = children[k]
