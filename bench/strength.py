@@ -112,7 +112,7 @@ def speed() -> dict[str, int]:
 
 def ladder(args: argparse.Namespace, results: dict[str, Any]) -> dict[str, Any]:
     """Each level against the one below it (random below beginner), Elo chained from 0."""
-    names = ["random", *LEVELS]
+    names = ["random", *(f"level:{name}" for name in LEVELS)]
     elo = {"random": (0.0, 0.0, 0.0)}
     steps = []
     for lower, upper in itertools.pairwise(names):
@@ -123,13 +123,16 @@ def ladder(args: argparse.Namespace, results: dict[str, Any]) -> dict[str, Any]:
         elo[upper] = (base + s.pentanomial.elo, blow + low, bhigh + high)
     results["ladder_steps"] = steps
     svg = bar_chart(
-        [(n, v, lo, hi) for n, (v, lo, hi) in elo.items()],
+        [(n.removeprefix("level:"), v, lo, hi) for n, (v, lo, hi) in elo.items()],
         title="Levels on one Elo scale (random = 0), 95% intervals chained",
         ylabel="Elo",
     )
     (ROOT / "docs/img").mkdir(parents=True, exist_ok=True)
     (ROOT / "docs/img/levels_elo.svg").write_text(svg)
-    return {n: [round(v, 1), round(lo, 1), round(hi, 1)] for n, (v, lo, hi) in elo.items()}
+    return {
+        n.removeprefix("level:"): [round(v, 1), round(lo, 1), round(hi, 1)]
+        for n, (v, lo, hi) in elo.items()
+    }
 
 
 def main() -> None:

@@ -173,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from hanamikoji.play import play_game
 
             return play_game(
-                opponent=args.opponent or args.level,
+                opponent=args.opponent or f"level:{args.level}",
                 hints=args.hints,
                 seed=args.seed,
                 seat=args.seat,

@@ -74,8 +74,14 @@ def make_agent(name: str, options: Mapping[str, str] | None = None) -> Agent:
 
 
 def parse_agent(spec: str) -> Agent:
-    """An agent from ``NAME`` or ``NAME:KEY=VALUE,KEY=VALUE`` (e.g. ``greedy:hand_weight=0.4``)."""
+    """An agent from ``NAME`` or ``NAME:KEY=VALUE,KEY=VALUE`` (e.g. ``greedy:hand_weight=0.4``),
+    or a level as ``level:NAME`` (``level:master`` is the master *level*, a fixed budget)."""
     name, _, rest = spec.partition(":")
+    if name.strip().lower() == "level":
+        level = rest.strip().lower()
+        if level not in LEVELS:
+            raise AgentError(f"unknown level {rest!r}; the levels are: {', '.join(LEVELS)}")
+        return LEVELS[level]()
     options: dict[str, str] = {}
     for item in filter(None, (part.strip() for part in rest.split(","))):
         key, eq, value = item.partition("=")

@@ -66,6 +66,7 @@ def play_round(state: State, rng: random.Random) -> State:
 
 # -- a smarter, still cheap, action policy ---------------------------------------------------
 
+
 # How good a geisha looks for a side, by its card difference d (own minus the opponent's) and
 # who holds her marker (a tie keeps it): the same squashed shape greedy uses.
 def _look(d: int, owner: int) -> float:
