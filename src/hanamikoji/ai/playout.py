@@ -88,8 +88,15 @@ def _margins(mine: int, theirs: int, markers: tuple[int | None, ...], me: int) -
     return out
 
 
-def _value(cards: str, margins: list[float]) -> float:
-    return sum(margins[ord(c) - 49] for c in cards)
+_INDEX: dict[Move, tuple[int, ...]] = {}
+
+
+def _index(move: Move) -> tuple[int, ...]:
+    """The geisha indices (0..6) of a move's cards, cached per (interned) move."""
+    idx = _INDEX.get(move)
+    if idx is None:
+        idx = _INDEX[move] = tuple(ord(c) - 49 for c in move.cards)
+    return idx
 
 
 def smart_move(state: State, rng: random.Random, candidates: int = 6) -> Move:
@@ -107,19 +114,20 @@ def smart_move(state: State, rng: random.Random, candidates: int = 6) -> Move:
     moves = state.legal_moves
     if len(moves) > candidates * 4:
         moves = tuple(moves[int(rng.random() * len(moves))] for _ in range(candidates * 4))
+    mine_of = own.__getitem__
+    both_of = [a + b for a, b in zip(own, other, strict=True)].__getitem__
     best, best_value = moves[0], -1e9
+    uniform = rng.random
     for m in moves:
-        action = m.action.value
-        if action == "S":
-            v = _value(m.cards, own) + 0.5
-        elif action == "D":
-            v = -_value(m.cards, own)
-        else:
-            v = min(
-                _value(m.cards, own) - _value(p.cards, own) - _value(p.cards, other)
-                for p in m.picks
-            )
-        v += rng.random() * 0.3  # break ties, keep some variety
+        v = sum(map(mine_of, _index(m)))
+        bit = m.bit
+        if bit == 1:  # Secret
+            v += 0.5
+        elif bit == 2:  # Discard
+            v = -v
+        else:  # an offer: we keep the cards, less the pick that costs us most
+            v -= max(sum(map(both_of, _index(p))) for p in m.picks)
+        v += uniform() * 0.3  # break ties, keep some variety
         if v > best_value:
             best, best_value = m, v
     return best
