@@ -89,3 +89,36 @@ def test_hints_in_the_terminal_game() -> None:
     console = Console(file=screen, force_terminal=False, width=120)
     play_game(opponent="random", seed=3, seat=0, input=io.StringIO("hint\nq\n"), console=console)
     assert "Hints are off" in screen.getvalue()
+
+
+def test_play_accepts_every_level_and_refuses_an_unknown_one() -> None:
+    for level in ("beginner", "master"):
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "hanamikoji.cli",
+                "play",
+                "--level",
+                level,
+                "--seed",
+                "1",
+                "--seat",
+                "1",
+            ],
+            input="q\n",
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert out.returncode == 0, out.stderr
+        assert level in out.stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "hanamikoji.cli", "play", "--level", "grandmaster"],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2
+    assert "invalid choice" in out.stderr and "Traceback" not in out.stderr
