@@ -16,7 +16,7 @@ from hanamikoji.cards import CHARM, WIN_CHARM, WIN_GEISHA
 from hanamikoji.moves import Action, Move
 from hanamikoji.view import View
 
-__all__ = ["GreedyAgent", "evaluate"]
+__all__ = ["GreedyAgent", "evaluate", "outlook"]
 
 Counts = list[float]
 
@@ -26,6 +26,14 @@ def _counts(cards: str, weight: float = 1.0, into: Counts | None = None) -> Coun
     for c in cards:
         out[ord(c) - 49] += weight
     return out
+
+
+def outlook(diff: float, owner: int) -> float:
+    """How good a geisha looks (-1..1) at a card difference ``diff`` (own minus the opponent's):
+    squashed, so a safe lead is worth little more than a narrow one; on a tie the marker's
+    holder (``owner``: 1 us, -1 them, 0 nobody) keeps her, which tilts it."""
+    t = math.tanh(diff)
+    return t + 0.35 * owner * (1.0 - abs(t))
 
 
 def evaluate(
@@ -45,8 +53,7 @@ def evaluate(
     for g in range(7):
         diff = mine[g] + held[g] - theirs[g]
         owner = markers[g]
-        tie = 0.0 if owner is None else (0.35 if owner == seat else -0.35)
-        value = math.tanh(diff) + tie * (1.0 - abs(math.tanh(diff)))
+        value = outlook(diff, 0 if owner is None else (1 if owner == seat else -1))
         score += CHARM[g] * value
         if value > 0:
             charm += CHARM[g] * value

@@ -7,9 +7,9 @@ offer look far better than it is; this one costs a few microseconds a pick.
 
 from __future__ import annotations
 
-import math
 import random
 
+from hanamikoji.ai.greedy import outlook
 from hanamikoji.cards import CHARM
 from hanamikoji.moves import Move
 from hanamikoji.state import State
@@ -67,15 +67,9 @@ def play_round(state: State, rng: random.Random) -> State:
 # -- a smarter, still cheap, action policy ---------------------------------------------------
 
 
-# How good a geisha looks for a side, by its card difference d (own minus the opponent's) and
-# who holds her marker (a tie keeps it): the same squashed shape greedy uses.
-def _look(d: int, owner: int) -> float:
-    t = math.tanh(d)
-    return t + 0.35 * owner * (1.0 - abs(t))
-
-
-# _GAIN[owner][d]: what one more card on one's own side is worth (owner +1 mine, -1 theirs).
-_GAIN = {o: {d: _look(d + 1, o) - _look(d, o) for d in range(-12, 12)} for o in (-1, 0, 1)}
+# _GAIN[owner][d]: what one more card on one's own side is worth, by the card difference d and
+# the marker's holder (owner +1 mine, -1 theirs), on greedy's outlook of a geisha.
+_GAIN = {o: {d: outlook(d + 1, o) - outlook(d, o) for d in range(-12, 12)} for o in (-1, 0, 1)}
 
 
 def _margins(mine: int, theirs: int, markers: tuple[int | None, ...], me: int) -> list[float]:
