@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import fields
 
 import pytest
 from hypothesis import given, settings
@@ -12,23 +13,10 @@ from hypothesis import strategies as st
 from hanamikoji.ai.belief import determinize, hidden_slots, unseen_cards
 from hanamikoji.cards import ALL_CARDS
 from hanamikoji.state import State
+from hanamikoji.view import View
 
-VISIBLE = (
-    "round",
-    "first",
-    "to_move",
-    "phase",
-    "markers",
-    "charm",
-    "hand",
-    "secret",
-    "discard",
-    "played",
-    "actions_left",
-    "offer",
-    "opponent_hand",
-    "deck",
-)
+# Every VIEW field but the seat and the history (a determinization has no past).
+VISIBLE = tuple(f.name for f in fields(View) if f.name not in ("seat", "history"))
 
 
 def random_position(seed: int) -> State:

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from hanamikoji.state import State
 
 
-def rebuild(s: State, *, check: bool = True) -> State:
+def rebuild(s: State, *, check: bool = True, dealer: bool = True) -> State:
+    """``s`` rebuilt from its parts; later rounds dealt at random, or (no ``dealer``) not at all."""
     return State.from_position(
         turn=s.turn,
         hands=(s.hand(0), s.hand(1)),
@@ -25,7 +26,7 @@ def rebuild(s: State, *, check: bool = True) -> State:
         discards=(s.discard(0), s.discard(1)),
         offer=s.offer,
         rules=s.rules,
-        rng=random.Random(0),
+        rng=random.Random(0) if dealer else None,
         check=check,
     )
 
@@ -103,18 +104,6 @@ def test_a_position_without_a_dealer_for_later_rounds_says_so() -> None:
         if after.round == 2:
             break
         s = after if after.round == 1 and not after.is_over else State.new(rng)
-    p = State.from_position(
-        turn=s.turn,
-        hands=(s.hand(0), s.hand(1)),
-        actions_left=(s.actions_left(0), s.actions_left(1)),
-        deck="",
-        removed=s.deal.removed,
-        markers=s.markers,
-        played=(s.played(0), s.played(1)),
-        secrets=(s.secret(0), s.secret(1)),
-        discards=(s.discard(0), s.discard(1)),
-        offer=s.offer,
-        rules=s.rules,
-    )
+    p = rebuild(s, dealer=False)
     with pytest.raises(ValueError, match="no deal was given for round 2"):
         p.apply(move)
