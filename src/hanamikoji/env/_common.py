@@ -1,0 +1,101 @@
+"""What the PettingZoo and Gymnasium adapters share: spaces, rewards and a text rendering."""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+
+from hanamikoji.cards import CHARM, TOTAL_CHARM
+from hanamikoji.env.actions import NUM_ACTIONS
+from hanamikoji.env.observation import FIELDS, OBS_SIZE
+from hanamikoji.state import Rules, State
+
+_HIGH = {
+    "charm": float(TOTAL_CHARM),
+    "geisha": 7.0,
+    "deck": 8.0,
+    "opponent_hand": 7.0,
+}
+
+
+def observation_box(rules: Rules) -> spaces.Box:
+    """The Box of an observation vector, with the bounds of each field under ``rules``."""
+    low = np.zeros(OBS_SIZE, dtype=np.float32)
+    high = np.zeros(OBS_SIZE, dtype=np.float32)
+    limit = rules.max_rounds
+    rounds = {
+        "round": np.inf if limit is None else float(limit),
+        "rounds_left": 0.0 if limit is None else float(max(limit - 1, 1)),
+    }
+    at = 0
+    for name, n, _ in FIELDS:
+        if name == "rounds_left" and limit is None:
+            low[at] = -1.0
+        if name in rounds:
+            high[at] = rounds[name]
+        elif name in _HIGH:
+            high[at : at + n] = _HIGH[name]
+        elif n == 7 and not name.startswith("markers"):
+            high[at : at + n] = CHARM  # a count of a geisha's cards
+        else:
+            high[at : at + n] = 1.0
+        at += n
+    return spaces.Box(low=low, high=high, dtype=np.float32)
+
+
+def action_space() -> spaces.Discrete:
+    """One Discrete space over every distinct move (``hanamikoji.env.actions``)."""
+    return spaces.Discrete(NUM_ACTIONS)
+
+
+def check_rules(max_rounds: int | None) -> Rules:
+    """The rules for ``max_rounds`` (a clear ValueError for anything else)."""
+    return Rules(max_rounds=max_rounds)
+
+
+def check_weight(round_reward: float) -> float:
+    """The per-round shaping weight: a finite number (0 turns shaping off)."""
+    if isinstance(round_reward, bool) or not isinstance(round_reward, int | float):
+        raise ValueError(f"round_reward must be a number, got {round_reward!r}")
+    if not np.isfinite(round_reward):
+        raise ValueError(f"round_reward must be finite, got {round_reward!r}")
+    return float(round_reward)
+
+
+def round_rewards(before: State, after: State, weight: float) -> tuple[float, float]:
+    """Per seat, the shaped reward for rounds scored between two states.
+
+    Each scored round pays ``weight`` times the change in the charm difference, over the total
+    charm (21): a round that moves 5 charm to one side pays it ``+weight*5/21`` and the other
+    side the opposite.
+    """
+    if weight == 0.0 or len(after.scorings) == len(before.scorings):
+        return 0.0, 0.0
+    c0, c1 = before.charm
+    d0, d1 = after.charm
+    gain = weight * ((d0 - c0) - (d1 - c1)) / TOTAL_CHARM
+    return gain, -gain
+
+
+def render_text(state: State) -> str:
+    """The whole table in a few lines of text (both hands shown: this is the referee's view)."""
+    owner = {None: ".", 0: "0", 1: "1"}
+    lines = [
+        f"round {state.round} (first: seat {state.first}), "
+        + (
+            state.outcome.describe()
+            if state.outcome is not None
+            else f"seat {state.to_move} to {'pick' if state.offer is not None else 'act'}"
+        ),
+        "markers  " + " ".join(f"{g + 1}:{owner[m]}" for g, m in enumerate(state.markers)),
+    ]
+    for seat in (0, 1):
+        lines.append(
+            f"seat {seat}   hand {state.hand(seat) or '-':8} played {state.played(seat) or '-':10} "
+            f"secret {state.secret(seat) or '-'} discard {state.discard(seat) or '-'} "
+            f"actions left {state.actions_left(seat) or '-'}"
+        )
+    if state.offer is not None:
+        lines.append(f"offer    {state.offer}")
+    lines.append(f"pile     {state.deck_left} cards")
+    return "\n".join(lines)

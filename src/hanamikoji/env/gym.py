@@ -1,0 +1,179 @@
+"""Hanamikoji as a Gymnasium environment: one seat against a built-in agent.
+
+Importing this module registers ``hanamikoji/Hanamikoji-v0``:
+
+>>> import gymnasium
+>>> import hanamikoji.env.gym
+>>> env = gymnasium.make("hanamikoji/Hanamikoji-v0", opponent="greedy")
+>>> observation, info = env.reset(seed=1)
+>>> mask = info["action_mask"]  # 1 for the legal moves
+
+The observation is the learner's 98-float information state (:mod:`hanamikoji.env.observation`),
+the action one of the 534 move numbers (:mod:`hanamikoji.env.actions`); the legal ones are in
+``info["action_mask"]`` (and ``info["legal"]`` lists their numbers). The opponent's decisions
+are made inside ``step``, from its own VIEW only, so every step returns the learner's next
+decision. Options: ``opponent`` (an agent spec as for ``hanamikoji match``, e.g. ``"random"``,
+``"greedy"``, ``"ismcts:iterations=200"``, ``"level:medium"``, or an agent object), ``seat``
+(0, 1 or ``"random"``), ``max_rounds`` (3; None for no limit), ``round_reward`` (shaping at each
+scoring, off by default) and ``illegal`` (``"lose"``: an illegal action ends the episode with
+reward -1 and ``info["illegal"]``; ``"raise"``: a ValueError).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import gymnasium
+import numpy as np
+import numpy.typing as npt
+
+from hanamikoji.ai import Agent, AgentError, parse_agent
+from hanamikoji.ai.base import start_game
+from hanamikoji.env._common import (
+    action_space,
+    check_rules,
+    check_weight,
+    observation_box,
+    render_text,
+    round_rewards,
+)
+from hanamikoji.env.actions import MOVES, NUM_ACTIONS, legal_ids
+from hanamikoji.env.observation import observe
+from hanamikoji.state import State
+
+__all__ = ["ENV_ID", "HanamikojiEnv"]
+
+ENV_ID = "hanamikoji/Hanamikoji-v0"
+
+Obs = npt.NDArray[np.float32]
+
+
+class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
+    """One seat of Hanamikoji against a built-in agent (see the module docstring)."""
+
+    metadata = {"render_modes": ["human", "ansi"]}  # noqa: RUF012 (Gymnasium's attribute)
+
+    def __init__(
+        self,
+        opponent: str | Agent = "greedy",
+        seat: int | str = 0,
+        max_rounds: int | None = 3,
+        round_reward: float = 0.0,
+        illegal: str = "lose",
+        render_mode: str | None = None,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of human, ansi or None, got {render_mode!r}")
+        if seat not in (0, 1, "random"):
+            raise ValueError(f"seat must be 0, 1 or 'random', got {seat!r}")
+        if illegal not in ("lose", "raise"):
+            raise ValueError(f"illegal must be 'lose' or 'raise', got {illegal!r}")
+        if isinstance(opponent, str):
+            try:
+                opponent = parse_agent(opponent)
+            except AgentError as e:
+                raise ValueError(f"opponent: {e}") from None
+        elif not isinstance(opponent, Agent):
+            raise ValueError(f"opponent must be an agent spec or an agent, got {opponent!r}")
+        self.opponent = opponent
+        self.seat_option = seat
+        self.rules = check_rules(max_rounds)
+        self.round_reward = check_weight(round_reward)
+        self.illegal = illegal
+        self.render_mode = render_mode
+        self.observation_space = observation_box(self.rules)  # type: ignore[assignment]
+        self.action_space = action_space()
+        self._rng = random.Random()
+        self.seat = 0
+        self.game = State.new(self._rng, rules=self.rules)
+        self._done = True
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Obs, dict[str, Any]]:
+        """A new game, played up to the learner's first decision."""
+        super().reset(seed=seed)
+        if seed is not None:
+            self._rng = random.Random(seed)
+        option = self.seat_option
+        self.seat = self._rng.randrange(2) if option == "random" else int(option)
+        self.game = State.new(self._rng, rules=self.rules)
+        start_game(self.opponent, 1 - self.seat, self.rules)
+        self._done = False
+        self._opponent_moves(self.game)  # no round is scored before the learner's first move
+        return observe(self.game, self.seat), self._info()
+
+    def step(self, action: Any) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
+        """Play the learner's move, then the opponent's, up to the learner's next decision."""
+        if self._done:
+            raise RuntimeError("the episode is over: call reset() first")
+        try:
+            number = int(action)
+            if number != action or not 0 <= number < NUM_ACTIONS:
+                raise ValueError
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"an action is a move number 0..{NUM_ACTIONS - 1}, got {action!r}"
+            ) from None
+        move = MOVES[number]
+        before = self.game
+        if not before.is_legal(move):
+            if self.illegal == "raise":
+                legal = " ".join(str(m) for m in before.legal_moves)
+                raise ValueError(f"illegal move {move} (action {number}); legal: {legal}")
+            self._done = True
+            info = self._info()
+            info["illegal"] = str(move)
+            return observe(before, self.seat), -1.0, True, False, info
+        after = before.apply(move)
+        reward = round_rewards(before, after, self.round_reward)[self.seat]
+        self.game = after
+        reward += self._opponent_moves(after)
+        outcome = self.game.outcome
+        if outcome is not None:
+            self._done = True
+            if outcome.winner is not None:
+                reward += 1.0 if outcome.winner == self.seat else -1.0
+        if self.render_mode == "human":
+            print(render_text(self.game))
+        return observe(self.game, self.seat), reward, outcome is not None, False, self._info()
+
+    def _opponent_moves(self, state: State) -> float:
+        """Let the opponent play until the learner decides or the game ends; shaped reward."""
+        reward = 0.0
+        other = 1 - self.seat
+        while state.to_move == other:
+            view = state.view(other)
+            legal = state.legal_moves
+            move = self.opponent.choose(view, legal, self._rng, None)
+            after = state.apply(move)
+            reward += round_rewards(state, after, self.round_reward)[self.seat]
+            state = after
+        self.game = state
+        return reward
+
+    def _info(self) -> dict[str, Any]:
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        legal: list[int] = []
+        if self.game.to_move == self.seat:
+            legal = legal_ids(self.game)
+            mask[legal] = 1
+        info: dict[str, Any] = {"action_mask": mask, "legal": legal, "seat": self.seat}
+        if self.game.outcome is not None:
+            info["outcome"] = self.game.outcome.to_json()
+        return info
+
+    def render(self) -> str | None:
+        """The table as text (``ansi`` returns it, ``human`` prints it)."""
+        if self.render_mode is None:
+            return None
+        text = render_text(self.game)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+
+if ENV_ID not in gymnasium.registry:
+    gymnasium.register(id=ENV_ID, entry_point="hanamikoji.env.gym:HanamikojiEnv")

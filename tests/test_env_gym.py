@@ -1,0 +1,142 @@
+"""The Gymnasium environment: one seat against a built-in agent."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import hanamikoji.env.gym
+from hanamikoji.env.actions import MOVES, NUM_ACTIONS
+from hanamikoji.env.gym import ENV_ID, HanamikojiEnv
+from hanamikoji.env.observation import OBS_SIZE, observe
+from hanamikoji.moves import Move
+from hanamikoji.view import View
+
+
+def test_registered_and_passes_check_env() -> None:
+    assert hanamikoji.env.gym.ENV_ID in gymnasium.registry
+    env = gymnasium.make(ENV_ID)
+    assert isinstance(env.unwrapped, HanamikojiEnv)
+    check_env(env.unwrapped, skip_render_check=True)
+    check_env(HanamikojiEnv(opponent="random", seat="random", max_rounds=None))
+
+
+def run(env: HanamikojiEnv, seed: int, rng: random.Random) -> tuple[float, int]:
+    """One episode of random legal moves; the return and the number of steps."""
+    _, info = env.reset(seed=seed)
+    total, steps, done = 0.0, 0, False
+    while not done:
+        action = rng.choice(info["legal"])
+        _obs, reward, done, truncated, info = env.step(action)
+        assert not truncated
+        total += reward
+        steps += 1
+    return total, steps
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_episodes_end_with_the_outcome(seat: int) -> None:
+    env = HanamikojiEnv(opponent="random", seat=seat)
+    results = []
+    for seed in range(20):
+        total, _ = run(env, seed, random.Random(seed))
+        outcome = env.game.outcome
+        assert outcome is not None
+        expected = 0.0 if outcome.winner is None else (1.0 if outcome.winner == seat else -1.0)
+        assert total == expected
+        results.append(total)
+    assert set(results) >= {1.0, -1.0}
+
+
+def test_each_step_is_the_learners_decision() -> None:
+    env = HanamikojiEnv(opponent="greedy", seat=1)
+    obs, info = env.reset(seed=4)
+    rng = random.Random(0)
+    done = False
+    while not done:
+        state = env.game
+        assert state.to_move == 1
+        assert np.array_equal(obs, observe(state, 1))
+        assert [MOVES[i] for i in info["legal"]] == list(state.legal_moves)
+        assert np.flatnonzero(info["action_mask"]).tolist() == info["legal"]
+        obs, _, done, _, info = env.step(rng.choice(info["legal"]))
+    assert info["outcome"]["winner"] in (0, 1, None)
+    assert not info["action_mask"].any()
+
+
+class Spy:
+    """An opponent that records what it was shown."""
+
+    name = "spy"
+
+    def __init__(self) -> None:
+        self.views: list[View] = []
+
+    def choose(
+        self, view: View, legal: Sequence[Move], rng: random.Random, clock_ms: int | None = None
+    ) -> Move:
+        self.views.append(view)
+        return legal[0]
+
+
+def test_the_opponent_sees_only_its_view() -> None:
+    spy = Spy()
+    env = HanamikojiEnv(opponent=spy, seat=0)
+    run(env, 2, random.Random(2))
+    assert spy.views and all(v.seat == 1 for v in spy.views)
+
+
+def test_seeds_reproduce_episodes() -> None:
+    a = HanamikojiEnv(opponent="greedy", seat="random")
+    b = HanamikojiEnv(opponent="greedy", seat="random")
+    assert run(a, 9, random.Random(1)) == run(b, 9, random.Random(1))
+    assert a.game.history == b.game.history and a.seat == b.seat
+
+
+def test_illegal_actions_lose_or_raise() -> None:
+    env = HanamikojiEnv(opponent="random")
+    _, info = env.reset(seed=1)
+    illegal = next(i for i in range(NUM_ACTIONS) if i not in info["legal"])
+    _obs, reward, done, _, info = env.step(illegal)
+    assert (reward, done, info["illegal"]) == (-1.0, True, str(MOVES[illegal]))
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    strict = HanamikojiEnv(opponent="random", illegal="raise")
+    strict.reset(seed=1)
+    with pytest.raises(ValueError, match="illegal move"):
+        strict.step(illegal)
+    for bad in (-1, NUM_ACTIONS, 2.5, "x", None):
+        with pytest.raises(ValueError, match="move number"):
+            strict.step(bad)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"opponent": "nobody"}, "opponent"),
+        ({"opponent": 42}, "opponent"),
+        ({"seat": 2}, "seat"),
+        ({"max_rounds": -1}, "max_rounds"),
+        ({"illegal": "ignore"}, "illegal"),
+        ({"round_reward": "big"}, "round_reward"),
+        ({"render_mode": "rgb_array"}, "render_mode"),
+    ],
+)
+def test_bad_options_are_refused(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        HanamikojiEnv(**kwargs)  # type: ignore[arg-type]
+
+
+def test_levels_and_options_as_opponents() -> None:
+    env = gymnasium.make(ENV_ID, opponent="ismcts:iterations=20", max_rounds=1)
+    obs, _info = env.reset(seed=0)
+    assert obs.shape == (OBS_SIZE,)
+    env2 = HanamikojiEnv(opponent="level:beginner", render_mode="ansi")
+    env2.reset(seed=0)
+    text = env2.render()
+    assert text is not None and "markers" in text

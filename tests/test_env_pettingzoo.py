@@ -1,0 +1,151 @@
+"""The PettingZoo AEC environment."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+from gymnasium import spaces
+from pettingzoo.test import api_test, seed_test
+
+from hanamikoji.env.actions import MOVES, NUM_ACTIONS, action_id, legal_ids
+from hanamikoji.env.observation import OBS_SIZE, field_slices, observe
+from hanamikoji.env.pettingzoo import AGENTS, env, raw_env
+from hanamikoji.state import Rules, State
+
+AT = field_slices()
+
+
+def test_pettingzoo_api_test() -> None:
+    with warnings.catch_warnings():
+        # PettingZoo warns about every dict observation (its classic games have the same).
+        warnings.simplefilter("ignore", UserWarning)
+        api_test(env(), num_cycles=1000, verbose_progress=False)
+        api_test(raw_env(max_rounds=1, round_reward=1.0), num_cycles=300, verbose_progress=False)
+
+
+def test_pettingzoo_seed_test() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        seed_test(env, num_cycles=300)
+
+
+def play(e: raw_env, seed: int, pick: random.Random) -> tuple[dict[str, float], int]:
+    """Play a whole game with random legal moves; the rewards summed per agent, the steps."""
+    e.reset(seed=seed)
+    totals = dict.fromkeys(AGENTS, 0.0)
+    steps = 0
+    for agent in e.agent_iter():
+        obs, reward, term, trunc, _ = e.last()
+        totals[agent] += reward
+        if term or trunc:
+            e.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(pick.choice(legal)))
+        steps += 1
+    return totals, steps
+
+
+def test_a_game_matches_the_engine_move_for_move() -> None:
+    e = raw_env()
+    e.reset(seed=7)
+    shadow = State.new(random.Random(7))
+    pick = random.Random(1)
+    while not shadow.is_over:
+        agent = e.agent_selection
+        seat = AGENTS.index(agent)
+        assert shadow.to_move == seat
+        obs = e.observe(agent)
+        assert np.array_equal(obs["observation"], observe(shadow, seat))
+        assert np.flatnonzero(obs["action_mask"]).tolist() == legal_ids(shadow)
+        assert not e.observe(AGENTS[1 - seat])["action_mask"].any()
+        move = pick.choice(shadow.legal_moves)
+        e.step(action_id(move))
+        shadow = shadow.apply(move)
+    assert e.game.outcome == shadow.outcome
+    assert all(e.terminations.values())
+
+
+def test_rewards_are_plus_minus_one_at_the_end() -> None:
+    e = raw_env()
+    seen = set()
+    for seed in range(30):
+        totals, _ = play(e, seed, random.Random(seed))
+        outcome = e.game.outcome
+        assert outcome is not None
+        if outcome.winner is None:
+            assert totals == {"player_0": 0.0, "player_1": 0.0}
+        else:
+            assert totals[AGENTS[outcome.winner]] == 1.0
+            assert totals[AGENTS[1 - outcome.winner]] == -1.0
+        seen.add(outcome.winner)
+    assert {0, 1} <= seen
+
+
+def test_round_reward_shapes_each_scoring() -> None:
+    e = raw_env(max_rounds=3, round_reward=0.5)
+    for seed in range(10):
+        totals, _ = play(e, seed, random.Random(seed))
+        outcome = e.game.outcome
+        assert outcome is not None
+        final = 0.0 if outcome.winner is None else (1.0 if outcome.winner == 0 else -1.0)
+        c0, c1 = outcome.charm
+        assert totals["player_0"] == pytest.approx(final + 0.5 * (c0 - c1) / 21)
+        assert totals["player_1"] == pytest.approx(-totals["player_0"])
+
+
+def test_the_same_seed_gives_the_same_game() -> None:
+    a, b = raw_env(), raw_env()
+    ta, na = play(a, 5, random.Random(2))
+    tb, nb = play(b, 5, random.Random(2))
+    assert (ta, na) == (tb, nb)
+    assert a.game.history == b.game.history
+
+
+def test_raw_env_refuses_illegal_and_malformed_actions() -> None:
+    e = raw_env()
+    e.reset(seed=1)
+    agent = e.agent_selection
+    illegal = next(i for i in range(NUM_ACTIONS) if i not in legal_ids(e.game))
+    with pytest.raises(ValueError, match=f"illegal move {MOVES[illegal]}"):
+        e.step(illegal)
+    for bad in (-1, NUM_ACTIONS, 2.5, "S1", None):
+        with pytest.raises(ValueError, match="player_0"):
+            e.step(bad)  # type: ignore[arg-type]
+    assert e.agent_selection == agent and e.game.history == ()
+
+
+def test_wrapped_env_makes_an_illegal_move_lose() -> None:
+    e = env()
+    e.reset(seed=1)
+    illegal = next(i for i in range(NUM_ACTIONS) if i not in legal_ids(e.unwrapped.game))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        e.step(illegal)
+    assert e.rewards["player_0"] == -1
+    assert all(e.terminations.values())
+
+
+def test_options_are_checked() -> None:
+    with pytest.raises(ValueError, match="max_rounds"):
+        raw_env(max_rounds=0)
+    with pytest.raises(ValueError, match="round_reward"):
+        raw_env(round_reward=float("nan"))
+    with pytest.raises(ValueError, match="render_mode"):
+        raw_env(render_mode="rgb_array")
+
+
+def test_spaces_and_render() -> None:
+    e = raw_env(max_rounds=None, render_mode="ansi")
+    e.reset(seed=3)
+    space = e.observation_space("player_1")
+    assert isinstance(space, spaces.Dict) and space["observation"].shape == (OBS_SIZE,)
+    actions = e.action_space("player_0")
+    assert isinstance(actions, spaces.Discrete) and actions.n == NUM_ACTIONS
+    text = e.render()
+    assert text is not None and "round 1" in text and "seat 0 to act" in text
+    assert e.game.rules == Rules(max_rounds=None)
+    assert e.observe("player_0")["observation"][AT["rounds_left"]][0] == -1
