@@ -29,7 +29,7 @@ def test_engine_bench_plays_whole_games() -> None:
     assert play_random_games(5, seed=3) == play_random_games(5, seed=3)
 
 
-@pytest.mark.parametrize("page", ["docs/formats.md"])
+@pytest.mark.parametrize("page", ["docs/formats.md", "docs/research.md"])
 def test_doc_examples_run(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     result = doctest.testfile(
@@ -48,9 +48,34 @@ def test_doc_examples_run(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyP
         "hanamikoji.state",
         "hanamikoji.record",
         "hanamikoji.ai",
+        "hanamikoji.env.pettingzoo",
+        "hanamikoji.env.gym",
+        "hanamikoji.env.batch",
     ],
 )
 def test_docstring_examples_run(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def test_research_page_lists_the_observation_fields() -> None:
+    from hanamikoji.env.observation import FIELDS, field_slices
+
+    text = (ROOT / "docs/research.md").read_text()
+    at = field_slices()
+    for name, _, meaning in FIELDS:
+        where = at[name]
+        span = str(where.start) if where.stop - where.start == 1 else f"{where.start}-{where.stop - 1}"
+        assert f"| `{name}` | {span} | {meaning} |" in text
+
+
+def test_research_page_code_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # The plain (non-doctest) Python blocks of docs/research.md run as written.
+    monkeypatch.chdir(tmp_path)
+    text = (ROOT / "docs/research.md").read_text()
+    blocks = [b.split("```", 1)[0] for b in text.split("```python\n")[1:]]
+    plain = [b for b in blocks if not b.lstrip().startswith(">>>")]
+    assert len(plain) >= 2
+    for block in plain:
+        exec(compile(block, "docs/research.md", "exec"), {})

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hanamikoji.cards import CHARM, counts, pack
-from hanamikoji.moves import Action, Move
+from hanamikoji.moves import Action, Move, actions_mask
 from hanamikoji.state import Rules, State, standing
 from hanamikoji.view import View
 
@@ -63,8 +63,32 @@ def field_slices() -> dict[str, slice]:
 
 
 _AT = field_slices()
-_PHASES = {"action": 0, "pick": 1, "over": 2}
-_ACTION_LETTERS = "SDGC"
+_PHASES = {"action": (1.0, 0.0, 0.0), "pick": (0.0, 1.0, 0.0), "over": (0.0, 0.0, 1.0)}
+_NO_OFFER = (0,) * 21
+_COUNTS: dict[int, tuple[int, ...]] = {}
+_OFFERS: dict[Move, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+_FLAGS = tuple(tuple(float(m >> i & 1) for i in range(4)) for m in range(16))
+
+
+def _counts(code: int) -> tuple[int, ...]:
+    """The 7 per-geisha counts of a packed card set (cached: few sets occur)."""
+    c = _COUNTS.get(code)
+    if c is None:
+        c = _COUNTS[code] = counts(code)
+    return c
+
+
+def _offer(move: Move) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(the offer's 21 fields, its cards' counts) for a Gift or Competition being answered."""
+    cached = _OFFERS.get(move)
+    if cached is None:
+        cards = counts(pack(move.cards))
+        if move.action is Action.GIFT:
+            fields = cards + (0,) * 14
+        else:
+            fields = (0,) * 7 + counts(pack(move.groups[0])) + counts(pack(move.groups[1]))
+        cached = _OFFERS[move] = (fields, cards)
+    return cached
 
 
 def _encode(
@@ -76,55 +100,54 @@ def _encode(
     to_move: int | None,
     phase: str,
     markers: tuple[int | None, ...],
-    hand: str,
-    secret: str | None,
-    discard: str | None,
-    played: tuple[str, str],
-    actions_left: tuple[str, str],
-    offer: str | None,
+    hand: int,
+    secret: int,
+    discard: int,
+    played: tuple[int, int],
+    actions_left: tuple[int, int],
+    offer: Move | None,
     opponent_hand: int,
     deck: int,
 ) -> None:
+    """Fill ``out`` from packed card sets and action bit masks (S=1, D=2, G=4, C=8)."""
     other = 1 - seat
-    at = _AT
-    seen = [0] * 7
-    for name, cards in (
-        ("hand", hand),
-        ("secret", secret or ""),
-        ("discard", discard or ""),
-        ("played_own", played[seat]),
-        ("played_opponent", played[other]),
-    ):
-        c = counts(pack(cards))
-        out[at[name]] = c
-        if name != "secret" or phase != "over":  # once scored, the Secret is among the played
-            seen = [a + b for a, b in zip(seen, c, strict=True)]
-
-    out[at["markers_own"]] = [m == seat for m in markers]
-    out[at["markers_opponent"]] = [m == other for m in markers]
-    charm, geisha = standing(markers)
-    out[at["charm"]] = (charm[seat], charm[other])
-    out[at["geisha"]] = (geisha[seat], geisha[other])
-    out[at["actions_own"]] = [a in actions_left[seat] for a in _ACTION_LETTERS]
-    out[at["actions_opponent"]] = [a in actions_left[other] for a in _ACTION_LETTERS]
+    h, sc, dc = _counts(hand), _counts(secret), _counts(discard)
+    po, pt = _counts(played[seat]), _counts(played[other])
+    # Once the round is scored the Secret is among the played cards: count it once.
+    seen = hand + discard + played[0] + played[1] + (0 if phase == "over" else secret)
+    offer_fields: tuple[int, ...] = _NO_OFFER
     if offer is not None:  # the offered cards are out of the hand and not yet on a side
-        move = Move.parse(offer)
-        offered = counts(pack(move.cards))
-        seen = [a + b for a, b in zip(seen, offered, strict=True)]
-        if move.action is Action.GIFT:
-            out[at["offer_gift"]] = offered
-        else:
-            out[at["offer_pair_1"]] = counts(pack(move.groups[0]))
-            out[at["offer_pair_2"]] = counts(pack(move.groups[1]))
-    out[at["unseen"]] = [n - s for n, s in zip(CHARM, seen, strict=True)]
-    out[at["phase"].start + _PHASES[phase]] = 1.0
-    out[at["to_move"]] = float(to_move == seat)
-    out[at["first"]] = float(first == seat)
-    out[at["round"]] = round_
+        offer_fields, offered = _offer(offer)
+        seen_counts = [a + b for a, b in zip(_counts(seen), offered, strict=True)]
+    else:
+        seen_counts = list(_counts(seen))
+    charm, geisha = standing(markers)
     limit = rules.max_rounds
-    out[at["rounds_left"]] = -1 if limit is None else max(0, limit - round_)
-    out[at["deck"]] = deck
-    out[at["opponent_hand"]] = opponent_hand
+    values: list[float] = [
+        *h,
+        *sc,
+        *dc,
+        *po,
+        *pt,
+        *(n - k for n, k in zip(CHARM, seen_counts, strict=True)),
+        *(m == seat for m in markers),
+        *(m == other for m in markers),
+        charm[seat],
+        charm[other],
+        geisha[seat],
+        geisha[other],
+        *_FLAGS[actions_left[seat]],
+        *_FLAGS[actions_left[other]],
+        *offer_fields,
+        *_PHASES[phase],
+        to_move == seat,
+        first == seat,
+        round_,
+        -1 if limit is None else max(0, limit - round_),
+        deck,
+        opponent_hand,
+    ]
+    out[:] = values
 
 
 def observe(
@@ -134,10 +157,8 @@ def observe(
     if seat not in (0, 1):
         raise ValueError(f"seat must be 0 or 1, got {seat!r}")
     if out is None:
-        out = np.zeros(OBS_SIZE, dtype=np.float32)
-    else:
-        out.fill(0.0)
-    offer = state.offer
+        out = np.empty(OBS_SIZE, dtype=np.float32)
+    hands = state._hands
     _encode(
         out,
         seat,
@@ -147,21 +168,25 @@ def observe(
         state.to_move,
         state.phase.value,
         state.markers,
-        state.hand(seat),
-        state.secret(seat),
-        state.discard(seat),
-        (state.played(0), state.played(1)),
-        (state.actions_left(0), state.actions_left(1)),
-        None if offer is None else str(offer),
-        len(state.hand(1 - seat)),
+        hands[seat],
+        state._secrets[seat],
+        state._discards[seat],
+        state._played,
+        state._actions,
+        state.offer,
+        _count_cards(hands[1 - seat]),
         state.deck_left,
     )
     return out
 
 
+def _count_cards(code: int) -> int:
+    return sum(_counts(code))
+
+
 def encode_view(view: View, rules: Rules | None = None) -> npt.NDArray[np.float32]:
     """The observation of a VIEW; ``rules`` (default: 3 rounds) gives ``rounds_left``."""
-    out = np.zeros(OBS_SIZE, dtype=np.float32)
+    out = np.empty(OBS_SIZE, dtype=np.float32)
     _encode(
         out,
         view.seat,
@@ -171,12 +196,12 @@ def encode_view(view: View, rules: Rules | None = None) -> npt.NDArray[np.float3
         view.to_move,
         view.phase,
         view.markers,
-        view.hand,
-        view.secret,
-        view.discard,
-        view.played,
-        view.actions_left,
-        view.offer,
+        pack(view.hand),
+        pack(view.secret or ""),
+        pack(view.discard or ""),
+        (pack(view.played[0]), pack(view.played[1])),
+        (actions_mask(view.actions_left[0]), actions_mask(view.actions_left[1])),
+        None if view.offer is None else Move.parse(view.offer),
         view.opponent_hand,
         view.deck,
     )
