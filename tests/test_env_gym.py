@@ -23,7 +23,9 @@ def test_registered_and_passes_check_env() -> None:
     env = gymnasium.make(ENV_ID)
     assert isinstance(env.unwrapped, HanamikojiEnv)
     check_env(env.unwrapped, skip_render_check=True)
-    check_env(HanamikojiEnv(opponent="random", seat="random", max_rounds=None))
+    check_env(
+        HanamikojiEnv(opponent="random", seat="random", max_rounds=None), skip_render_check=True
+    )
 
 
 def run(env: HanamikojiEnv, seed: int, rng: random.Random) -> tuple[float, int]:

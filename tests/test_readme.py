@@ -66,7 +66,9 @@ def test_research_page_lists_the_observation_fields() -> None:
     at = field_slices()
     for name, _, meaning in FIELDS:
         where = at[name]
-        span = str(where.start) if where.stop - where.start == 1 else f"{where.start}-{where.stop - 1}"
+        span = (
+            str(where.start) if where.stop - where.start == 1 else f"{where.start}-{where.stop - 1}"
+        )
         assert f"| `{name}` | {span} | {meaning} |" in text
 
 
