@@ -7,9 +7,9 @@ or a part of it:
 
 Parts:
 - ``greedy``: master vs greedy; ``ismcts``: master vs ismcts at the same time per move;
-- ``time``: master at 5x the time vs master; ``first``: the first player's score in master
-  self-play; ``exploit``: a best response (ismcts with 5x the iterations, its playouts modelling
-  master's own policy) against master;
+- ``time``: master at 5x the time vs master; ``first``: the first player's score in
+  self-play of ``--self-play`` (master); ``exploit``: a best response (ismcts with 5x the
+  iterations, its playouts modelling master's own policy) against master;
 - ``ladder``: the levels' Elo on one scale (random = 0), from matches between neighbours;
 - ``speed``: search iterations per second per agent.
 Writes ``--out`` (JSON) and, for the ladder, ``docs/img/levels_elo.svg``.
@@ -66,8 +66,9 @@ def row(summary: MatchSummary) -> dict[str, Any]:
 
 def first_player(args: argparse.Namespace) -> dict[str, Any]:
     """Seat 0's score in master self-play (duplicate pairs cancel deals, not the seat)."""
+    agent = args.self_play
     config = MatchConfig(
-        "master", "master", games=args.games, jobs=args.jobs, clock_ms=args.clock_ms, seed=args.seed
+        agent, agent, games=args.games, jobs=args.jobs, clock_ms=args.clock_ms, seed=args.seed
     )
     seat0 = 0.0
     games = 0
@@ -87,6 +88,7 @@ def first_player(args: argparse.Namespace) -> dict[str, Any]:
     p = seat0 / games
     half = 1.96 * (p * (1 - p) / games) ** 0.5
     return {
+        "agent": agent,
         "games": games,
         "seat0_score": round(p, 4),
         "ci95": [round(p - half, 4), round(p + half, 4)],
@@ -146,6 +148,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", default=",".join(PARTS), help="comma-separated parts")
     parser.add_argument("--out", type=Path, default=ROOT / "bench/strength.json")
+    parser.add_argument(
+        "--self-play",
+        default="master",
+        help="the agent of the first-player part (e.g. master:iterations=300 for a fixed budget)",
+    )
     args = parser.parse_args()
     parts = [p.strip() for p in args.only.split(",") if p.strip()]
     unknown = set(parts) - set(PARTS)
