@@ -106,7 +106,15 @@ def smart_playout(state: State, rng: random.Random) -> float:
     return evaluate_round_end(play_round_smart(state, rng))
 
 
+def greedy_playout(state: State, rng: random.Random) -> float:
+    """Play greedy for both sides to the end of this round (in numba), then read the table."""
+    from hanamikoji.ai.fastplay import greedy_round_value  # needs numpy and numba
+
+    return greedy_round_value(state, rng)
+
+
 PLAYOUTS: dict[str, Evaluator] = {
+    "greedy": greedy_playout,
     "smart": smart_playout,
     "random": random_playout,
     "policy": policy_playout,
