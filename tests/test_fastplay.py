@@ -210,3 +210,26 @@ def test_finished_game() -> None:
         greedy_move(state, random.Random(1))
     with pytest.raises(ValueError, match="over"):
         greedy_playout(state, random.Random(1))
+
+
+def test_ismcts_greedy_playout_is_deterministic_for_a_seed() -> None:
+    from hanamikoji.ai import parse_agent
+    from hanamikoji.ai.ismcts import IsmctsAgent
+
+    state = State.new(5)
+    agent = parse_agent("ismcts:iterations=200,playout=greedy")
+    assert isinstance(agent, IsmctsAgent)
+    first = agent.search(state.view(0), state.legal_moves, random.Random(2))
+    again = agent.search(state.view(0), state.legal_moves, random.Random(2))
+    assert first.moves == again.moves and first.iterations == again.iterations == 200
+    assert first.best.move in state.legal_moves
+
+
+def test_greedy_playout_without_numba_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from hanamikoji.ai import AgentError, parse_agent
+
+    monkeypatch.setitem(sys.modules, "hanamikoji.ai.fastplay", None)
+    with pytest.raises(AgentError, match="pip install 'hanamikoji\\[research\\]'"):
+        parse_agent("ismcts:playout=greedy")

@@ -147,6 +147,14 @@ class IsmctsAgent:
         if playout not in PLAYOUTS:
             known = ", ".join(PLAYOUTS)
             raise ValueError(f"unknown playout policy {playout!r}; known: {known}")
+        if playout == "greedy":
+            try:
+                import hanamikoji.ai.fastplay  # noqa: F401
+            except ImportError as e:
+                raise ValueError(
+                    f"playout 'greedy' needs numpy and numba ({e}); "
+                    "install them with: pip install 'hanamikoji[research]'"
+                ) from None
         self.iterations = iterations
         self.time_ms = time_ms
         self.exploration = exploration
