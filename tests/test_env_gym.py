@@ -142,3 +142,11 @@ def test_levels_and_options_as_opponents() -> None:
     env2.reset(seed=0)
     text = env2.render()
     assert text is not None and "markers" in text
+
+
+def test_human_render_prints_the_table_after_each_step(capsys: pytest.CaptureFixture[str]) -> None:
+    env = HanamikojiEnv(opponent="random", render_mode="human")
+    _, info = env.reset(seed=2)
+    env.step(info["legal"][0])
+    out = capsys.readouterr().out
+    assert out.count("markers") == 1 and "None" not in out

@@ -149,3 +149,11 @@ def test_spaces_and_render() -> None:
     assert text is not None and "round 1" in text and "seat 0 to act" in text
     assert e.game.rules == Rules(max_rounds=None)
     assert e.observe("player_0")["observation"][AT["rounds_left"]][0] == -1
+
+
+def test_human_render_prints_the_table_once_a_step(capsys: pytest.CaptureFixture[str]) -> None:
+    e = raw_env(render_mode="human")
+    e.reset(seed=2)
+    e.step(legal_ids(e.game)[0])
+    out = capsys.readouterr().out
+    assert out.count("markers") == 1 and "None" not in out

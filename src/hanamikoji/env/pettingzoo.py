@@ -172,7 +172,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
             self.agent_selection = agent
         self._accumulate_rewards()
         if self.render_mode == "human":
-            print(self.render())
+            self.render()
 
     def render(self) -> str | None:
         """The table as text (``ansi`` returns it, ``human`` prints it)."""
