@@ -98,7 +98,7 @@ _REASONS: tuple[Termination | None, ...] = (
 # -5..5 by halves (cards in hand count 1/2); then the value table, by rounds left (HORIZON of
 # them), first player and marker code; then its stationary part.
 _OUTLOOK = 63
-_MAX_MOVES = 256  # more than any hand's legal moves (168 for 7 distinct cards)
+_MAX_MOVES = len(MOVES)  # room for any hand's legal moves, however large the hand
 _TIE = 1e-9  # greedy's tolerance for equal scores
 
 

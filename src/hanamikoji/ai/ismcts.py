@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from hanamikoji.ai.belief import determinize, unseen_cards
 from hanamikoji.ai.greedy import GreedyAgent
+from hanamikoji.ai.opponent import WeightedPool
 from hanamikoji.ai.playout import play_round, play_round_smart, playout_policy_move
 from hanamikoji.ai.values import evaluate_round_end
 from hanamikoji.moves import Action, Move
@@ -139,6 +140,8 @@ class IsmctsAgent:
         exploration: float = 0.7,
         playout: str = "random",
         prior: float = 0.0,
+        belief: float = 0.0,
+        pool: int = 128,
     ) -> None:
         if iterations < 0 or time_ms < 0:
             raise ValueError("iterations and time_ms must be 0 or more")
@@ -147,12 +150,16 @@ class IsmctsAgent:
         if playout not in PLAYOUTS:
             known = ", ".join(PLAYOUTS)
             raise ValueError(f"unknown playout policy {playout!r}; known: {known}")
-        if playout == "greedy":
+        if belief < 0 or pool < 1:
+            raise ValueError("belief must be 0 or more and pool 1 or more")
+        self.belief = belief
+        self.pool = pool
+        if playout == "greedy" or belief > 0:
             try:
                 import hanamikoji.ai.fastplay  # noqa: F401
             except ImportError as e:
                 raise ValueError(
-                    f"playout 'greedy' needs numpy and numba ({e}); "
+                    f"playout 'greedy' and belief need numpy and numba ({e}); "
                     "install them with: pip install 'hanamikoji[research]'"
                 ) from None
         self.iterations = iterations
@@ -207,8 +214,14 @@ class IsmctsAgent:
         start = time.perf_counter()
         deadline = start + seconds
         done = 0
+        worlds = None
+        if self.belief > 0:  # worlds weighted by how likely the opponent's actions are in them
+            worlds = WeightedPool(view, rng, size=self.pool, beta=self.belief, rules=self.rules)
         while done < max_iter:
-            state = determinize(view, rng, rules=self.rules, unseen=unseen)
+            if worlds is not None:
+                state = worlds.draw(rng)
+            else:
+                state = determinize(view, rng, rules=self.rules, unseen=unseen)
             self._iterate(root, root_options, state, me, rng, bias)
             done += 1
             if seconds != math.inf and done % 16 == 0 and time.perf_counter() >= deadline:

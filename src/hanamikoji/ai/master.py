@@ -26,6 +26,8 @@ class MasterAgent(IsmctsAgent):
         exploration: float = 0.7,
         playout: str = "smart",
         prior: float = 1.0,
+        belief: float = 0.0,
+        pool: int = 128,
     ) -> None:
         super().__init__(
             iterations=iterations,
@@ -33,4 +35,6 @@ class MasterAgent(IsmctsAgent):
             exploration=exploration,
             playout=playout,
             prior=prior,
+            belief=belief,
+            pool=pool,
         )
