@@ -203,8 +203,13 @@ class IsmctsAgent:
         legal: Sequence[Move],
         rng: random.Random,
         clock_ms: int | None = None,
+        worlds: Callable[[random.Random], State] | None = None,
     ) -> SearchResult:
-        """Search from ``view`` and return every root move's statistics, best first."""
+        """Search from ``view`` and return every root move's statistics, best first.
+
+        ``worlds``, for experiments, supplies each iteration's world instead of the agent's own
+        determinizations (``bench/information.py`` gives it more than the view shows).
+        """
         max_iter, seconds = self.budget(clock_ms)
         me = view.seat
         unseen = unseen_cards(view)
@@ -214,12 +219,14 @@ class IsmctsAgent:
         start = time.perf_counter()
         deadline = start + seconds
         done = 0
-        worlds = None
-        if self.belief > 0:  # worlds weighted by how likely the opponent's actions are in them
-            worlds = WeightedPool(view, rng, size=self.pool, beta=self.belief, rules=self.rules)
+        pool = None
+        if self.belief > 0 and worlds is None:  # weighted by the opponent's actions in them
+            pool = WeightedPool(view, rng, size=self.pool, beta=self.belief, rules=self.rules)
         while done < max_iter:
             if worlds is not None:
-                state = worlds.draw(rng)
+                state = worlds(rng)
+            elif pool is not None:
+                state = pool.draw(rng)
             else:
                 state = determinize(view, rng, rules=self.rules, unseen=unseen)
             self._iterate(root, root_options, state, me, rng, bias)
