@@ -22,7 +22,7 @@ from itertools import accumulate
 
 from hanamikoji.ai.belief import determinize, unseen_cards
 from hanamikoji.cards import pack, unpack
-from hanamikoji.moves import Action, Move
+from hanamikoji.moves import Action, Move, mask_actions
 from hanamikoji.state import Rules, State
 from hanamikoji.view import SeenMove, View
 
@@ -119,7 +119,7 @@ def _decisions(view: View, world: State, contexts: list[Context]) -> list[tuple[
         state = State.from_position(
             turn=c.turn,
             hands=(hands[0], hands[1]),
-            actions_left=_letters(c.actions),
+            actions_left=(mask_actions(c.actions[0]), mask_actions(c.actions[1])),
             deck="1" * (7 - c.turn),  # unread: the pile plays no part in greedy's judgement
             removed="1",
             round=view.round,
@@ -131,13 +131,6 @@ def _decisions(view: View, world: State, contexts: list[Context]) -> list[tuple[
         )
         out.append((state, move))
     return out
-
-
-def _letters(masks: tuple[int, int]) -> tuple[str, str]:
-    return (
-        "".join(a for a in "SDGC" if masks[0] & Action(a).bit),
-        "".join(a for a in "SDGC" if masks[1] & Action(a).bit),
-    )
 
 
 def weigh(view: View, world: State, contexts: list[Context], beta: float) -> float:
