@@ -77,6 +77,17 @@ def round_rewards(before: State, after: State, weight: float) -> tuple[float, fl
     return gain, -gain
 
 
+def render(state: State, mode: str | None) -> str | None:
+    """Render for a render mode: ``ansi`` returns the text, ``human`` prints it, None neither."""
+    if mode is None:
+        return None
+    text = render_text(state)
+    if mode == "human":
+        print(text)
+        return None
+    return text
+
+
 def render_text(state: State) -> str:
     """The whole table in a few lines of text (both hands shown: this is the referee's view)."""
     owner = {None: ".", 0: "0", 1: "1"}

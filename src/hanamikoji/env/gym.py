@@ -35,7 +35,7 @@ from hanamikoji.env._common import (
     check_rules,
     check_weight,
     observation_box,
-    render_text,
+    render,
     round_rewards,
 )
 from hanamikoji.env.actions import MOVES, NUM_ACTIONS, legal_ids
@@ -136,7 +136,7 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
             if outcome.winner is not None:
                 reward += 1.0 if outcome.winner == self.seat else -1.0
         if self.render_mode == "human":
-            print(render_text(self.game))
+            self.render()
         return observe(self.game, self.seat), reward, outcome is not None, False, self._info()
 
     def _opponent_moves(self, state: State) -> float:
@@ -166,13 +166,7 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
 
     def render(self) -> str | None:
         """The table as text (``ansi`` returns it, ``human`` prints it)."""
-        if self.render_mode is None:
-            return None
-        text = render_text(self.game)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render(self.game, self.render_mode)
 
 
 if ENV_ID not in gymnasium.registry:

@@ -41,7 +41,7 @@ from hanamikoji.env._common import (
     check_rules,
     check_weight,
     observation_box,
-    render_text,
+    render,
     round_rewards,
 )
 from hanamikoji.env.actions import MOVES, NUM_ACTIONS, legal_ids
@@ -176,13 +176,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
 
     def render(self) -> str | None:
         """The table as text (``ansi`` returns it, ``human`` prints it)."""
-        if self.render_mode is None:
-            return None
-        text = render_text(self.state_)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render(self.state_, self.render_mode)
 
     def close(self) -> None:
         """Nothing to release."""
