@@ -42,6 +42,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r}: a port is 0 to 65535")
+    return value
+
+
 def _seat(text: str) -> int:
     if text not in ("0", "1"):
         raise argparse.ArgumentTypeError(f"{text!r} is not a seat: give 0 (first in round 1) or 1")
@@ -150,6 +160,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     analyze.add_argument("--json", action="store_true", help="one JSON object per decision")
 
+    serve = sub.add_parser("serve", help="start the web app (play in the browser)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    serve.add_argument("--port", type=_port, default=8000, help="port to listen on (8000)")
+    serve.add_argument(
+        "--db",
+        default=None,
+        metavar="URL",
+        help="sqlite:///FILE or postgresql://USER@HOST:PORT/DB "
+        "(default: an SQLite file in your data directory)",
+    )
+    serve.add_argument(
+        "--ai-workers",
+        type=_positive,
+        default=1,
+        help="processes that run the AI's moves, hints and analyses (default 1)",
+    )
+
     replay = sub.add_parser("replay", help="replay a game record, checking every move")
     replay.add_argument("file", type=Path, metavar="FILE", help="a hanamikoji-record/1 JSON file")
     replay.add_argument("--json", action="store_true", help="print only the result object as JSON")
@@ -169,6 +196,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _match(args)
         if args.command == "analyze":
             return _analyze(args.file, args.seat, args.iterations, as_json=args.json)
+        if args.command == "serve":
+            return _serve(args.host, args.port, args.db, args.ai_workers)
         if args.command == "play":
             from hanamikoji.play import play_game
 
@@ -190,6 +219,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     parser.print_help()
     return EXIT_USAGE
+
+
+def _serve(host: str, port: int, db: str | None, ai_workers: int) -> int:
+    from hanamikoji.web.server import serve
+    from hanamikoji.web.store import StoreError
+
+    try:
+        serve(host, port, db, ai_workers=ai_workers)
+    except StoreError as e:
+        print(f"hanamikoji serve: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:  # the port is taken, or the address is not this machine's
+        print(
+            f"hanamikoji serve: cannot listen on {host}:{port}: {e.strerror or e}", file=sys.stderr
+        )
+        return 1
+    return 0
 
 
 def _engine(name: str, seed: int | None, options: list[str]) -> int:

@@ -1,0 +1,66 @@
+"""The AI's work for the web app, run in worker processes so that thinking never stalls the server.
+
+Each function takes and returns plain JSON-able values (they cross a process boundary) and sees only
+what its caller passes: a seat's VIEW for a move or a hint, a finished game's record for analysis.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from hanamikoji.ai.analysis import review, suggest
+from hanamikoji.ai.base import Agent, start_game
+from hanamikoji.ai.levels import LEVELS
+from hanamikoji.moves import Move
+from hanamikoji.record import Record
+from hanamikoji.state import Rules
+from hanamikoji.view import View
+
+__all__ = ["analyse", "choose", "hint"]
+
+_agents: dict[tuple[str, int, int | None], Agent] = {}
+
+
+def choose(level: str, view: dict[str, Any], max_rounds: int | None, seed: int) -> str:
+    """The move of the AI at ``level`` for the seat whose VIEW is ``view`` (deterministic)."""
+    seen = View.from_json(view)
+    key = (level, seen.seat, max_rounds)
+    agent = _agents.get(key)
+    if agent is None:
+        agent = LEVELS[level]()
+        start_game(agent, seen.seat, Rules(max_rounds=max_rounds))
+        _agents[key] = agent
+    move: Move = agent.choose(seen, seen.legal_moves, random.Random(seed))
+    return str(move)
+
+
+def hint(view: dict[str, Any], max_rounds: int | None, iterations: int) -> dict[str, Any]:
+    """The AI's suggestion for the seat whose VIEW is ``view``."""
+    found = suggest(View.from_json(view), iterations=iterations, rules=Rules(max_rounds=max_rounds))
+    return {
+        "move": str(found.move),
+        "win_probability": round(found.win_probability, 4),
+        "alternatives": [[str(m), round(v, 4)] for m, v in found.alternatives],
+    }
+
+
+def analyse(record: dict[str, Any], iterations: int) -> list[dict[str, Any]]:
+    """Every decision of a finished game judged from its decider's VIEW (``analysis.review``)."""
+    game = Record.from_json(record)
+    out = []
+    for ply, decision in enumerate(review(game, iterations=iterations)):
+        out.append(
+            {
+                "ply": ply,
+                "round": decision.round,
+                "index": decision.index,
+                "seat": decision.seat,
+                "played": str(decision.played),
+                "best": str(decision.best),
+                "win_probability": round(decision.win_probability, 4),
+                "played_value": round(decision.played_value, 4),
+                "loss": round(decision.loss, 4),
+            }
+        )
+    return out

@@ -1,0 +1,609 @@
+"""The games a web server holds: creating, joining, moves, undo, hints, rematches, the AI's turns.
+
+The service is the authority: every move is checked by the rules engine and stored before anyone is
+told. Messages for a seat are built from that seat's VIEW only (:func:`seat_message`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import random
+import secrets
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from multiprocessing import get_context
+from typing import Any
+
+from hanamikoji.ai.levels import LEVELS
+from hanamikoji.moves import IllegalMoveError, InvalidMoveError, Move
+from hanamikoji.record import Record
+from hanamikoji.state import Phase, RoundScore, Rules, State, Termination
+from hanamikoji.view import View
+from hanamikoji.web import ai_worker
+from hanamikoji.web.store import GameRow, Store
+
+__all__ = [
+    "DEFAULT_LEVEL",
+    "GameService",
+    "LiveGame",
+    "WebError",
+    "review_frames",
+    "seat_message",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LEVEL = "medium"
+MAX_NAME = 40
+RESIGN = "resign:"
+
+
+class WebError(Exception):
+    """A request that cannot be done: ``code`` for programs, ``message`` for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class LiveGame:
+    """A game in memory: its stored row and the state its moves lead to."""
+
+    row: GameRow
+    state: State
+    thinking: bool = False
+
+    @property
+    def id(self) -> str:
+        """The game's id."""
+        return self.row.id
+
+    @property
+    def rules(self) -> Rules:
+        """The game's rules."""
+        return Rules(max_rounds=self.row.max_rounds)
+
+    def human_seat(self) -> int | None:
+        """The person's seat in a game against the AI."""
+        return None if self.row.ai_seat is None else 1 - self.row.ai_seat
+
+
+def replay(row: GameRow) -> State:
+    """The state after the stored moves of ``row``."""
+    state = State.new(row.seed, rules=Rules(max_rounds=row.max_rounds))
+    for text in row.moves:
+        if text.startswith(RESIGN):
+            state = state.concede(int(text[len(RESIGN) :]), Termination.RESIGN)
+        else:
+            state = state.apply(text)
+    return state
+
+
+def _scoring_json(score: RoundScore) -> dict[str, Any]:
+    return {
+        "round": score.round,
+        "played": list(score.played),
+        "secrets": list(score.secrets),
+        "markers_before": list(score.markers_before),
+        "markers": list(score.markers),
+        "charm": list(score.charm),
+        "geisha": list(score.geisha),
+    }
+
+
+def seat_message(
+    game: LiveGame, view: View, *, online: bool, rematch: str | None
+) -> dict[str, Any]:
+    """The ``state`` message for one seat: its VIEW, its legal moves and public facts only.
+
+    Everything about the cards comes from ``view`` (what the seat may know) and from the scored
+    rounds, whose cards were revealed to both; nothing else of the state is read.
+    """
+    row = game.row
+    seat = view.seat
+    state = game.state
+    outcome = state.outcome
+    return {
+        "type": "state",
+        "game": {
+            "id": row.id,
+            "mode": row.mode,
+            "level": row.level,
+            "seat": seat,
+            "names": list(row.names),
+            "rules": {"max_rounds": row.max_rounds},
+            "status": "over" if outcome is not None else "playing",
+            "version": row.version,
+            "opponent_joined": row.joined[1 - seat],
+            "opponent_online": online,
+            "thinking": game.thinking,
+            "can_undo": _undo_point(game, seat) is not None,
+            "rematch": rematch,
+        },
+        "view": view.to_json(),
+        "legal": [str(m) for m in view.legal_moves],
+        "scorings": [_scoring_json(s) for s in state.scorings],
+        "result": outcome.to_json() if outcome is not None else None,
+    }
+
+
+def _undo_point(game: LiveGame, seat: int) -> int | None:
+    """How many moves to keep to take back ``seat``'s last move and the AI's replies (or None)."""
+    if game.row.mode != "ai" or seat != game.human_seat() or game.state.is_over:
+        return None
+    for ply in range(len(game.row.moves) - 1, -1, -1):
+        if _seat_of_ply(game, ply) == seat:
+            return ply
+    return None
+
+
+def _seat_of_ply(game: LiveGame, ply: int) -> int:
+    return game.state.history[ply].seat
+
+
+Publisher = Callable[[str], Awaitable[None]]
+
+
+class GameService:
+    """Games by id, kept in memory over a :class:`Store`; ``publish(game_id)`` tells the seats."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        ai_workers: int = 1,
+        hint_iterations: int = 1500,
+        analysis_iterations: int = 600,
+        seed: int | None = None,
+    ) -> None:
+        self.store = store
+        self.hint_iterations = hint_iterations
+        self.analysis_iterations = analysis_iterations
+        self._games: dict[str, LiveGame] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._rng = random.Random(seed) if seed is not None else random.SystemRandom()
+        self._executor: Executor = (
+            ProcessPoolExecutor(max_workers=ai_workers, mp_context=get_context("spawn"))
+            if ai_workers > 0
+            else ThreadPoolExecutor(max_workers=1)
+        )
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._ai_pending: set[tuple[str, int]] = set()
+        self._analysing: dict[str, asyncio.Task[Any]] = {}
+        self.publish: Publisher = _nobody
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Resume after a (re)start: make every AI move that is due; follow other processes."""
+        await self.store.listen(self._changed_elsewhere)
+        for game_id in await self.store.playing():
+            game = await self.get(game_id)
+            if game is not None:
+                self._schedule_ai(game)
+
+    async def close(self) -> None:
+        """Stop the AI's work and release the database."""
+        for task in list(self._tasks) + list(self._analysing.values()):
+            task.cancel()
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        await self.store.close()
+
+    async def _changed_elsewhere(self, game_id: str) -> None:
+        """Another process changed ``game_id``: reload it and tell this process's seats."""
+        if game_id in self._games:
+            async with self._lock(game_id):  # never between a change's write and its publish
+                await self._reload(game_id)
+            await self.publish(game_id)
+
+    # -- games ---------------------------------------------------------------------------------
+
+    async def create(
+        self,
+        *,
+        mode: str = "ai",
+        level: str | None = None,
+        seat: int | str = "random",
+        max_rounds: int | None = 3,
+        name: str | None = None,
+        opponent_name: str | None = None,
+    ) -> tuple[LiveGame, int]:
+        """A new game; returns it and the creator's seat."""
+        if mode not in ("ai", "friend"):
+            raise WebError("bad-request", f"mode must be 'ai' or 'friend', got {mode!r}")
+        if mode == "ai":
+            level = DEFAULT_LEVEL if level is None else level
+            if level not in LEVELS:
+                raise WebError(
+                    "bad-request", f"level must be one of {', '.join(LEVELS)}, got {level!r}"
+                )
+        elif level is not None:
+            raise WebError("bad-request", "a game with a friend has no AI level")
+        if seat == "random":
+            seat = self._rng.randrange(2)
+        if seat not in (0, 1) or isinstance(seat, bool):
+            raise WebError("bad-request", f"seat must be 0, 1 or 'random', got {seat!r}")
+        try:
+            Rules(max_rounds=max_rounds)
+        except ValueError as e:
+            raise WebError("bad-request", f"{e} (e.g. 3, or null for no limit)") from None
+        me = _clean_name(name, "Player 1")
+        other = (
+            str(level)
+            if mode == "ai"
+            else _clean_name(opponent_name, "Player 2" if me != "Player 2" else "Player 1")
+        )
+        names = (me, other) if seat == 0 else (other, me)
+        row = GameRow(
+            id=secrets.token_urlsafe(9),
+            seed=self._rng.getrandbits(62),
+            max_rounds=max_rounds,
+            mode=mode,
+            level=level,
+            ai_seat=(1 - seat) if mode == "ai" else None,
+            tokens=(secrets.token_urlsafe(18), secrets.token_urlsafe(18)),
+            names=names,
+            joined=(seat == 0 or mode == "ai", seat == 1 or mode == "ai"),
+        )
+        await self.store.create(row)
+        game = LiveGame(row, replay(row))
+        self._games[row.id] = game
+        self._schedule_ai(game)
+        return game, seat
+
+    async def get(self, game_id: str) -> LiveGame | None:
+        """The game ``game_id``, from memory or the database."""
+        game = self._games.get(game_id)
+        if game is None:
+            game = await self._reload(game_id)
+        return game
+
+    async def _reload(self, game_id: str) -> LiveGame | None:
+        row = await self.store.load(game_id)
+        if row is None:
+            self._games.pop(game_id, None)
+            return None
+        old = self._games.get(game_id)
+        if old is not None and old.row.version > row.version:
+            return old  # what was read is older than what this process already holds
+        game = LiveGame(row, replay(row), thinking=old.thinking if old else False)
+        self._games[game_id] = game
+        return game
+
+    async def seat_for(self, game_id: str, token: str | None) -> tuple[LiveGame, int]:
+        """The game and the seat that ``token`` opens (marks the seat as joined)."""
+        game = await self.get(game_id)
+        if game is None:
+            raise WebError("not-found", f"there is no game {game_id!r}")
+        if token:
+            for seat in (0, 1):
+                if hmac.compare_digest(game.row.tokens[seat].encode(), token.encode()):
+                    if game.row.mode == "ai" and seat == game.row.ai_seat:
+                        break
+                    if not game.row.joined[seat]:
+                        async with self._lock(game_id):
+                            await self.store.update(game_id, **{f"joined{seat}": True})
+                            game = self._games.get(game_id, game)
+                            joined = list(game.row.joined)
+                            joined[seat] = True
+                            game.row = replace(game.row, joined=(joined[0], joined[1]))
+                        await self._announce(game_id)
+                    return game, seat
+        raise WebError("bad-token", "this link or cookie does not open a seat of this game")
+
+    async def play(self, game_id: str, seat: int, text: Any, version: Any = None) -> LiveGame:
+        """Play ``text`` for ``seat``; checked, stored, then announced."""
+        if not isinstance(text, str):
+            raise WebError("bad-request", 'a move must be a string in move notation, e.g. "G147"')
+        try:
+            move = Move.parse(text)
+        except InvalidMoveError as e:
+            raise WebError("bad-request", str(e)) from None
+        if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
+            raise WebError("bad-request", f"version must be a whole number, got {version!r}")
+        return await self._change(game_id, seat, [str(move)], version)
+
+    async def resign(self, game_id: str, seat: int) -> LiveGame:
+        """``seat`` resigns: the other seat wins."""
+        return await self._change(game_id, seat, [f"{RESIGN}{seat}"], None)
+
+    async def _change(
+        self, game_id: str, seat: int, entries: list[str], version: int | None
+    ) -> LiveGame:
+        async with self._lock(game_id):
+            for attempt in range(3):
+                game = await self.get(game_id)
+                if game is None:
+                    raise WebError("not-found", f"there is no game {game_id!r}")
+                if version is not None and version != game.row.version and attempt == 0:
+                    raise WebError(
+                        "conflict",
+                        f"the game has moved on (version {game.row.version}, you sent {version}); "
+                        "here is the current state",
+                    )
+                state = _apply(game, seat, entries)
+                outcome = state.outcome
+                stored = await self.store.append(
+                    game_id,
+                    game.row.version,
+                    [(seat, e) for e in entries],
+                    status="over" if outcome else "playing",
+                    result=outcome.to_json() if outcome else None,
+                )
+                if stored:
+                    game.row = replace(
+                        game.row,
+                        version=game.row.version + 1,
+                        moves=game.row.moves + tuple(entries),
+                        status="over" if outcome else "playing",
+                        result=outcome.to_json() if outcome else None,
+                    )
+                    game.state = state
+                    break
+                await self._reload(game_id)  # another process wrote first: check again
+            else:
+                raise WebError("conflict", "the game is busy; try again")
+        await self._after_change(game)
+        return game
+
+    async def undo(self, game_id: str, seat: int) -> LiveGame:
+        """Take back ``seat``'s last move and the AI's replies (AI games only)."""
+        async with self._lock(game_id):
+            game = await self.get(game_id)
+            if game is None:
+                raise WebError("not-found", f"there is no game {game_id!r}")
+            if game.row.mode != "ai":
+                raise WebError("not-allowed", "undo is only for games against the AI")
+            if game.state.is_over:
+                raise WebError("over", "the game is over")
+            keep = _undo_point(game, seat)
+            if keep is None:
+                raise WebError("not-allowed", "you have no move to take back")
+            if not await self.store.truncate(game_id, game.row.version, keep):
+                game = await self._reload(game_id)
+                raise WebError("conflict", "the game changed meanwhile; try again")
+            row = replace(game.row, version=game.row.version + 1, moves=game.row.moves[:keep])
+            game.row = replace(row, status="playing", result=None)
+            game.state = replay(game.row)
+        await self._after_change(game)
+        return game
+
+    async def hint(self, game_id: str, seat: int) -> dict[str, Any]:
+        """The AI's suggestion for ``seat``'s decision (AI games only)."""
+        game = await self.get(game_id)
+        if game is None:
+            raise WebError("not-found", f"there is no game {game_id!r}")
+        if game.row.mode != "ai":
+            raise WebError("not-allowed", "hints are only for games against the AI")
+        if game.state.to_move != seat:
+            raise WebError("not-your-turn", "a hint is for your own decision: wait for your turn")
+        view = game.state.view(seat).to_json()
+        loop = asyncio.get_running_loop()
+        found: dict[str, Any] = await loop.run_in_executor(
+            self._executor, ai_worker.hint, view, game.row.max_rounds, self.hint_iterations
+        )
+        return {"type": "hint", **found}
+
+    async def rematch(self, game_id: str, seat: int) -> LiveGame:
+        """A new game with the same players and settings, seats swapped (once per game)."""
+        async with self._lock(game_id):
+            game = await self.get(game_id)
+            if game is None:
+                raise WebError("not-found", f"there is no game {game_id!r}")
+            if not game.state.is_over:
+                raise WebError("not-allowed", "a rematch is offered when the game is over")
+            if game.row.rematch is None:
+                old = game.row
+                row = GameRow(
+                    id=secrets.token_urlsafe(9),
+                    seed=self._rng.getrandbits(62),
+                    max_rounds=old.max_rounds,
+                    mode=old.mode,
+                    level=old.level,
+                    ai_seat=None if old.ai_seat is None else 1 - old.ai_seat,
+                    tokens=(secrets.token_urlsafe(18), secrets.token_urlsafe(18)),
+                    names=(old.names[1], old.names[0]),
+                    joined=(old.joined[1], old.joined[0]),
+                )
+                await self.store.create(row)
+                await self.store.update(game_id, rematch=row.id)
+                game.row = replace(old, rematch=row.id)
+                new = LiveGame(row, replay(row))
+                self._games[row.id] = new
+                self._schedule_ai(new)
+        await self._announce(game_id)
+        return game
+
+    async def rematch_link(self, game: LiveGame, seat: int) -> str | None:
+        """The link for ``seat`` of ``game`` to its rematch (its seat there is the other one)."""
+        if game.row.rematch is None:
+            return None
+        new = await self.get(game.row.rematch)
+        if new is None:
+            return None
+        return f"/g/{new.id}?t={new.row.tokens[1 - seat]}"
+
+    # -- after a change -------------------------------------------------------------------------
+
+    async def _after_change(self, game: LiveGame) -> None:
+        self._schedule_ai(game)
+        await self._announce(game.id)
+
+    async def _announce(self, game_id: str) -> None:
+        await self.publish(game_id)
+        await self.store.notify(game_id)
+
+    def _lock(self, game_id: str) -> asyncio.Lock:
+        lock = self._locks.get(game_id)
+        if lock is None:
+            lock = self._locks[game_id] = asyncio.Lock()
+        return lock
+
+    def _schedule_ai(self, game: LiveGame) -> None:
+        ai = game.row.ai_seat
+        if ai is None or game.state.to_move != ai:
+            return
+        key = (game.id, game.row.version)
+        if key in self._ai_pending:
+            return
+        self._ai_pending.add(key)
+        task = asyncio.create_task(self._ai_turn(game.id, game.row.version))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _ai_turn(self, game_id: str, version: int) -> None:
+        """Think in a worker process, then play, unless the game moved on meanwhile (an undo)."""
+        try:
+            game = await self.get(game_id)
+            if game is None or game.row.version != version or game.row.ai_seat is None:
+                return
+            seat = game.row.ai_seat
+            level = game.row.level or DEFAULT_LEVEL
+            view = game.state.view(seat).to_json()
+            seed = (game.row.seed * 1_000_003 + len(game.row.moves)) % (1 << 62)
+            game.thinking = True
+            await self.publish(game_id)
+            loop = asyncio.get_running_loop()
+            try:
+                move = await loop.run_in_executor(
+                    self._executor, ai_worker.choose, level, view, game.row.max_rounds, seed
+                )
+            finally:
+                game.thinking = False
+            current = await self.get(game_id)
+            if current is None or current.row.version != version:
+                await self.publish(game_id)
+                return
+            await self._change(game_id, seat, [move], version)
+        except WebError as e:  # the game moved on between the check and the move
+            log.info("AI move in game %s not played: %s", game_id, e.message)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("AI move in game %s failed", game_id)
+        finally:
+            self._ai_pending.discard((game_id, version))
+
+    # -- review ------------------------------------------------------------------------------
+
+    def record(self, game: LiveGame) -> Record:
+        """The game's record (hanamikoji-record/1)."""
+        return game.state.record(game.row.names)
+
+    async def analysis(self, game_id: str) -> dict[str, Any]:
+        """The AI's review of a finished game: pending at first, then ready."""
+        game = await self.get(game_id)
+        if game is None:
+            raise WebError("not-found", f"there is no game {game_id!r}")
+        if not game.state.is_over:
+            raise WebError("not-allowed", "the analysis is for finished games")
+        stored = await self.store.analysis(game_id)
+        if stored is not None:
+            return {"status": "ready", **stored}
+        task = self._analysing.get(game_id)
+        if task is None:
+            task = asyncio.create_task(self._analyse(game))
+            self._analysing[game_id] = task
+        elif task.done():
+            self._analysing.pop(game_id, None)
+            if task.exception() is not None:
+                return {"status": "failed", "message": "the analysis failed; reload to try again"}
+        return {"status": "pending"}
+
+    async def _analyse(self, game: LiveGame) -> None:
+        loop = asyncio.get_running_loop()
+        record = self.record(game).to_json()
+        decisions = await loop.run_in_executor(
+            self._executor, ai_worker.analyse, record, self.analysis_iterations
+        )
+        await self.store.save_analysis(
+            game.id, {"iterations": self.analysis_iterations, "decisions": decisions}
+        )
+
+    async def settle(self) -> None:
+        """Wait until no AI move is being made (for tests and orderly shutdown)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+
+async def _nobody(game_id: str) -> None:
+    return None
+
+
+def _apply(game: LiveGame, seat: int, entries: list[str]) -> State:
+    state = game.state
+    if state.is_over:
+        raise WebError("over", "the game is over")
+    for text in entries:
+        if text.startswith(RESIGN):
+            state = state.concede(seat, Termination.RESIGN)
+            continue
+        if state.to_move != seat:
+            raise WebError("not-your-turn", "it is not your turn: wait for your opponent's move")
+        move = Move.parse(text)
+        if move not in state.legal_moves:
+            legal = " ".join(str(m) for m in state.legal_moves)
+            what = "a pick from the offer" if state.phase is Phase.PICK else "an action"
+            raise WebError("illegal", f"{text} is not legal now ({what}); legal: {legal}")
+        try:
+            state = state.apply(move)
+        except IllegalMoveError as e:  # pragma: no cover - legal_moves said it was legal
+            raise WebError("illegal", str(e)) from None
+    return state
+
+
+def _clean_name(name: Any, default: str) -> str:
+    if name is None:
+        return default
+    if not isinstance(name, str):
+        raise WebError("bad-request", f"name must be a string, got {name!r}")
+    text = " ".join(name.split())
+    if len(text) > MAX_NAME:
+        raise WebError("bad-request", f"name must be at most {MAX_NAME} characters")
+    return text or default
+
+
+def review_frames(state: State) -> list[dict[str, Any]]:
+    """The whole table after each move of a finished game, for the review page."""
+    positions: list[State] = []
+    s: State | None = state
+    while s is not None:
+        positions.append(s)
+        s = s.parent
+    positions.reverse()
+    plies = state.history
+    frames = []
+    scored = {score.round: score for score in state.scorings}
+    for i, pos in enumerate(positions):
+        ply = plies[i - 1] if i > 0 and i - 1 < len(plies) else None
+        ended = ply is not None and (pos.round != ply.round or pos.is_over)
+        scoring = scored.get(ply.round) if ended and ply is not None else None
+        deal = pos.deal
+        frames.append(
+            {
+                "index": i,
+                "round": pos.round,
+                "seat": ply.seat if ply else None,
+                "move": str(ply.move) if ply else None,
+                "text": ply.move.describe() if ply else "",
+                "hands": [pos.hand(0), pos.hand(1)],
+                "played": [pos.played(0), pos.played(1)],
+                "secrets": [pos.secret(0), pos.secret(1)],
+                "discards": [pos.discard(0), pos.discard(1)],
+                "removed": deal.removed,
+                "deck": deal.deck[len(deal.deck) - pos.deck_left :],
+                "markers": list(pos.markers),
+                "charm": list(pos.charm),
+                "geisha": list(pos.geisha),
+                "actions_left": [pos.actions_left(0), pos.actions_left(1)],
+                "offer": str(pos.offer) if pos.offer else None,
+                "to_move": pos.to_move,
+                "scoring": _scoring_json(scoring) if scoring else None,
+            }
+        )
+    return frames

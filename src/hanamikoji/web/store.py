@@ -1,0 +1,604 @@
+"""Where the web app keeps its games: SQLite (embedded, the default) or PostgreSQL.
+
+A game is its row (who plays, the seed its deals come from, the rules) and its moves, one row each.
+Every change goes through a version check (optimistic concurrency), so two server processes on one
+database never both write the same ply: the loser reloads and checks its move again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sqlite3
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import urlparse
+
+__all__ = [
+    "MIGRATIONS",
+    "GameRow",
+    "PostgresStore",
+    "SQLiteStore",
+    "Store",
+    "StoreError",
+    "default_db_path",
+    "open_store",
+    "safe_url",
+]
+
+
+class StoreError(ValueError):
+    """A database URL that cannot be used, or a database that cannot be opened."""
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One stored game: its settings, players and moves (``"resign:S"`` for a resignation)."""
+
+    id: str
+    seed: int
+    max_rounds: int | None
+    mode: str  # "ai" or "friend"
+    level: str | None
+    ai_seat: int | None
+    tokens: tuple[str, str]
+    names: tuple[str, str]
+    joined: tuple[bool, bool]
+    version: int = 0
+    status: str = "playing"
+    result: dict[str, Any] | None = None
+    rematch: str | None = None
+    created_at: str = ""
+    moves: tuple[str, ...] = field(default=())
+
+
+# Each migration takes the schema from version i to i + 1; never edit one that has shipped.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE games (
+            id TEXT PRIMARY KEY,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            seed BIGINT NOT NULL,
+            max_rounds INTEGER,
+            mode TEXT NOT NULL,
+            level TEXT,
+            ai_seat INTEGER,
+            token0 TEXT NOT NULL,
+            token1 TEXT NOT NULL,
+            name0 TEXT NOT NULL,
+            name1 TEXT NOT NULL,
+            joined0 INTEGER NOT NULL,
+            joined1 INTEGER NOT NULL,
+            version INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            result TEXT,
+            rematch TEXT
+        )""",
+        """CREATE TABLE moves (
+            game_id TEXT NOT NULL REFERENCES games(id),
+            ply INTEGER NOT NULL,
+            seat INTEGER NOT NULL,
+            move TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (game_id, ply)
+        )""",
+        "CREATE INDEX games_status ON games (status)",
+        """CREATE TABLE analyses (
+            game_id TEXT PRIMARY KEY REFERENCES games(id),
+            data TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        )""",
+    ),
+)
+"""The schema as migrations; ``schema_version`` in table ``meta`` says how far a database is."""
+
+_GAME_COLUMNS = (
+    "id, seed, max_rounds, mode, level, ai_seat, token0, token1, name0, name1, "
+    "joined0, joined1, version, status, result, rematch, created_at"
+)
+
+Listener = Callable[[str], Awaitable[None]]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _row(values: Sequence[Any], moves: Sequence[str]) -> GameRow:
+    (gid, seed, max_rounds, mode, level, ai_seat, t0, t1, n0, n1, j0, j1, version, status) = values[
+        :14
+    ]
+    result, rematch, created = values[14:17]
+    return GameRow(
+        id=gid,
+        seed=int(seed),
+        max_rounds=max_rounds,
+        mode=mode,
+        level=level,
+        ai_seat=ai_seat,
+        tokens=(t0, t1),
+        names=(n0, n1),
+        joined=(bool(j0), bool(j1)),
+        version=int(version),
+        status=status,
+        result=json.loads(result) if result else None,
+        rematch=rematch,
+        created_at=str(created),
+        moves=tuple(moves),
+    )
+
+
+class Store(Protocol):
+    """What the web app needs from a database."""
+
+    url: str
+
+    async def create(self, game: GameRow) -> None:
+        """Store a new game (no moves yet)."""
+        ...
+
+    async def load(self, game_id: str) -> GameRow | None:
+        """The game with its moves, or None."""
+        ...
+
+    async def append(
+        self,
+        game_id: str,
+        version: int,
+        moves: Sequence[tuple[int, str]],
+        *,
+        status: str = "playing",
+        result: dict[str, Any] | None = None,
+    ) -> bool:
+        """Add ``(seat, move)`` entries after the stored ones if the game is at ``version``."""
+        ...
+
+    async def truncate(self, game_id: str, version: int, keep: int) -> bool:
+        """Keep only the first ``keep`` moves (an undo) if the game is still at ``version``."""
+        ...
+
+    async def update(self, game_id: str, **fields: Any) -> None:
+        """Set ``joined0``/``joined1``/``rematch`` (no version change: the moves stay)."""
+        ...
+
+    async def playing(self) -> list[str]:
+        """The ids of the games not finished."""
+        ...
+
+    async def analysis(self, game_id: str) -> dict[str, Any] | None:
+        """A stored analysis of a finished game."""
+        ...
+
+    async def save_analysis(self, game_id: str, data: dict[str, Any]) -> None:
+        """Store a finished game's analysis."""
+        ...
+
+    async def notify(self, game_id: str) -> None:
+        """Tell other server processes on this database that ``game_id`` changed."""
+        ...
+
+    async def listen(self, callback: Listener) -> None:
+        """Call ``callback(game_id)`` when another process changes a game (no-op if alone)."""
+        ...
+
+    async def close(self) -> None:
+        """Release the database."""
+        ...
+
+
+def default_db_path() -> Path:
+    """The default SQLite file, in the user's data directory."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "hanamikoji" / "games.sqlite3"
+
+
+async def open_store(url: str | None) -> Store:
+    """Open (and create or migrate) the database named by ``url``.
+
+    ``None`` is the default SQLite file; ``sqlite:///PATH`` another file (``sqlite:////tmp/x``
+    for an absolute path, as in SQLAlchemy); ``postgresql://...``
+    a PostgreSQL database. A plain path is taken as an SQLite file.
+    """
+    if url is None or not url.strip():
+        return SQLiteStore(default_db_path())
+    text = url.strip()
+    scheme = urlparse(text).scheme.lower()
+    if scheme in ("postgresql", "postgres"):
+        store = PostgresStore(text)
+        await store.open()
+        return store
+    if scheme == "sqlite":
+        if not text.startswith("sqlite:///") or len(text) == len("sqlite:///"):
+            raise StoreError(
+                f"no file in {text!r}; expected sqlite:///relative/path.sqlite3 "
+                "or sqlite:////absolute/path.sqlite3"
+            )
+        return SQLiteStore(Path(text[len("sqlite:///") :]))
+    if scheme == "":
+        return SQLiteStore(Path(text))
+    raise StoreError(
+        f"unknown database {text!r}; expected sqlite:///PATH or postgresql://USER@HOST:PORT/DB"
+    )
+
+
+class SQLiteStore:
+    """Games in an SQLite file (WAL: a write is safe once its call returns, even on kill -9)."""
+
+    def __init__(self, path: Path) -> None:
+        self.url = f"sqlite:///{path}"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._migrate()
+        except (OSError, sqlite3.Error) as e:
+            raise StoreError(f"cannot open the SQLite database {str(path)!r}: {e}") from None
+
+    def _migrate(self) -> None:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+            row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            current = int(row[0]) if row else 0
+            if current > len(MIGRATIONS):
+                raise StoreError(
+                    f"the database has schema version {current}, newer than this program's "
+                    f"{len(MIGRATIONS)}: upgrade hanamikoji"
+                )
+            for statements in MIGRATIONS[current:]:
+                for sql in statements:
+                    db.execute(sql)
+            db.execute(
+                "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (str(len(MIGRATIONS)),),
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    @property
+    def schema_version(self) -> int:
+        """How many migrations the file has had."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        return int(row[0])
+
+    async def create(self, game: GameRow) -> None:
+        now = _now()
+        self._db.execute(
+            "INSERT INTO games (id, created_at, updated_at, seed, max_rounds, mode, level, "
+            "ai_seat, token0, token1, name0, name1, joined0, joined1, version, status, result, "
+            "rematch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            _insert_values(game, now),
+        )
+
+    async def load(self, game_id: str) -> GameRow | None:
+        db = self._db
+        values = db.execute(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
+        if values is None:
+            return None
+        moves = db.execute(
+            "SELECT move FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)
+        ).fetchall()
+        return _row(values, [m[0] for m in moves])
+
+    async def append(
+        self,
+        game_id: str,
+        version: int,
+        moves: Sequence[tuple[int, str]],
+        *,
+        status: str = "playing",
+        result: dict[str, Any] | None = None,
+    ) -> bool:
+        db = self._db
+        now = _now()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            cur = db.execute(
+                "UPDATE games SET version = version + 1, status = ?, result = ?, updated_at = ? "
+                "WHERE id = ? AND version = ?",
+                (status, json.dumps(result) if result else None, now, game_id, version),
+            )
+            if cur.rowcount != 1:
+                db.execute("ROLLBACK")
+                return False
+            (count,) = db.execute(
+                "SELECT COUNT(*) FROM moves WHERE game_id = ?", (game_id,)
+            ).fetchone()
+            db.executemany(
+                "INSERT INTO moves (game_id, ply, seat, move, created_at) VALUES (?, ?, ?, ?, ?)",
+                [(game_id, count + i, seat, move, now) for i, (seat, move) in enumerate(moves)],
+            )
+            db.execute("COMMIT")
+            return True
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    async def truncate(self, game_id: str, version: int, keep: int) -> bool:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            cur = db.execute(
+                "UPDATE games SET version = version + 1, status = 'playing', result = NULL, "
+                "updated_at = ? WHERE id = ? AND version = ?",
+                (_now(), game_id, version),
+            )
+            if cur.rowcount != 1:
+                db.execute("ROLLBACK")
+                return False
+            db.execute("DELETE FROM moves WHERE game_id = ? AND ply >= ?", (game_id, keep))
+            db.execute("COMMIT")
+            return True
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    async def update(self, game_id: str, **fields: Any) -> None:
+        sets, values = _updates(fields)
+        self._db.execute(f"UPDATE games SET {sets} WHERE id = ?", (*values, game_id))
+
+    async def playing(self) -> list[str]:
+        rows = self._db.execute("SELECT id FROM games WHERE status = 'playing'").fetchall()
+        return [r[0] for r in rows]
+
+    async def analysis(self, game_id: str) -> dict[str, Any] | None:
+        row = self._db.execute("SELECT data FROM analyses WHERE game_id = ?", (game_id,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    async def save_analysis(self, game_id: str, data: dict[str, Any]) -> None:
+        self._db.execute(
+            "INSERT INTO analyses (game_id, data, created_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (game_id) DO UPDATE SET data = excluded.data",
+            (game_id, json.dumps(data), _now()),
+        )
+
+    async def notify(self, game_id: str) -> None:
+        return None  # one process per SQLite file: nobody else to tell
+
+    async def listen(self, callback: Listener) -> None:
+        return None
+
+    async def close(self) -> None:
+        self._db.close()
+
+
+def _insert_values(game: GameRow, now: str) -> tuple[Any, ...]:
+    return (
+        game.id,
+        now,
+        now,
+        game.seed,
+        game.max_rounds,
+        game.mode,
+        game.level,
+        game.ai_seat,
+        game.tokens[0],
+        game.tokens[1],
+        game.names[0],
+        game.names[1],
+        int(game.joined[0]),
+        int(game.joined[1]),
+        game.version,
+        game.status,
+        json.dumps(game.result) if game.result else None,
+        game.rematch,
+    )
+
+
+_UPDATABLE = ("joined0", "joined1", "rematch")
+
+
+def _updates(fields: dict[str, Any]) -> tuple[str, list[Any]]:
+    unknown = set(fields) - set(_UPDATABLE)
+    if unknown or not fields:
+        raise ValueError(f"only {', '.join(_UPDATABLE)} can be updated, got {sorted(fields)}")
+    names = list(fields)
+    values = [int(v) if isinstance(v, bool) else v for v in fields.values()]
+    return ", ".join(f"{n} = ?" for n in names), values
+
+
+_CHANNEL = "hanamikoji_games"
+
+
+class PostgresStore:
+    """Games in PostgreSQL; changes are announced to other processes with LISTEN/NOTIFY."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._origin = os.urandom(6).hex()  # to recognise this process's own notifications
+        self._pool: Any = None
+        self._listener: Any = None
+        self._listen_task: asyncio.Task[None] | None = None
+
+    async def open(self) -> None:
+        """Connect and create or migrate the schema."""
+        import psycopg
+        from psycopg_pool import AsyncConnectionPool
+
+        try:
+            # One plain connection first: it fails at once, with PostgreSQL's own reason.
+            probe = await psycopg.AsyncConnection.connect(self.url, connect_timeout=10)
+            await probe.close()
+            self._pool = AsyncConnectionPool(
+                self.url, min_size=1, max_size=8, open=False, kwargs={"autocommit": True}
+            )
+            await self._pool.open(wait=True, timeout=10)
+            await self._migrate()
+        except (psycopg.Error, OSError) as e:
+            await self.close()
+            raise StoreError(
+                f"cannot use the PostgreSQL database {safe_url(self.url)}: {e}"
+            ) from None
+        except Exception as e:  # the pool's own timeout error
+            await self.close()
+            raise StoreError(f"cannot connect to PostgreSQL at {safe_url(self.url)}: {e}") from None
+
+    async def _migrate(self) -> None:
+        async with self._pool.connection() as conn, conn.transaction():
+            # One process migrates at a time; the others wait, then find nothing to do.
+            await conn.execute("SELECT pg_advisory_xact_lock(7316402)")
+            await conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+            cur = await conn.execute("SELECT value FROM meta WHERE key = 'schema_version'")
+            row = await cur.fetchone()
+            current = int(row[0]) if row else 0
+            if current > len(MIGRATIONS):
+                raise StoreError(
+                    f"the database has schema version {current}, newer than this program's "
+                    f"{len(MIGRATIONS)}: upgrade hanamikoji"
+                )
+            for statements in MIGRATIONS[current:]:
+                for sql in statements:
+                    await conn.execute(sql)
+            await conn.execute(
+                "INSERT INTO meta (key, value) VALUES ('schema_version', %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (str(len(MIGRATIONS)),),
+            )
+
+    async def create(self, game: GameRow) -> None:
+        async with self._pool.connection() as conn:
+            await conn.execute(
+                "INSERT INTO games (id, created_at, updated_at, seed, max_rounds, mode, level, "
+                "ai_seat, token0, token1, name0, name1, joined0, joined1, version, status, "
+                "result, rematch) VALUES "
+                "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                _insert_values(game, _now()),
+            )
+
+    async def load(self, game_id: str) -> GameRow | None:
+        async with self._pool.connection() as conn:
+            cur = await conn.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = %s", (game_id,))
+            values = await cur.fetchone()
+            if values is None:
+                return None
+            cur = await conn.execute(
+                "SELECT move FROM moves WHERE game_id = %s ORDER BY ply", (game_id,)
+            )
+            moves = [m[0] for m in await cur.fetchall()]
+        return _row(values, moves)
+
+    async def append(
+        self,
+        game_id: str,
+        version: int,
+        moves: Sequence[tuple[int, str]],
+        *,
+        status: str = "playing",
+        result: dict[str, Any] | None = None,
+    ) -> bool:
+        now = _now()
+        async with self._pool.connection() as conn, conn.transaction():
+            cur = await conn.execute(
+                "UPDATE games SET version = version + 1, status = %s, result = %s, "
+                "updated_at = %s WHERE id = %s AND version = %s",
+                (status, json.dumps(result) if result else None, now, game_id, version),
+            )
+            if cur.rowcount != 1:
+                return False
+            cur = await conn.execute("SELECT COUNT(*) FROM moves WHERE game_id = %s", (game_id,))
+            row = await cur.fetchone()
+            count = int(row[0])
+            async with conn.cursor() as c:
+                await c.executemany(
+                    "INSERT INTO moves (game_id, ply, seat, move, created_at) "
+                    "VALUES (%s, %s, %s, %s, %s)",
+                    [(game_id, count + i, seat, move, now) for i, (seat, move) in enumerate(moves)],
+                )
+        return True
+
+    async def truncate(self, game_id: str, version: int, keep: int) -> bool:
+        async with self._pool.connection() as conn, conn.transaction():
+            cur = await conn.execute(
+                "UPDATE games SET version = version + 1, status = 'playing', result = NULL, "
+                "updated_at = %s WHERE id = %s AND version = %s",
+                (_now(), game_id, version),
+            )
+            if cur.rowcount != 1:
+                return False
+            await conn.execute(
+                "DELETE FROM moves WHERE game_id = %s AND ply >= %s", (game_id, keep)
+            )
+        return True
+
+    async def update(self, game_id: str, **fields: Any) -> None:
+        sets, values = _updates(fields)
+        async with self._pool.connection() as conn:
+            await conn.execute(
+                f"UPDATE games SET {sets.replace('?', '%s')} WHERE id = %s", (*values, game_id)
+            )
+
+    async def playing(self) -> list[str]:
+        async with self._pool.connection() as conn:
+            cur = await conn.execute("SELECT id FROM games WHERE status = 'playing'")
+            return [r[0] for r in await cur.fetchall()]
+
+    async def analysis(self, game_id: str) -> dict[str, Any] | None:
+        async with self._pool.connection() as conn:
+            cur = await conn.execute("SELECT data FROM analyses WHERE game_id = %s", (game_id,))
+            row = await cur.fetchone()
+        return json.loads(row[0]) if row else None
+
+    async def save_analysis(self, game_id: str, data: dict[str, Any]) -> None:
+        async with self._pool.connection() as conn:
+            await conn.execute(
+                "INSERT INTO analyses (game_id, data, created_at) VALUES (%s, %s, %s) "
+                "ON CONFLICT (game_id) DO UPDATE SET data = excluded.data",
+                (game_id, json.dumps(data), _now()),
+            )
+
+    async def notify(self, game_id: str) -> None:
+        async with self._pool.connection() as conn:
+            await conn.execute("SELECT pg_notify(%s, %s)", (_CHANNEL, f"{self._origin}:{game_id}"))
+
+    async def listen(self, callback: Listener) -> None:
+        import psycopg
+
+        self._listener = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        await self._listener.execute(f"LISTEN {_CHANNEL}")
+
+        async def pump() -> None:
+            async for note in self._listener.notifies():
+                origin, _, game_id = note.payload.partition(":")
+                if origin != self._origin and game_id:
+                    try:
+                        await callback(game_id)
+                    except Exception:  # one bad game must not stop the others' updates
+                        import logging
+
+                        logging.getLogger(__name__).exception("update of game %s failed", game_id)
+
+        self._listen_task = asyncio.create_task(pump())
+
+    async def close(self) -> None:
+        if self._listen_task is not None:
+            self._listen_task.cancel()
+            self._listen_task = None
+        if self._listener is not None:
+            await self._listener.close()
+            self._listener = None
+        if self._pool is not None:
+            await self._pool.close()
+            self._pool = None
+
+
+def safe_url(url: str) -> str:
+    """The URL without its password, for messages."""
+    parsed = urlparse(url)
+    if parsed.password:
+        netloc = parsed.netloc.replace(f":{parsed.password}@", ":***@")
+        return parsed._replace(netloc=netloc).geturl()
+    return url

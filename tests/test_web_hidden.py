@@ -1,0 +1,181 @@
+"""Nothing hidden reaches a browser: every byte sent to a seat in whole games is checked.
+
+Whole games are played over real WebSockets while the server keeps every message it sends each
+connection. For each seat, a twin game is built that differs only in what that seat cannot see: the
+opponent's round-1 Discard holds the removed card instead of one of its own, so the opponent's hand,
+its Discard and the removed card all differ. Every message the seat received must be exactly what
+the twin game would have sent it: so none of those cards can be told from what was sent.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient
+
+from hanamikoji.state import Deal, State
+from hanamikoji.web.server import HUB, Connection, create_app
+from hanamikoji.web.service import GameService, LiveGame, seat_message
+from hanamikoji.web.store import GameRow, open_store
+from web_support import Seat, over, play_out
+
+Client = TestClient[Any, Any]
+
+
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[GameService]:
+    store = await open_store(f"sqlite:///{tmp_path / 'games.sqlite3'}")
+    yield GameService(store, ai_workers=0, seed=11)
+
+
+def twin(state: State, seat: int) -> tuple[list[Deal], list[str]] | None:
+    """Deals and moves of a game that ``seat`` cannot tell from ``state``'s (None if none)."""
+    other = 1 - seat
+    deals = list(state.deals)
+    moves = [str(p.move) for p in state.history]
+    deal = deals[0]
+    index = next(
+        i
+        for i, p in enumerate(state.history)
+        if p.round == 1 and p.seat == other and str(p.move).startswith("D")
+    )
+    cards = moves[index][1:]
+    removed = deal.removed
+    swap = next((c for c in cards if c != removed), None)
+    if swap is None:
+        return None
+    rest = cards.replace(swap, "", 1)
+    moves[index] = "D" + "".join(sorted(rest + removed))
+    # The copy of the card to replace: the dealt one or one the other seat drew (it draws every
+    # second card, the first player from the top); the first whose game still replays.
+    first_draw = 0 if other == 0 else 1
+    places = [-1] + [j for j in range(first_draw, 8, 2) if deal.deck[j] == swap]
+    for j in places:
+        hands = list(deal.hands)
+        deck = list(deal.deck)
+        if j < 0:
+            if swap not in hands[other]:
+                continue
+            hands[other] = "".join(sorted(hands[other].replace(swap, removed, 1)))
+        else:
+            deck[j] = removed
+        deals[0] = Deal(swap, (hands[0], hands[1]), "".join(deck))
+        try:
+            states_of(deals, moves, state.rules)
+        except ValueError:
+            continue
+        return deals, moves
+    raise AssertionError("no twin replays")  # pragma: no cover - one copy always works
+
+
+def states_of(deals: list[Deal], moves: list[str], rules: Any) -> list[State]:
+    """The state after each number of moves (index = moves made)."""
+    state = State.from_deals(deals, rules=rules)
+    out = [state]
+    for move in moves:
+        state = state.apply(move)
+        out.append(state)
+    return out
+
+
+def check_frames(frames: list[dict[str, Any]], row: GameRow, seat: int, states: list[State]) -> int:
+    """Assert each frame is what ``states`` would have sent ``seat``; how many were checked."""
+    checked = 0
+    for frame in frames:
+        if frame["type"] != "state":
+            assert frame["type"] in ("pong", "error", "hint"), frame
+            continue
+        info = frame["game"]
+        version = info["version"]
+        joined = list(row.joined)
+        joined[1 - seat] = info["opponent_joined"]
+        at = replace(row, version=version, moves=row.moves[:version], joined=tuple(joined))  # type: ignore[arg-type]
+        game = LiveGame(at, states[version], thinking=info["thinking"])
+        expected = seat_message(
+            game,
+            states[version].view(seat),
+            online=info["opponent_online"],
+            rematch=info["rematch"],
+        )
+        assert frame == expected
+        checked += 1
+    return checked
+
+
+async def _record_games(
+    client: Client, service: GameService, mode: str, seeds: list[int]
+) -> list[tuple[str, dict[int, list[dict[str, Any]]]]]:
+    hub = client.app[HUB]
+    sent: dict[int, list[str]] = {}
+
+    def keep(conn: Connection) -> None:
+        conn.sent = sent.setdefault(conn.seat, [])
+
+    hub.on_connect = keep
+    out = []
+    for seed in seeds:
+        sent.clear()
+        body = {"mode": mode, "seat": seed % 2}
+        if mode == "ai":
+            body["level"] = "easy"
+        data = await (await client.post("/api/games", json=body)).json()
+        seats = [Seat(await client.ws_connect(f"/ws/{data['game']}?t={data['token']}"))]
+        if data["invite"]:
+            token = data["invite"].split("t=")[1]
+            seats.append(Seat(await client.ws_connect(f"/ws/{data['game']}?t={token}")))
+        for s in seats:
+            await s.until(lambda st: True)
+        await play_out(seats, random.Random(seed))
+        for s in seats:
+            await s.until(over)
+            await s.ws.close()
+        frames = {seat: [json.loads(t) for t in texts] for seat, texts in sent.items()}
+        out.append((data["game"], frames))
+    return out
+
+
+@pytest.mark.parametrize("mode", ["friend", "ai"])
+async def test_no_hidden_card_reaches_a_seat(
+    aiohttp_client: Callable[..., Awaitable[Client]], service: GameService, mode: str
+) -> None:
+    client = await aiohttp_client(create_app(service))
+    games = await _record_games(client, service, mode, [1, 2, 3, 4])
+    twins_checked = 0
+    for game_id, frames in games:
+        game = await service.get(game_id)
+        assert game is not None
+        real = states_of(
+            list(game.state.deals), [str(p.move) for p in game.state.history], game.rules
+        )
+        for seat, received in frames.items():
+            assert check_frames(received, game.row, seat, real) > 5
+            built = twin(game.state, seat)
+            if built is None:
+                continue
+            deals, moves = built
+            assert deals[0] != game.state.deals[0]
+            twin_states = states_of(deals, moves, game.rules)
+            assert twin_states[-1].outcome == game.state.outcome
+            check_frames(received, game.row, seat, twin_states)
+            twins_checked += 1
+    assert twins_checked >= 3
+
+
+def test_the_twin_differs_only_in_what_the_seat_cannot_see() -> None:
+    state = State.new(5)
+    rng = random.Random(5)
+    while not state.is_over:
+        state = state.apply(rng.choice(state.legal_moves))
+    built = twin(state, 0)
+    assert built is not None
+    deals, moves = built
+    other = states_of(deals, moves, state.rules)[-1]
+    assert deals[0].removed != state.deals[0].removed
+    assert other.view(0) == state.view(0)
+    assert other.view(1) != state.view(1)

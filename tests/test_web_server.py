@@ -1,0 +1,351 @@
+"""The web server over real HTTP and WebSockets (in-process): games, errors, undo, hints, review."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp.test_utils import TestClient
+
+from hanamikoji.record import Record
+from hanamikoji.web.server import HUB, create_app
+from hanamikoji.web.service import GameService
+from hanamikoji.web.store import open_store
+from web_support import Seat, my_turn, over, play_out
+
+Client = TestClient[Any, Any]
+MakeClient = Callable[..., Awaitable[Client]]
+
+
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[GameService]:
+    store = await open_store(f"sqlite:///{tmp_path / 'games.sqlite3'}")
+    svc = GameService(store, ai_workers=0, hint_iterations=60, analysis_iterations=40, seed=7)
+    yield svc
+
+
+@pytest.fixture
+async def client(aiohttp_client: MakeClient, service: GameService) -> Client:
+    return await aiohttp_client(create_app(service))
+
+
+async def create(client: Client, expect: int = 201, **body: Any) -> dict[str, Any]:
+    response = await client.post("/api/games", json=body)
+    data: dict[str, Any] = await response.json()
+    assert response.status == expect, data
+    return data
+
+
+async def connect(client: Client, game: str, token: str | None) -> Seat:
+    url = f"/ws/{game}" + (f"?t={token}" if token else "")
+    seat = Seat(await client.ws_connect(url))
+    return seat
+
+
+async def joined(client: Client, game: str, token: str | None) -> Seat:
+    seat = await connect(client, game, token)
+    await seat.until(lambda s: True)
+    return seat
+
+
+# -- creating games --------------------------------------------------------------------------------
+
+
+async def test_create_an_ai_game(client: Client) -> None:
+    data = await create(client, mode="ai", level="easy", seat=1, max_rounds=None, name="  Anna  ")
+    assert data["seat"] == 1 and data["invite"] is None
+    assert data["url"] == f"/g/{data['game']}?t={data['token']}"
+    seat = await joined(client, data["game"], data["token"])
+    state = seat.state
+    assert state is not None
+    assert state["game"]["names"] == ["easy", "Anna"]
+    assert state["game"]["rules"] == {"max_rounds": None}
+    assert state["game"]["mode"] == "ai" and state["game"]["level"] == "easy"
+    assert state["view"]["seat"] == 1
+    await seat.ws.close()
+
+
+async def test_create_sets_the_seat_cookie_that_opens_the_socket(client: Client) -> None:
+    data = await create(client, mode="ai", level="easy", seat=0)
+    assert client.session.cookie_jar.filter_cookies(client.make_url("/"))[f"hk_{data['game']}"]
+    seat = await joined(client, data["game"], None)  # no ?t=: the cookie identifies the seat
+    assert seat.state is not None and seat.state["view"]["seat"] == 0
+    await seat.ws.close()
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"mode": "chess"}, "mode must be 'ai' or 'friend', got 'chess'"),
+        ({"level": "grandmaster"}, "level must be one of beginner, easy, medium, hard, master"),
+        ({"seat": 2}, "seat must be 0, 1 or 'random', got 2"),
+        ({"max_rounds": 0}, "max_rounds must be a positive whole number or None"),
+        ({"max_rounds": "3"}, "max_rounds must be a positive whole number or None"),
+        ({"name": "x" * 41}, "name must be at most 40 characters"),
+        ({"name": 5}, "name must be a string"),
+        ({"mode": "friend", "level": "easy"}, "a game with a friend has no AI level"),
+        ({"colour": "red"}, "unknown keys ['colour']"),
+    ],
+)
+async def test_bad_requests_say_what_was_expected(
+    client: Client, body: dict[str, Any], message: str
+) -> None:
+    data = await create(client, expect=400, **body)
+    assert message in data["error"]
+
+
+async def test_a_body_that_is_not_a_json_object(client: Client) -> None:
+    for raw in (b"not json", b"[1, 2]", b"\xff\xfe"):
+        response = await client.post("/api/games", data=raw)
+        assert response.status == 400
+        assert "must be a JSON object" in (await response.json())["error"]
+
+
+async def test_levels(client: Client) -> None:
+    response = await client.get("/api/levels")
+    assert await response.json() == {
+        "levels": ["beginner", "easy", "medium", "hard", "master"],
+        "default": "medium",
+    }
+
+
+# -- playing ------------------------------------------------------------------------------------
+
+
+async def test_a_whole_game_against_the_ai_then_its_record_and_review(client: Client) -> None:
+    data = await create(client, mode="ai", level="easy", seat="random")
+    game, token = data["game"], data["token"]
+    response = await client.get(f"/api/games/{game}/record")
+    assert response.status == 403
+    assert "not finished" in (await response.json())["error"]
+    seat = await joined(client, game, token)
+    await play_out([seat], random.Random(3))
+    assert seat.state is not None
+    result = seat.state["result"]
+    assert result["reason"] in ("charm", "geisha", "round-limit", "draw")
+    assert seat.state["game"]["status"] == "over" and seat.state["legal"] == []
+
+    response = await client.get(f"/api/games/{game}/record")
+    assert response.status == 200
+    assert "attachment" in response.headers["Content-Disposition"]
+    record = Record.loads(await response.text())
+    final = record.replay()  # the record replays and agrees with its own result
+    assert final.outcome is not None and final.outcome.to_json() == result
+    assert record.players == tuple(seat.state["game"]["names"])
+
+    review = await (await client.get(f"/api/games/{game}/review")).json()
+    frames = review["frames"]
+    assert len(frames) == len(final.history) + 1
+    assert frames[0]["move"] is None and frames[0]["round"] == 1
+    assert [f["move"] for f in frames[1:]] == [str(p.move) for p in final.history]
+    assert frames[-1]["markers"] == result["markers"]
+    scored = [f["scoring"] for f in frames if f["scoring"]]
+    assert [s["round"] for s in scored] == [s.round for s in final.scorings]
+    # The first frame holds the whole deal of round 1, as the record has it.
+    deal = record.rounds[0].deal
+    drawn = "".join(sorted(deal.hands[0] + deal.deck[0]))  # seat 0 starts: it drew the top card
+    assert frames[0]["hands"] == [drawn, deal.hands[1]] and frames[0]["removed"] == deal.removed
+    assert frames[0]["deck"] == deal.deck[1:]
+    assert review["game"]["result"] == result
+
+
+async def test_move_errors_change_nothing(client: Client) -> None:
+    data = await create(client, mode="friend", seat=0)
+    host = await joined(client, data["game"], data["token"])
+    guest_token = data["invite"].split("t=")[1]
+    guest = await joined(client, data["game"], guest_token)
+    await host.until(lambda s: s["game"]["opponent_joined"])
+    assert host.state is not None and guest.state is not None
+    version = host.state["game"]["version"]
+
+    await guest.send(type="move", move=host.state["legal"][0])
+    error = await guest.error()
+    assert error["code"] == "not-your-turn"
+
+    await host.send(type="move", move="P1")  # well formed, not legal now
+    error = await host.error()
+    assert error["code"] == "illegal" and "legal:" in error["message"]
+
+    for bad, code in [
+        ({"type": "move", "move": "X12"}, "bad-request"),
+        ({"type": "move", "move": 12}, "bad-request"),
+        ({"type": "move"}, "bad-request"),
+        ({"type": "move", "move": host.state["legal"][0], "version": "x"}, "bad-request"),
+        ({"type": "dance"}, "bad-request"),
+        ({"no": "type"}, "bad-request"),
+        ({"type": "undo"}, "not-allowed"),
+        ({"type": "hint"}, "not-allowed"),
+        ({"type": "rematch"}, "not-allowed"),
+    ]:
+        await host.ws.send_json(bad)
+        error = await host.error()
+        assert error["code"] == code, (bad, error)
+        assert error["message"]
+    await host.ws.send_str("{not json")
+    assert (await host.error())["code"] == "bad-request"
+    await host.ws.send_bytes(b"\x00\x01")
+    assert (await host.error())["code"] == "bad-request"
+
+    await host.send(type="move", move=host.state["legal"][0], version=version + 5)
+    error = await host.error()
+    assert error["code"] == "conflict"
+    assert (await host.receive())["type"] == "state"  # the current state follows a conflict
+    # Nothing changed: the version is the same, and it is still the host's turn.
+    await host.send(type="ping")
+    assert (await host.receive())["type"] == "pong"
+    service_state = host.state
+    assert service_state is not None and service_state["game"]["version"] == version
+    assert my_turn(service_state)
+    await host.ws.close()
+    await guest.ws.close()
+
+
+async def test_a_wrong_token_or_game_is_refused(client: Client) -> None:
+    data = await create(client, mode="ai", level="easy")
+    for game, token in [(data["game"], "forged"), (data["game"], None), ("nope", data["token"])]:
+        client.session.cookie_jar.clear()
+        seat = await connect(client, game, token)
+        message = await seat.receive()
+        assert message["type"] == "error"
+        assert message["code"] in ("bad-token", "not-found")
+        closing = await seat.ws.receive()
+        assert closing.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
+
+
+async def test_the_ai_seat_token_opens_nothing(client: Client, service: GameService) -> None:
+    data = await create(client, mode="ai", level="easy", seat=0)
+    game = await service.get(data["game"])
+    assert game is not None
+    client.session.cookie_jar.clear()
+    seat = await connect(client, data["game"], game.row.tokens[1])
+    assert (await seat.receive())["code"] == "bad-token"
+
+
+async def test_a_friend_game_through_the_invite_link(client: Client) -> None:
+    data = await create(client, mode="friend", seat="random", name="Host")
+    assert data["invite"] and data["invite"] != data["url"]
+    host = await joined(client, data["game"], data["token"])
+    assert host.state is not None and not host.state["game"]["opponent_joined"]
+    assert not host.state["game"]["opponent_online"]
+    client.session.cookie_jar.clear()  # the friend is another browser
+    guest = await joined(client, data["game"], data["invite"].split("t=")[1])
+    await host.until(lambda s: s["game"]["opponent_joined"] and s["game"]["opponent_online"])
+    assert guest.state is not None and guest.state["view"]["seat"] == 1 - data["seat"]
+    assert guest.state["game"]["names"][data["seat"]] == "Host"
+    await play_out([host, guest], random.Random(5))
+    host_end, guest_end = await host.until(over), await guest.until(over)
+    assert host_end["result"] == guest_end["result"]
+    await guest.ws.close()
+    await host.until(lambda s: not s["game"]["opponent_online"])
+
+
+async def test_undo_takes_back_my_move_and_the_ai_reply(client: Client) -> None:
+    data = await create(client, mode="ai", level="easy", seat=0)
+    seat = await joined(client, data["game"], data["token"])
+    before = await seat.until(my_turn)
+    assert not before["game"]["can_undo"]
+    move = before["legal"][-1]
+    await seat.send(type="move", move=move)
+    after = await seat.until(lambda s: my_turn(s) and s["game"]["version"] > 1)
+    assert after["game"]["can_undo"]
+    await seat.send(type="undo")
+    undone = await seat.until(lambda s: s["game"]["version"] > after["game"]["version"])
+    assert undone["view"] == before["view"]  # the deal stays as it was
+    assert undone["legal"] == before["legal"]
+    await seat.ws.close()
+
+
+async def test_a_hint_is_a_legal_move_with_a_probability(client: Client) -> None:
+    data = await create(client, mode="ai", level="easy", seat=0)
+    seat = await joined(client, data["game"], data["token"])
+    state = await seat.until(my_turn)
+    await seat.send(type="hint")
+    while True:
+        hint = await seat.receive()
+        if hint["type"] == "hint":
+            break
+    assert hint["move"] in state["legal"]
+    assert 0.0 <= hint["win_probability"] <= 1.0
+    assert all(m in state["legal"] for m, _ in hint["alternatives"])
+    await seat.ws.close()
+
+
+async def test_resign_and_rematch(client: Client, service: GameService) -> None:
+    data = await create(client, mode="friend", seat=0, name="Ann")
+    host = await joined(client, data["game"], data["token"])
+    client.session.cookie_jar.clear()
+    guest = await joined(client, data["game"], data["invite"].split("t=")[1])
+    await guest.send(type="resign")
+    end = await host.until(over)
+    assert end["result"]["winner"] == 0 and end["result"]["reason"] == "resign"
+    await host.send(type="move", move="S1")
+    assert (await host.error())["code"] == "over"
+
+    await guest.send(type="rematch")
+    host_next = await host.until(lambda s: s["game"]["rematch"] is not None)
+    guest_next = await guest.until(lambda s: s["game"]["rematch"] is not None)
+    assert host_next["game"]["rematch"] != guest_next["game"]["rematch"]
+    new_id = host_next["game"]["rematch"].split("/")[2].split("?")[0]
+    new_host = await joined(client, new_id, host_next["game"]["rematch"].split("t=")[1])
+    assert new_host.state is not None
+    assert new_host.state["view"]["seat"] == 1  # seats swapped
+    assert new_host.state["game"]["names"] == ["Player 2", "Ann"]
+    await guest.send(type="rematch")  # asking twice gives the same rematch
+    again = await guest.until(lambda s: s["game"]["version"] == guest_next["game"]["version"])
+    assert again["game"]["rematch"] == guest_next["game"]["rematch"]
+
+
+async def test_analysis_of_a_finished_game(client: Client, service: GameService) -> None:
+    data = await create(client, mode="ai", level="easy", seat=0, max_rounds=1)
+    seat = await joined(client, data["game"], data["token"])
+    await play_out([seat], random.Random(9))
+    url = f"/api/games/{data['game']}/analysis"
+    first = await (await client.get(url)).json()
+    assert first == {"status": "pending"}
+    await service._analysing[data["game"]]
+    ready = await (await client.get(url)).json()
+    assert ready["status"] == "ready"
+    game = await service.get(data["game"])
+    assert game is not None
+    history = game.state.history
+    assert [d["played"] for d in ready["decisions"]] == [str(p.move) for p in history]
+    for decision in ready["decisions"]:
+        assert 0.0 <= decision["win_probability"] <= 1.0
+        assert decision["loss"] >= 0.0
+
+
+async def test_pages_and_headers(client: Client) -> None:
+    data = await create(client, mode="ai", level="easy")
+    for path in ("/", f"/g/{data['game']}", "/rules", f"/review/{data['game']}"):
+        response = await client.get(path)
+        assert response.status == 200, path
+        assert "<html" in (await response.text()).lower()
+        assert "default-src 'self'" in response.headers["Content-Security-Policy"]
+    response = await client.get(f"/g/{data['game']}?t={data['token']}")
+    assert f"hk_{data['game']}" in response.cookies
+    response = await client.get("/api/games/nope/review")
+    assert response.status == 404 and "no game 'nope'" in (await response.json())["error"]
+
+
+async def test_everything_sent_is_recorded_per_connection(
+    client: Client, service: GameService
+) -> None:
+    hub = client.app[HUB]
+    recorded: list[list[str]] = []
+
+    def keep(conn: Any) -> None:
+        conn.sent = []
+        recorded.append(conn.sent)
+
+    hub.on_connect = keep
+    data = await create(client, mode="ai", level="easy")
+    seat = await joined(client, data["game"], data["token"])
+    await play_out([seat], random.Random(1))
+    sent = [json.loads(t) for t in recorded[0]]
+    states = [m for m in sent if m["type"] == "state"]
+    assert len(states) == len([m for m in seat.messages if m["type"] == "state"])
