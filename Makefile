@@ -1,4 +1,4 @@
-# `make run` plays a game against the AI in the terminal; `make test` runs the whole suite.
+# `make run` starts the web app (http://127.0.0.1:8000/); `make test` runs the whole suite.
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/hanamikoji play
+	$(BIN)/hanamikoji serve
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench examples docs scripts

@@ -5,7 +5,8 @@
 set -euo pipefail
 action=${1:?usage: test-postgres.sh start|stop DIR}
 dir=${2:?usage: test-postgres.sh start|stop DIR}
-port=${HANAMIKOJI_TEST_POSTGRES_PORT:-55432}
+port=${HANAMIKOJI_TEST_POSTGRES_PORT:-$(python3 -c \
+  'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 if [ -z "$bindir" ]; then
   echo "test-postgres.sh: PostgreSQL is not installed (Debian: apt-get install postgresql)" >&2

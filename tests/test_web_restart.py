@@ -5,7 +5,9 @@ These start real server processes (``python -m hanamikoji.cli serve``).
 
 from __future__ import annotations
 
+import asyncio
 import random
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -88,7 +90,10 @@ async def test_kill_9_mid_game_loses_nothing(db: str) -> None:
                 acked = await me.until(lambda s, v=version: s["game"]["version"] > v)
                 friend_before = {0: _public(await host.until(lambda s: True))}
                 friend_before[1] = _public(await guest.until(lambda s: True))
+                workers = server.children()
                 server.kill()
+        assert workers, "the AI ran in a worker process"
+        await _gone(workers)  # a killed server leaves no AI worker behind
         assert acked["view"]["history"][-1]["move"] == move
         assert acked["view"]["to_move"] == 1, "the AI was to move when the server died"
 
@@ -113,6 +118,13 @@ async def test_kill_9_mid_game_loses_nothing(db: str) -> None:
                 assert _public(guest.state) == friend_before[1]
                 await play_out([host, guest], rng)  # and the game plays on to its end
                 await host.until(over)
+
+
+async def _gone(pids: list[int], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while any(Path(f"/proc/{pid}").exists() for pid in pids):
+        assert time.monotonic() < deadline, f"processes {pids} outlived their server"
+        await asyncio.sleep(0.1)
 
 
 async def _some_moves(seats: list[Seat], rng: random.Random, count: int) -> None:

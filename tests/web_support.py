@@ -104,7 +104,7 @@ async def play_out(seats: list[Seat], rng: random.Random, *, max_moves: int = 40
                 mover = seat
         if mover is None:
             # Wait for whichever seat hears next (the AI's move or the other seat's).
-            done, pending = await asyncio.wait(
+            _, pending = await asyncio.wait(
                 [asyncio.ensure_future(s.receive()) for s in seats],
                 return_when=asyncio.FIRST_COMPLETED,
             )
@@ -125,6 +125,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+SERVE = [sys.executable, "-m", "hanamikoji.cli", "serve"]
+
+
 class Server:
     """``hanamikoji serve`` as a separate process (killable with SIGKILL)."""
 
@@ -142,8 +145,7 @@ class Server:
         self.log = Path(tempfile.mkstemp(prefix="hanamikoji-serve-", suffix=".log")[1])
         with self.log.open("w") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "hanamikoji.cli", "serve", "--port", str(self.port)]
-                + ["--db", self.db],
+                [*SERVE, "--port", str(self.port), "--db", self.db],
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 text=True,
@@ -153,6 +155,12 @@ class Server:
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 raise AssertionError(f"the server did not start: {self.log.read_text()}")
             time.sleep(0.05)
+
+    def children(self) -> list[int]:
+        """The server's child processes (its AI workers)."""
+        assert self.proc is not None
+        path = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+        return [int(p) for p in path.read_text().split()] if path.exists() else []
 
     def kill(self) -> None:
         assert self.proc is not None

@@ -6,7 +6,10 @@ what its caller passes: a seat's VIEW for a move or a hint, a finished game's re
 
 from __future__ import annotations
 
+import os
 import random
+import threading
+import time
 from typing import Any
 
 from hanamikoji.ai.analysis import review, suggest
@@ -17,9 +20,20 @@ from hanamikoji.record import Record
 from hanamikoji.state import Rules
 from hanamikoji.view import View
 
-__all__ = ["analyse", "choose", "hint"]
+__all__ = ["analyse", "choose", "hint", "watch_parent"]
 
 _agents: dict[tuple[str, int, int | None], Agent] = {}
+
+
+def watch_parent(parent: int, every: float = 1.0) -> None:
+    """End this worker when the server that started it is gone (even killed with SIGKILL)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
 
 
 def choose(level: str, view: dict[str, Any], max_rounds: int | None, seed: int) -> str:

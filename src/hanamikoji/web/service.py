@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+import os
 import random
 import secrets
 from collections.abc import Awaitable, Callable
@@ -168,7 +169,12 @@ class GameService:
         self._locks: dict[str, asyncio.Lock] = {}
         self._rng = random.Random(seed) if seed is not None else random.SystemRandom()
         self._executor: Executor = (
-            ProcessPoolExecutor(max_workers=ai_workers, mp_context=get_context("spawn"))
+            ProcessPoolExecutor(
+                max_workers=ai_workers,
+                mp_context=get_context("spawn"),
+                initializer=ai_worker.watch_parent,
+                initargs=(os.getpid(),),
+            )
             if ai_workers > 0
             else ThreadPoolExecutor(max_workers=1)
         )
@@ -435,8 +441,7 @@ class GameService:
         await self._announce(game.id)
 
     async def _announce(self, game_id: str) -> None:
-        await self.publish(game_id)
-        await self.store.notify(game_id)
+        await self.publish(game_id)  # the store told the other processes, if any
 
     def _lock(self, game_id: str) -> asyncio.Lock:
         lock = self._locks.get(game_id)

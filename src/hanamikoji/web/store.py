@@ -178,12 +178,12 @@ class Store(Protocol):
         """Store a finished game's analysis."""
         ...
 
-    async def notify(self, game_id: str) -> None:
-        """Tell other server processes on this database that ``game_id`` changed."""
-        ...
-
     async def listen(self, callback: Listener) -> None:
-        """Call ``callback(game_id)`` when another process changes a game (no-op if alone)."""
+        """Call ``callback(game_id)`` when another process changes a game (no-op if alone).
+
+        Every change (append, truncate, update) is announced to the other processes in the same
+        transaction, so they hear of it exactly when it is committed.
+        """
         ...
 
     async def close(self) -> None:
@@ -366,9 +366,6 @@ class SQLiteStore:
             (game_id, json.dumps(data), _now()),
         )
 
-    async def notify(self, game_id: str) -> None:
-        return None  # one process per SQLite file: nobody else to tell
-
     async def listen(self, callback: Listener) -> None:
         return None
 
@@ -509,6 +506,7 @@ class PostgresStore:
             )
             if cur.rowcount != 1:
                 return False
+            await self._announce(conn, game_id)
             cur = await conn.execute("SELECT COUNT(*) FROM moves WHERE game_id = %s", (game_id,))
             row = await cur.fetchone()
             count = int(row[0])
@@ -529,6 +527,7 @@ class PostgresStore:
             )
             if cur.rowcount != 1:
                 return False
+            await self._announce(conn, game_id)
             await conn.execute(
                 "DELETE FROM moves WHERE game_id = %s AND ply >= %s", (game_id, keep)
             )
@@ -536,10 +535,15 @@ class PostgresStore:
 
     async def update(self, game_id: str, **fields: Any) -> None:
         sets, values = _updates(fields)
-        async with self._pool.connection() as conn:
+        async with self._pool.connection() as conn, conn.transaction():
             await conn.execute(
                 f"UPDATE games SET {sets.replace('?', '%s')} WHERE id = %s", (*values, game_id)
             )
+            await self._announce(conn, game_id)
+
+    async def _announce(self, conn: Any, game_id: str) -> None:
+        """Tell the other processes (delivered when the transaction commits)."""
+        await conn.execute("SELECT pg_notify(%s, %s)", (_CHANNEL, f"{self._origin}:{game_id}"))
 
     async def playing(self) -> list[str]:
         async with self._pool.connection() as conn:
@@ -559,10 +563,6 @@ class PostgresStore:
                 "ON CONFLICT (game_id) DO UPDATE SET data = excluded.data",
                 (game_id, json.dumps(data), _now()),
             )
-
-    async def notify(self, game_id: str) -> None:
-        async with self._pool.connection() as conn:
-            await conn.execute("SELECT pg_notify(%s, %s)", (_CHANNEL, f"{self._origin}:{game_id}"))
 
     async def listen(self, callback: Listener) -> None:
         import psycopg
