@@ -152,6 +152,10 @@ async def test_a_whole_game_against_the_ai_then_its_record_and_review(client: Cl
     assert frames[0]["hands"] == [drawn, deal.hands[1]] and frames[0]["removed"] == deal.removed
     assert frames[0]["deck"] == deal.deck[1:]
     assert review["game"]["result"] == result
+    assert review["game"]["seat"] == data["seat"]  # the creator's cookie came with the request
+    client.session.cookie_jar.clear()
+    anonymous = await (await client.get(f"/api/games/{game}/review")).json()
+    assert anonymous["game"]["seat"] is None
 
 
 async def test_move_errors_change_nothing(client: Client) -> None:
@@ -217,6 +221,23 @@ async def test_a_wrong_token_or_game_is_refused(client: Client) -> None:
         assert closing.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
 
 
+async def test_a_token_opens_only_its_own_game(client: Client) -> None:
+    first = await create(client, mode="friend", seat=0)
+    second = await create(client, mode="friend", seat=0)
+    client.session.cookie_jar.clear()
+    seat = await connect(client, second["game"], first["token"])
+    assert (await seat.receive())["code"] == "bad-token"
+    mine = await joined(client, first["game"], first["token"])
+    assert mine.state is not None
+    move = mine.state["legal"][0]
+    await mine.send(type="move", move=move, game=second["game"])
+    error = await mine.error()
+    assert error["code"] == "wrong-game" and second["game"] in error["message"]
+    await mine.send(type="move", move=move, game=first["game"])
+    moved = await mine.until(lambda s: s["game"]["version"] == 1)
+    assert moved["view"]["history"][0]["move"] == move
+
+
 async def test_the_ai_seat_token_opens_nothing(client: Client, service: GameService) -> None:
     data = await create(client, mode="ai", level="easy", seat=0)
     game = await service.get(data["game"])
@@ -232,9 +253,12 @@ async def test_a_friend_game_through_the_invite_link(client: Client) -> None:
     host = await joined(client, data["game"], data["token"])
     assert host.state is not None and not host.state["game"]["opponent_joined"]
     assert not host.state["game"]["opponent_online"]
+    assert host.state["game"]["invite"] == data["invite"]  # to send again, until the friend comes
     client.session.cookie_jar.clear()  # the friend is another browser
     guest = await joined(client, data["game"], data["invite"].split("t=")[1])
+    assert guest.state is not None and guest.state["game"]["invite"] is None
     await host.until(lambda s: s["game"]["opponent_joined"] and s["game"]["opponent_online"])
+    assert host.state["game"]["invite"] is None
     assert guest.state is not None and guest.state["view"]["seat"] == 1 - data["seat"]
     assert guest.state["game"]["names"][data["seat"]] == "Host"
     await play_out([host, guest], random.Random(5))
@@ -269,7 +293,7 @@ async def test_a_hint_is_a_legal_move_with_a_probability(client: Client) -> None
         hint = await seat.receive()
         if hint["type"] == "hint":
             break
-    assert hint["move"] in state["legal"]
+    assert hint["move"] in state["legal"] and hint["version"] == state["game"]["version"]
     assert 0.0 <= hint["win_probability"] <= 1.0
     assert all(m in state["legal"] for m, _ in hint["alternatives"])
     await seat.ws.close()
@@ -349,3 +373,19 @@ async def test_everything_sent_is_recorded_per_connection(
     sent = [json.loads(t) for t in recorded[0]]
     states = [m for m in sent if m["type"] == "state"]
     assert len(states) == len([m for m in seat.messages if m["type"] == "state"])
+
+
+async def test_games_forgotten_from_memory_come_back_from_the_database(
+    client: Client, service: GameService
+) -> None:
+    service.cache_size = 2
+    made = [await create(client, mode="friend", seat=0) for _ in range(4)]
+    assert len(service._games) == 2
+    first = made[0]
+    seat = await joined(client, first["game"], first["token"])  # read again from the database
+    assert seat.state is not None and seat.state["game"]["id"] == first["game"]
+    move = seat.state["legal"][0]
+    await seat.send(type="move", move=move)
+    moved = await seat.until(lambda s: s["game"]["version"] == 1)
+    assert moved["view"]["history"][0]["move"] == move
+    await seat.ws.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import json
 import logging
 import signal
@@ -233,7 +234,13 @@ async def _record(request: web.Request) -> web.StreamResponse:
 async def _review(request: web.Request) -> web.StreamResponse:
     game = await _finished(request)
     row = game.row
+    token = request.cookies.get(cookie_name(row.id)) or request.query.get("t")
+    viewer = next(
+        (s for s in (0, 1) if token and hmac.compare_digest(row.tokens[s].encode(), token.encode())),
+        None,
+    )
     meta = {
+        "seat": viewer,
         "id": row.id,
         "mode": row.mode,
         "level": row.level,
@@ -302,6 +309,11 @@ async def _handle(hub: Hub, game_id: str, conn: Connection, text: str) -> None:
         await conn.send(_error("bad-request", 'messages are JSON objects, e.g. {"type": "ping"}'))
         return
     kind = data.get("type") if isinstance(data, dict) else None
+    if isinstance(data, dict) and "game" in data and data["game"] != game_id:
+        await conn.send(
+            _error("wrong-game", f"this connection plays game {game_id}, not {data['game']!r}")
+        )
+        return
     try:
         if kind == "move":
             await service.play(game_id, conn.seat, data.get("move"), data.get("version"))
@@ -360,12 +372,17 @@ def create_app(service: GameService) -> web.Application:
     async def lifecycle(app: web.Application) -> AsyncIterator[None]:
         await service.start()
         yield
+        await service.close()
+
+    async def going_away(app: web.Application) -> None:
+        """Close every socket first, so that browsers reconnect (to this server restarted, or
+        another one) at once instead of the shutdown waiting for them."""
         for conns in list(hub.games.values()):
             for conn in list(conns):
                 await conn.ws.close(code=1001, message=b"server shutdown")
-        await service.close()
 
     app.cleanup_ctx.append(lifecycle)
+    app.on_shutdown.append(going_away)
     r = app.router
     r.add_get("/", _page("home"))
     r.add_get("/g/{game}", _page("game"))

@@ -12,6 +12,7 @@ import logging
 import os
 import random
 import secrets
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -125,12 +126,21 @@ def seat_message(
             "thinking": game.thinking,
             "can_undo": _undo_point(game, seat) is not None,
             "rematch": rematch,
+            "invite": _invite(row, seat),
         },
         "view": view.to_json(),
         "legal": [str(m) for m in view.legal_moves],
         "scorings": [_scoring_json(s) for s in state.scorings],
         "result": outcome.to_json() if outcome is not None else None,
     }
+
+
+def _invite(row: GameRow, seat: int) -> str | None:
+    """The friend's link, for the seat that created a friend game, until the friend comes."""
+    other = 1 - seat
+    if row.mode != "friend" or row.joined[other]:
+        return None
+    return f"/g/{row.id}?t={row.tokens[other]}"
 
 
 def _undo_point(game: LiveGame, seat: int) -> int | None:
@@ -161,23 +171,19 @@ class GameService:
         hint_iterations: int = 1500,
         analysis_iterations: int = 600,
         seed: int | None = None,
+        cache_size: int = 5000,
     ) -> None:
         self.store = store
         self.hint_iterations = hint_iterations
         self.analysis_iterations = analysis_iterations
-        self._games: dict[str, LiveGame] = {}
+        self._games: OrderedDict[str, LiveGame] = OrderedDict()  # least recently used first
+        self.cache_size = cache_size
         self._locks: dict[str, asyncio.Lock] = {}
         self._rng = random.Random(seed) if seed is not None else random.SystemRandom()
-        self._executor: Executor = (
-            ProcessPoolExecutor(
-                max_workers=ai_workers,
-                mp_context=get_context("spawn"),
-                initializer=ai_worker.watch_parent,
-                initargs=(os.getpid(),),
-            )
-            if ai_workers > 0
-            else ThreadPoolExecutor(max_workers=1)
-        )
+        # Moves and hints have their own workers; a game review (seconds of search) has another,
+        # so that it never delays anyone's game.
+        self._executor = _workers(ai_workers)
+        self._analyser = _workers(1 if ai_workers > 0 else 0)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._ai_pending: set[tuple[str, int]] = set()
         self._analysing: dict[str, asyncio.Task[Any]] = {}
@@ -198,6 +204,7 @@ class GameService:
         for task in list(self._tasks) + list(self._analysing.values()):
             task.cancel()
         self._executor.shutdown(wait=False, cancel_futures=True)
+        self._analyser.shutdown(wait=False, cancel_futures=True)
         await self.store.close()
 
     async def _changed_elsewhere(self, game_id: str) -> None:
@@ -258,7 +265,7 @@ class GameService:
         )
         await self.store.create(row)
         game = LiveGame(row, replay(row))
-        self._games[row.id] = game
+        self._keep(game)
         self._schedule_ai(game)
         return game, seat
 
@@ -266,7 +273,8 @@ class GameService:
         """The game ``game_id``, from memory or the database."""
         game = self._games.get(game_id)
         if game is None:
-            game = await self._reload(game_id)
+            return await self._reload(game_id)
+        self._games.move_to_end(game_id)
         return game
 
     async def _reload(self, game_id: str) -> LiveGame | None:
@@ -278,8 +286,21 @@ class GameService:
         if old is not None and old.row.version > row.version:
             return old  # what was read is older than what this process already holds
         game = LiveGame(row, replay(row), thinking=old.thinking if old else False)
-        self._games[game_id] = game
+        self._keep(game)
         return game
+
+    def _keep(self, game: LiveGame) -> None:
+        """Hold ``game`` in memory, forgetting the least recently used beyond ``cache_size``.
+
+        The database stays the authority: a forgotten game is read again when next needed.
+        """
+        self._games[game.id] = game
+        self._games.move_to_end(game.id)
+        while len(self._games) > self.cache_size:
+            old_id, _ = self._games.popitem(last=False)
+            lock = self._locks.get(old_id)
+            if lock is not None and not lock.locked():
+                del self._locks[old_id]
 
     async def seat_for(self, game_id: str, token: str | None) -> tuple[LiveGame, int]:
         """The game and the seat that ``token`` opens (marks the seat as joined)."""
@@ -393,7 +414,7 @@ class GameService:
         found: dict[str, Any] = await loop.run_in_executor(
             self._executor, ai_worker.hint, view, game.row.max_rounds, self.hint_iterations
         )
-        return {"type": "hint", **found}
+        return {"type": "hint", "version": game.row.version, **found}
 
     async def rematch(self, game_id: str, seat: int) -> LiveGame:
         """A new game with the same players and settings, seats swapped (once per game)."""
@@ -420,7 +441,7 @@ class GameService:
                 await self.store.update(game_id, rematch=row.id)
                 game.row = replace(old, rematch=row.id)
                 new = LiveGame(row, replay(row))
-                self._games[row.id] = new
+                self._keep(new)
                 self._schedule_ai(new)
         await self._announce(game_id)
         return game
@@ -524,7 +545,7 @@ class GameService:
         loop = asyncio.get_running_loop()
         record = self.record(game).to_json()
         decisions = await loop.run_in_executor(
-            self._executor, ai_worker.analyse, record, self.analysis_iterations
+            self._analyser, ai_worker.analyse, record, self.analysis_iterations
         )
         await self.store.save_analysis(
             game.id, {"iterations": self.analysis_iterations, "decisions": decisions}
@@ -534,6 +555,18 @@ class GameService:
         """Wait until no AI move is being made (for tests and orderly shutdown)."""
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+
+def _workers(processes: int) -> Executor:
+    """Worker processes for the AI (a thread when ``processes`` is 0, for tests)."""
+    if processes <= 0:
+        return ThreadPoolExecutor(max_workers=1)
+    return ProcessPoolExecutor(
+        max_workers=processes,
+        mp_context=get_context("spawn"),
+        initializer=ai_worker.watch_parent,
+        initargs=(os.getpid(),),
+    )
 
 
 async def _nobody(game_id: str) -> None:

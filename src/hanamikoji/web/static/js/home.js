@@ -1,0 +1,82 @@
+// The home page: a new game against the AI, or an invitation link for a friend.
+
+import { createGame } from "./api.js";
+import { geishaSvg, GEISHA } from "./cards.js";
+import { copyButton } from "./copy.js";
+import { $, fill } from "./dom.js";
+import { initI18n, onLanguageChange, t } from "./i18n.js";
+
+const NAME_KEY = "hanamikoji.name";
+let lastError = null;
+
+function remember(key, value) {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    /* not kept */
+  }
+}
+
+function options(mode) {
+  const name = $("#name").value.trim();
+  const seat = $("#seat").value;
+  const body = {
+    mode,
+    seat: seat === "random" ? "random" : Number(seat),
+    max_rounds: $("#rounds").value === "none" ? null : Number($("#rounds").value),
+  };
+  if (mode === "ai") body.level = $("#level").value;
+  if (name) {
+    body.name = name.slice(0, 40);
+    remember(NAME_KEY, body.name);
+  }
+  return body;
+}
+
+function showError(error) {
+  lastError = error;
+  const box = $("#error");
+  box.hidden = !error;
+  box.textContent = error ? t("errors.create", { reason: error.error || error.message || String(error.status || "") }) : "";
+}
+
+async function start(mode, button) {
+  showError(null);
+  button.disabled = true;
+  try {
+    const game = await createGame(options(mode));
+    if (mode === "ai") {
+      location.assign(game.url);
+      return;
+    }
+    if (game.invite) remember(`hanamikoji.invite.${game.game}`, game.invite);
+    $("#invite-link").value = new URL(game.invite, location.origin).href;
+    $("#go").href = game.url;
+    $("#invite-result").hidden = false;
+    $("#invite-link").focus();
+    $("#invite-link").select();
+  } catch (error) {
+    showError(error);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function main() {
+  await initI18n();
+  onLanguageChange(() => showError(lastError));
+  fill($("#geisha-row"), GEISHA.map((g) => geishaSvg(g)));
+  try {
+    $("#name").value = localStorage.getItem(NAME_KEY) || "";
+  } catch {
+    /* nothing kept */
+  }
+  $("#new-game").addEventListener("submit", (event) => {
+    event.preventDefault();
+    start("ai", $("#start-ai"));
+  });
+  $("#invite").addEventListener("click", () => start("friend", $("#invite")));
+  copyButton($("#copy-invite"), $("#invite-link"));
+}
+
+main();
