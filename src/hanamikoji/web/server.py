@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import json
 import logging
 import signal
@@ -28,6 +27,7 @@ from hanamikoji.web.service import (
     WebError,
     review_frames,
     seat_message,
+    token_seat,
 )
 from hanamikoji.web.store import Store, open_store, safe_url
 
@@ -235,12 +235,8 @@ async def _review(request: web.Request) -> web.StreamResponse:
     game = await _finished(request)
     row = game.row
     token = request.cookies.get(cookie_name(row.id)) or request.query.get("t")
-    viewer = next(
-        (s for s in (0, 1) if token and hmac.compare_digest(row.tokens[s].encode(), token.encode())),
-        None,
-    )
     meta = {
-        "seat": viewer,
+        "seat": token_seat(row, token),
         "id": row.id,
         "mode": row.mode,
         "level": row.level,

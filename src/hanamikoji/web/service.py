@@ -34,6 +34,7 @@ __all__ = [
     "WebError",
     "review_frames",
     "seat_message",
+    "token_seat",
 ]
 
 log = logging.getLogger(__name__)
@@ -133,6 +134,17 @@ def seat_message(
         "scorings": [_scoring_json(s) for s in state.scorings],
         "result": outcome.to_json() if outcome is not None else None,
     }
+
+
+def token_seat(row: GameRow, token: str | None) -> int | None:
+    """The seat whose secret ``token`` is (compared in constant time), or None."""
+    if not token:
+        return None
+    given = token.encode()
+    for seat in (0, 1):
+        if hmac.compare_digest(row.tokens[seat].encode(), given):
+            return seat
+    return None
 
 
 def _invite(row: GameRow, seat: int) -> str | None:
@@ -307,20 +319,17 @@ class GameService:
         game = await self.get(game_id)
         if game is None:
             raise WebError("not-found", f"there is no game {game_id!r}")
-        if token:
-            for seat in (0, 1):
-                if hmac.compare_digest(game.row.tokens[seat].encode(), token.encode()):
-                    if game.row.mode == "ai" and seat == game.row.ai_seat:
-                        break
-                    if not game.row.joined[seat]:
-                        async with self._lock(game_id):
-                            await self.store.update(game_id, **{f"joined{seat}": True})
-                            game = self._games.get(game_id, game)
-                            joined = list(game.row.joined)
-                            joined[seat] = True
-                            game.row = replace(game.row, joined=(joined[0], joined[1]))
-                        await self._announce(game_id)
-                    return game, seat
+        seat = token_seat(game.row, token)
+        if seat is not None and seat != game.row.ai_seat:
+            if not game.row.joined[seat]:
+                async with self._lock(game_id):
+                    await self.store.update(game_id, **{f"joined{seat}": True})
+                    game = self._games.get(game_id, game)
+                    joined = list(game.row.joined)
+                    joined[seat] = True
+                    game.row = replace(game.row, joined=(joined[0], joined[1]))
+                await self._announce(game_id)
+            return game, seat
         raise WebError("bad-token", "this link or cookie does not open a seat of this game")
 
     async def play(self, game_id: str, seat: int, text: Any, version: Any = None) -> LiveGame:
