@@ -8,7 +8,8 @@ database, ``--url`` to load a server that is already running). Scripted clients 
 moves after a think time drawn uniformly between 0 and twice ``--think-ms``, until every game is
 over. The games start spread over ``--ramp-s`` seconds, as players arrive. For every move it
 measures the time from sending it to (a) the mover's acknowledgement and (b) the opponent's
-update, and reports moves per second and the p50/p99 of both latencies. The target (issue #5): 200 concurrent games with p99 under 100 ms on this 2-core machine.
+update, and reports moves per second and the p50/p99 of both latencies. The target (issue #5):
+200 concurrent games with p99 under 100 ms on this 2-core machine.
 """
 
 from __future__ import annotations
