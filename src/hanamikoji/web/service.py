@@ -510,6 +510,9 @@ class GameService:
                 )
             finally:
                 game.thinking = False
+                held = self._games.get(game_id)
+                if held is not None:  # the game may have been read again meanwhile
+                    held.thinking = False
             current = await self.get(game_id)
             if current is None or current.row.version != version:
                 await self.publish(game_id)
