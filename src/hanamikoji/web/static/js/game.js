@@ -92,9 +92,11 @@ function onState(msg) {
   };
   const seen = scoringsSeen(msg);
   if (msg.scorings.length < seen) saveScoringsSeen(msg.scorings.length); // an undo took a scoring back
-  if (msg.scorings.length > seen) {
-    scoring.show(msg.scorings.slice(seen), seat, msg.game.names);
-    saveScoringsSeen(msg.scorings.length);
+  if (msg.scorings.length < (ui.scoringsShown ?? 0)) ui.scoringsShown = msg.scorings.length;
+  if (msg.scorings.length > seen && msg.scorings.length > (ui.scoringsShown ?? 0)) {
+    // Marked as seen only once the player has watched them (a reload meanwhile shows them again).
+    scoring.show(msg.scorings.slice(Math.max(seen, ui.scoringsShown ?? 0)), seat, msg.game.names);
+    ui.scoringsShown = msg.scorings.length;
   }
   if (msg.game.rematch && ui.rematchAsked) {
     location.assign(msg.game.rematch);
@@ -611,7 +613,12 @@ function wire() {
 
 async function main() {
   await initI18n();
-  scoring = new ScoringDialog($("#scoring"), { onDone: () => render() });
+  scoring = new ScoringDialog($("#scoring"), {
+    onDone: () => {
+      if (ui.scoringsShown) saveScoringsSeen(ui.scoringsShown);
+      render();
+    },
+  });
   wire();
   onLanguageChange(() => {
     render();
