@@ -104,6 +104,54 @@ _GAME_COLUMNS = (
 
 Listener = Callable[[str], Awaitable[None]]
 
+# The statements both databases run, with ``?`` placeholders (PostgreSQL's are ``%s``: see _pg).
+_SCHEMA_VERSION = "SELECT value FROM meta WHERE key = 'schema_version'"
+_SET_SCHEMA_VERSION = (
+    "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
+    "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+)
+_INSERT_GAME = (
+    "INSERT INTO games (id, created_at, updated_at, seed, max_rounds, mode, level, ai_seat, "
+    "token0, token1, name0, name1, joined0, joined1, version, status, result, rematch) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_SELECT_GAME = f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?"
+_SELECT_MOVES = "SELECT move FROM moves WHERE game_id = ? ORDER BY ply"
+_BUMP = (
+    "UPDATE games SET version = version + 1, status = ?, result = ?, updated_at = ? "
+    "WHERE id = ? AND version = ?"
+)
+_COUNT_MOVES = "SELECT COUNT(*) FROM moves WHERE game_id = ?"
+_INSERT_MOVE = "INSERT INTO moves (game_id, ply, seat, move, created_at) VALUES (?, ?, ?, ?, ?)"
+_DELETE_MOVES = "DELETE FROM moves WHERE game_id = ? AND ply >= ?"
+_PLAYING = "SELECT id FROM games WHERE status = 'playing'"
+_SELECT_ANALYSIS = "SELECT data FROM analyses WHERE game_id = ?"
+_SAVE_ANALYSIS = (
+    "INSERT INTO analyses (game_id, data, created_at) VALUES (?, ?, ?) "
+    "ON CONFLICT (game_id) DO UPDATE SET data = excluded.data"
+)
+
+
+def _pg(sql: str) -> str:
+    """A statement with PostgreSQL's placeholders."""
+    return sql.replace("?", "%s")
+
+
+def _pending(current: int) -> list[str]:
+    """The statements that bring a database at schema version ``current`` up to date."""
+    if current > len(MIGRATIONS):
+        raise StoreError(
+            f"the database has schema version {current}, newer than this program's "
+            f"{len(MIGRATIONS)}: upgrade hanamikoji"
+        )
+    return [sql for statements in MIGRATIONS[current:] for sql in statements]
+
+
+def _bump_values(
+    game_id: str, version: int, status: str, result: dict[str, Any] | None, now: str
+) -> tuple[Any, ...]:
+    return (status, json.dumps(result) if result else None, now, game_id, version)
+
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
@@ -247,21 +295,10 @@ class SQLiteStore:
         db.execute("BEGIN IMMEDIATE")
         try:
             db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-            row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-            current = int(row[0]) if row else 0
-            if current > len(MIGRATIONS):
-                raise StoreError(
-                    f"the database has schema version {current}, newer than this program's "
-                    f"{len(MIGRATIONS)}: upgrade hanamikoji"
-                )
-            for statements in MIGRATIONS[current:]:
-                for sql in statements:
-                    db.execute(sql)
-            db.execute(
-                "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (str(len(MIGRATIONS)),),
-            )
+            row = db.execute(_SCHEMA_VERSION).fetchone()
+            for sql in _pending(int(row[0]) if row else 0):
+                db.execute(sql)
+            db.execute(_SET_SCHEMA_VERSION, (str(len(MIGRATIONS)),))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -270,28 +307,18 @@ class SQLiteStore:
     @property
     def schema_version(self) -> int:
         """How many migrations the file has had."""
-        row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        row = self._db.execute(_SCHEMA_VERSION).fetchone()
         return int(row[0])
 
     async def create(self, game: GameRow) -> None:
-        now = _now()
-        self._db.execute(
-            "INSERT INTO games (id, created_at, updated_at, seed, max_rounds, mode, level, "
-            "ai_seat, token0, token1, name0, name1, joined0, joined1, version, status, result, "
-            "rematch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            _insert_values(game, now),
-        )
+        self._db.execute(_INSERT_GAME, _insert_values(game, _now()))
 
     async def load(self, game_id: str) -> GameRow | None:
         db = self._db
-        values = db.execute(
-            f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)
-        ).fetchone()
+        values = db.execute(_SELECT_GAME, (game_id,)).fetchone()
         if values is None:
             return None
-        moves = db.execute(
-            "SELECT move FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)
-        ).fetchall()
+        moves = db.execute(_SELECT_MOVES, (game_id,)).fetchall()
         return _row(values, [m[0] for m in moves])
 
     async def append(
@@ -307,21 +334,12 @@ class SQLiteStore:
         now = _now()
         db.execute("BEGIN IMMEDIATE")
         try:
-            cur = db.execute(
-                "UPDATE games SET version = version + 1, status = ?, result = ?, updated_at = ? "
-                "WHERE id = ? AND version = ?",
-                (status, json.dumps(result) if result else None, now, game_id, version),
-            )
+            cur = db.execute(_BUMP, _bump_values(game_id, version, status, result, now))
             if cur.rowcount != 1:
                 db.execute("ROLLBACK")
                 return False
-            (count,) = db.execute(
-                "SELECT COUNT(*) FROM moves WHERE game_id = ?", (game_id,)
-            ).fetchone()
-            db.executemany(
-                "INSERT INTO moves (game_id, ply, seat, move, created_at) VALUES (?, ?, ?, ?, ?)",
-                [(game_id, count + i, seat, move, now) for i, (seat, move) in enumerate(moves)],
-            )
+            (count,) = db.execute(_COUNT_MOVES, (game_id,)).fetchone()
+            db.executemany(_INSERT_MOVE, _move_rows(game_id, count, moves, now))
             db.execute("COMMIT")
             return True
         except BaseException:
@@ -332,15 +350,11 @@ class SQLiteStore:
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
-            cur = db.execute(
-                "UPDATE games SET version = version + 1, status = 'playing', result = NULL, "
-                "updated_at = ? WHERE id = ? AND version = ?",
-                (_now(), game_id, version),
-            )
+            cur = db.execute(_BUMP, _bump_values(game_id, version, "playing", None, _now()))
             if cur.rowcount != 1:
                 db.execute("ROLLBACK")
                 return False
-            db.execute("DELETE FROM moves WHERE game_id = ? AND ply >= ?", (game_id, keep))
+            db.execute(_DELETE_MOVES, (game_id, keep))
             db.execute("COMMIT")
             return True
         except BaseException:
@@ -352,25 +366,28 @@ class SQLiteStore:
         self._db.execute(f"UPDATE games SET {sets} WHERE id = ?", (*values, game_id))
 
     async def playing(self) -> list[str]:
-        rows = self._db.execute("SELECT id FROM games WHERE status = 'playing'").fetchall()
+        rows = self._db.execute(_PLAYING).fetchall()
         return [r[0] for r in rows]
 
     async def analysis(self, game_id: str) -> dict[str, Any] | None:
-        row = self._db.execute("SELECT data FROM analyses WHERE game_id = ?", (game_id,)).fetchone()
+        row = self._db.execute(_SELECT_ANALYSIS, (game_id,)).fetchone()
         return json.loads(row[0]) if row else None
 
     async def save_analysis(self, game_id: str, data: dict[str, Any]) -> None:
-        self._db.execute(
-            "INSERT INTO analyses (game_id, data, created_at) VALUES (?, ?, ?) "
-            "ON CONFLICT (game_id) DO UPDATE SET data = excluded.data",
-            (game_id, json.dumps(data), _now()),
-        )
+        self._db.execute(_SAVE_ANALYSIS, (game_id, json.dumps(data), _now()))
 
     async def listen(self, callback: Listener) -> None:
         return None
 
     async def close(self) -> None:
         self._db.close()
+
+
+def _move_rows(
+    game_id: str, count: int, moves: Sequence[tuple[int, str]], now: str
+) -> list[tuple[Any, ...]]:
+    """The rows of ``moves`` (``(seat, move)``) played after ``count`` stored ones."""
+    return [(game_id, count + i, seat, move, now) for i, (seat, move) in enumerate(moves)]
 
 
 def _insert_values(game: GameRow, now: str) -> tuple[Any, ...]:
@@ -449,42 +466,23 @@ class PostgresStore:
             # One process migrates at a time; the others wait, then find nothing to do.
             await conn.execute("SELECT pg_advisory_xact_lock(7316402)")
             await conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-            cur = await conn.execute("SELECT value FROM meta WHERE key = 'schema_version'")
+            cur = await conn.execute(_SCHEMA_VERSION)
             row = await cur.fetchone()
-            current = int(row[0]) if row else 0
-            if current > len(MIGRATIONS):
-                raise StoreError(
-                    f"the database has schema version {current}, newer than this program's "
-                    f"{len(MIGRATIONS)}: upgrade hanamikoji"
-                )
-            for statements in MIGRATIONS[current:]:
-                for sql in statements:
-                    await conn.execute(sql)
-            await conn.execute(
-                "INSERT INTO meta (key, value) VALUES ('schema_version', %s) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (str(len(MIGRATIONS)),),
-            )
+            for sql in _pending(int(row[0]) if row else 0):
+                await conn.execute(sql)
+            await conn.execute(_pg(_SET_SCHEMA_VERSION), (str(len(MIGRATIONS)),))
 
     async def create(self, game: GameRow) -> None:
         async with self._pool.connection() as conn:
-            await conn.execute(
-                "INSERT INTO games (id, created_at, updated_at, seed, max_rounds, mode, level, "
-                "ai_seat, token0, token1, name0, name1, joined0, joined1, version, status, "
-                "result, rematch) VALUES "
-                "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                _insert_values(game, _now()),
-            )
+            await conn.execute(_pg(_INSERT_GAME), _insert_values(game, _now()))
 
     async def load(self, game_id: str) -> GameRow | None:
         async with self._pool.connection() as conn:
-            cur = await conn.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = %s", (game_id,))
+            cur = await conn.execute(_pg(_SELECT_GAME), (game_id,))
             values = await cur.fetchone()
             if values is None:
                 return None
-            cur = await conn.execute(
-                "SELECT move FROM moves WHERE game_id = %s ORDER BY ply", (game_id,)
-            )
+            cur = await conn.execute(_pg(_SELECT_MOVES), (game_id,))
             moves = [m[0] for m in await cur.fetchall()]
         return _row(values, moves)
 
@@ -500,45 +498,32 @@ class PostgresStore:
         now = _now()
         async with self._pool.connection() as conn, conn.transaction():
             cur = await conn.execute(
-                "UPDATE games SET version = version + 1, status = %s, result = %s, "
-                "updated_at = %s WHERE id = %s AND version = %s",
-                (status, json.dumps(result) if result else None, now, game_id, version),
+                _pg(_BUMP), _bump_values(game_id, version, status, result, now)
             )
             if cur.rowcount != 1:
                 return False
             await self._announce(conn, game_id)
-            cur = await conn.execute("SELECT COUNT(*) FROM moves WHERE game_id = %s", (game_id,))
+            cur = await conn.execute(_pg(_COUNT_MOVES), (game_id,))
             row = await cur.fetchone()
-            count = int(row[0])
             async with conn.cursor() as c:
-                await c.executemany(
-                    "INSERT INTO moves (game_id, ply, seat, move, created_at) "
-                    "VALUES (%s, %s, %s, %s, %s)",
-                    [(game_id, count + i, seat, move, now) for i, (seat, move) in enumerate(moves)],
-                )
+                await c.executemany(_pg(_INSERT_MOVE), _move_rows(game_id, int(row[0]), moves, now))
         return True
 
     async def truncate(self, game_id: str, version: int, keep: int) -> bool:
         async with self._pool.connection() as conn, conn.transaction():
             cur = await conn.execute(
-                "UPDATE games SET version = version + 1, status = 'playing', result = NULL, "
-                "updated_at = %s WHERE id = %s AND version = %s",
-                (_now(), game_id, version),
+                _pg(_BUMP), _bump_values(game_id, version, "playing", None, _now())
             )
             if cur.rowcount != 1:
                 return False
             await self._announce(conn, game_id)
-            await conn.execute(
-                "DELETE FROM moves WHERE game_id = %s AND ply >= %s", (game_id, keep)
-            )
+            await conn.execute(_pg(_DELETE_MOVES), (game_id, keep))
         return True
 
     async def update(self, game_id: str, **fields: Any) -> None:
         sets, values = _updates(fields)
         async with self._pool.connection() as conn, conn.transaction():
-            await conn.execute(
-                f"UPDATE games SET {sets.replace('?', '%s')} WHERE id = %s", (*values, game_id)
-            )
+            await conn.execute(_pg(f"UPDATE games SET {sets} WHERE id = ?"), (*values, game_id))
             await self._announce(conn, game_id)
 
     async def _announce(self, conn: Any, game_id: str) -> None:
@@ -547,22 +532,18 @@ class PostgresStore:
 
     async def playing(self) -> list[str]:
         async with self._pool.connection() as conn:
-            cur = await conn.execute("SELECT id FROM games WHERE status = 'playing'")
+            cur = await conn.execute(_PLAYING)
             return [r[0] for r in await cur.fetchall()]
 
     async def analysis(self, game_id: str) -> dict[str, Any] | None:
         async with self._pool.connection() as conn:
-            cur = await conn.execute("SELECT data FROM analyses WHERE game_id = %s", (game_id,))
+            cur = await conn.execute(_pg(_SELECT_ANALYSIS), (game_id,))
             row = await cur.fetchone()
         return json.loads(row[0]) if row else None
 
     async def save_analysis(self, game_id: str, data: dict[str, Any]) -> None:
         async with self._pool.connection() as conn:
-            await conn.execute(
-                "INSERT INTO analyses (game_id, data, created_at) VALUES (%s, %s, %s) "
-                "ON CONFLICT (game_id) DO UPDATE SET data = excluded.data",
-                (game_id, json.dumps(data), _now()),
-            )
+            await conn.execute(_pg(_SAVE_ANALYSIS), (game_id, json.dumps(data), _now()))
 
     async def listen(self, callback: Listener) -> None:
         import psycopg
