@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from web_support import POSTGRES, postgres_database
 BACKENDS = ["sqlite", "postgres"]
 
 
-def _row(game_id: str = "g1") -> GameRow:
+def _row(game_id: str = "g1", ai_due: bool = True) -> GameRow:
     return GameRow(
         id=game_id,
         seed=123456789012345,
@@ -32,6 +33,7 @@ def _row(game_id: str = "g1") -> GameRow:
         tokens=("tok0", "tok1"),
         names=("Anna", "easy"),
         joined=(True, True),
+        ai_due=ai_due,
     )
 
 
@@ -62,7 +64,8 @@ async def test_a_game_round_trips(store: Store) -> None:
     )
     assert (loaded.version, loaded.status, loaded.moves, loaded.rematch) == (0, "playing", (), None)
     assert await store.load("nope") is None
-    assert await store.playing() == ["g1"]
+    assert loaded.ai_due
+    assert await store.ai_due() == ["g1"]
 
 
 async def test_moves_need_the_current_version(store: Store) -> None:
@@ -73,6 +76,18 @@ async def test_moves_need_the_current_version(store: Store) -> None:
     loaded = await store.load("g1")
     assert loaded is not None
     assert (loaded.moves, loaded.version) == (("S1", "D23", "G456"), 2)
+
+
+async def test_the_games_waiting_for_the_ai(store: Store) -> None:
+    await store.create(_row("a", ai_due=False))
+    await store.create(_row("b", ai_due=True))
+    await store.create(replace(_row("c", ai_due=False), mode="friend", ai_seat=None))
+    assert await store.ai_due() == ["b"]
+    assert await store.append("a", 0, [(0, "S1")], ai_due=True)
+    assert await store.append("b", 0, [(1, "S2")], ai_due=False)
+    assert await store.ai_due() == ["a"]
+    assert await store.truncate("b", 1, 0, ai_due=True)
+    assert sorted(await store.ai_due()) == ["a", "b"]
 
 
 async def test_truncate_is_an_undo(store: Store) -> None:
@@ -93,7 +108,7 @@ async def test_a_finished_game_leaves_the_playing_list(store: Store) -> None:
     await store.create(_row("b"))
     result = {"winner": 0, "reason": "resign", "charm": [0, 0], "geisha": [0, 0]}
     assert await store.append("a", 0, [(1, "resign:1")], status="over", result=result)
-    assert await store.playing() == ["b"]
+    assert await store.ai_due() == ["b"]
     loaded = await store.load("a")
     assert loaded is not None and (loaded.status, loaded.result) == ("over", result)
 
@@ -124,6 +139,28 @@ async def test_sqlite_schema_is_created_once_and_kept(tmp_path: Path) -> None:
     again = SQLiteStore(path)  # reopening migrates nothing and keeps the games
     assert await again.load("g1") is not None
     await again.close()
+
+
+async def test_a_database_of_schema_1_is_migrated(tmp_path: Path) -> None:
+    path = tmp_path / "games.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    for sql in MIGRATIONS[0]:
+        db.execute(sql)
+    db.execute("INSERT INTO meta VALUES ('schema_version', '1')")
+    db.execute(
+        "INSERT INTO games VALUES ('old', 'then', 'then', 7, 3, 'ai', 'easy', 1, 't0', 't1', "
+        "'Anna', 'easy', 1, 1, 0, 'playing', NULL, NULL)"
+    )
+    db.commit()
+    db.close()
+    store = SQLiteStore(path)
+    assert store.schema_version == len(MIGRATIONS) == 2
+    old = await store.load("old")
+    assert old is not None and old.names == ("Anna", "easy")
+    assert old.ai_due  # not known for a game stored before: a starting server looks at it
+    assert await store.ai_due() == ["old"]
+    await store.close()
 
 
 async def test_a_newer_schema_is_refused(tmp_path: Path) -> None:

@@ -155,6 +155,11 @@ def _invite(row: GameRow, seat: int) -> str | None:
     return f"/g/{row.id}?t={row.tokens[other]}"
 
 
+def _ai_due(row: GameRow, state: State) -> bool:
+    """Whether the AI of ``row`` is to move in ``state``."""
+    return row.ai_seat is not None and state.to_move == row.ai_seat
+
+
 def _undo_point(game: LiveGame, seat: int) -> int | None:
     """How many moves to keep to take back ``seat``'s last move and the AI's replies (or None)."""
     if game.row.mode != "ai" or seat != game.human_seat() or game.state.is_over:
@@ -206,7 +211,7 @@ class GameService:
     async def start(self) -> None:
         """Resume after a (re)start: make every AI move that is due; follow other processes."""
         await self.store.listen(self._changed_elsewhere)
-        for game_id in await self.store.playing():
+        for game_id in await self.store.ai_due():
             game = await self.get(game_id)
             if game is not None:
                 self._schedule_ai(game)
@@ -275,11 +280,18 @@ class GameService:
             names=names,
             joined=(seat == 0 or mode == "ai", seat == 1 or mode == "ai"),
         )
+        game = await self._new(row)
+        return game, seat
+
+    async def _new(self, row: GameRow) -> LiveGame:
+        """Store a new game and hold it (its AI, if to move, starts thinking)."""
+        state = replay(row)
+        row = replace(row, ai_due=_ai_due(row, state))
         await self.store.create(row)
-        game = LiveGame(row, replay(row))
+        game = LiveGame(row, state)
         self._keep(game)
         self._schedule_ai(game)
-        return game, seat
+        return game
 
     async def get(self, game_id: str) -> LiveGame | None:
         """The game ``game_id``, from memory or the database."""
@@ -364,12 +376,14 @@ class GameService:
                     )
                 state = _apply(game, seat, entries)
                 outcome = state.outcome
+                due = _ai_due(game.row, state)
                 stored = await self.store.append(
                     game_id,
                     game.row.version,
                     [(seat, e) for e in entries],
                     status="over" if outcome else "playing",
                     result=outcome.to_json() if outcome else None,
+                    ai_due=due,
                 )
                 if stored:
                     game.row = replace(
@@ -378,6 +392,7 @@ class GameService:
                         moves=game.row.moves + tuple(entries),
                         status="over" if outcome else "playing",
                         result=outcome.to_json() if outcome else None,
+                        ai_due=due,
                     )
                     game.state = state
                     break
@@ -400,12 +415,14 @@ class GameService:
             keep = _undo_point(game, seat)
             if keep is None:
                 raise WebError("not-allowed", "you have no move to take back")
-            if not await self.store.truncate(game_id, game.row.version, keep):
-                game = await self._reload(game_id)
+            row = replace(game.row, moves=game.row.moves[:keep], status="playing", result=None)
+            state = replay(row)
+            due = _ai_due(row, state)
+            if not await self.store.truncate(game_id, game.row.version, keep, ai_due=due):
+                await self._reload(game_id)
                 raise WebError("conflict", "the game changed meanwhile; try again")
-            row = replace(game.row, version=game.row.version + 1, moves=game.row.moves[:keep])
-            game.row = replace(row, status="playing", result=None)
-            game.state = replay(game.row)
+            game.row = replace(row, version=row.version + 1, ai_due=due)
+            game.state = state
         await self._after_change(game)
         return game
 
@@ -446,12 +463,9 @@ class GameService:
                     names=(old.names[1], old.names[0]),
                     joined=(old.joined[1], old.joined[0]),
                 )
-                await self.store.create(row)
+                await self._new(row)
                 await self.store.update(game_id, rematch=row.id)
                 game.row = replace(old, rematch=row.id)
-                new = LiveGame(row, replay(row))
-                self._keep(new)
-                self._schedule_ai(new)
         await self._announce(game_id)
         return game
 

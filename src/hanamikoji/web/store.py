@@ -54,6 +54,7 @@ class GameRow:
     rematch: str | None = None
     created_at: str = ""
     moves: tuple[str, ...] = field(default=())
+    ai_due: bool = False  # the AI is to move (a server starting makes those moves)
 
 
 # Each migration takes the schema from version i to i + 1; never edit one that has shipped.
@@ -94,12 +95,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             created_at TEXT NOT NULL
         )""",
     ),
+    # 2: whether the AI is to move, so that a starting server finds those games without reading
+    # every unfinished game (NULL for games stored before: they are read to find out).
+    ("ALTER TABLE games ADD COLUMN ai_due INTEGER",),
 )
 """The schema as migrations; ``schema_version`` in table ``meta`` says how far a database is."""
 
 _GAME_COLUMNS = (
     "id, seed, max_rounds, mode, level, ai_seat, token0, token1, name0, name1, "
-    "joined0, joined1, version, status, result, rematch, created_at"
+    "joined0, joined1, version, status, result, rematch, created_at, ai_due"
 )
 
 Listener = Callable[[str], Awaitable[None]]
@@ -112,19 +116,22 @@ _SET_SCHEMA_VERSION = (
 )
 _INSERT_GAME = (
     "INSERT INTO games (id, created_at, updated_at, seed, max_rounds, mode, level, ai_seat, "
-    "token0, token1, name0, name1, joined0, joined1, version, status, result, rematch) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "token0, token1, name0, name1, joined0, joined1, version, status, result, rematch, ai_due) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _SELECT_GAME = f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?"
 _SELECT_MOVES = "SELECT move FROM moves WHERE game_id = ? ORDER BY ply"
 _BUMP = (
-    "UPDATE games SET version = version + 1, status = ?, result = ?, updated_at = ? "
+    "UPDATE games SET version = version + 1, status = ?, result = ?, updated_at = ?, ai_due = ? "
     "WHERE id = ? AND version = ?"
 )
 _COUNT_MOVES = "SELECT COUNT(*) FROM moves WHERE game_id = ?"
 _INSERT_MOVE = "INSERT INTO moves (game_id, ply, seat, move, created_at) VALUES (?, ?, ?, ?, ?)"
 _DELETE_MOVES = "DELETE FROM moves WHERE game_id = ? AND ply >= ?"
-_PLAYING = "SELECT id FROM games WHERE status = 'playing'"
+_AI_DUE = (
+    "SELECT id FROM games WHERE status = 'playing' AND ai_seat IS NOT NULL "
+    "AND (ai_due IS NULL OR ai_due = 1)"
+)
 _SELECT_ANALYSIS = "SELECT data FROM analyses WHERE game_id = ?"
 _SAVE_ANALYSIS = (
     "INSERT INTO analyses (game_id, data, created_at) VALUES (?, ?, ?) "
@@ -148,9 +155,14 @@ def _pending(current: int) -> list[str]:
 
 
 def _bump_values(
-    game_id: str, version: int, status: str, result: dict[str, Any] | None, now: str
+    game_id: str,
+    version: int,
+    status: str,
+    result: dict[str, Any] | None,
+    ai_due: bool,
+    now: str,
 ) -> tuple[Any, ...]:
-    return (status, json.dumps(result) if result else None, now, game_id, version)
+    return (status, json.dumps(result) if result else None, now, int(ai_due), game_id, version)
 
 
 def _now() -> str:
@@ -161,7 +173,7 @@ def _row(values: Sequence[Any], moves: Sequence[str]) -> GameRow:
     (gid, seed, max_rounds, mode, level, ai_seat, t0, t1, n0, n1, j0, j1, version, status) = values[
         :14
     ]
-    result, rematch, created = values[14:17]
+    result, rematch, created, ai_due = values[14:18]
     return GameRow(
         id=gid,
         seed=int(seed),
@@ -178,6 +190,7 @@ def _row(values: Sequence[Any], moves: Sequence[str]) -> GameRow:
         rematch=rematch,
         created_at=str(created),
         moves=tuple(moves),
+        ai_due=ai_due is None or bool(ai_due),
     )
 
 
@@ -202,11 +215,14 @@ class Store(Protocol):
         *,
         status: str = "playing",
         result: dict[str, Any] | None = None,
+        ai_due: bool = False,
     ) -> bool:
         """Add ``(seat, move)`` entries after the stored ones if the game is at ``version``."""
         ...
 
-    async def truncate(self, game_id: str, version: int, keep: int) -> bool:
+    async def truncate(
+        self, game_id: str, version: int, keep: int, *, ai_due: bool = False
+    ) -> bool:
         """Keep only the first ``keep`` moves (an undo) if the game is still at ``version``."""
         ...
 
@@ -214,8 +230,8 @@ class Store(Protocol):
         """Set ``joined0``/``joined1``/``rematch`` (no version change: the moves stay)."""
         ...
 
-    async def playing(self) -> list[str]:
-        """The ids of the games not finished."""
+    async def ai_due(self) -> list[str]:
+        """The ids of the unfinished games where the AI is (or may be) to move."""
         ...
 
     async def analysis(self, game_id: str) -> dict[str, Any] | None:
@@ -329,12 +345,13 @@ class SQLiteStore:
         *,
         status: str = "playing",
         result: dict[str, Any] | None = None,
+        ai_due: bool = False,
     ) -> bool:
         db = self._db
         now = _now()
         db.execute("BEGIN IMMEDIATE")
         try:
-            cur = db.execute(_BUMP, _bump_values(game_id, version, status, result, now))
+            cur = db.execute(_BUMP, _bump_values(game_id, version, status, result, ai_due, now))
             if cur.rowcount != 1:
                 db.execute("ROLLBACK")
                 return False
@@ -346,11 +363,13 @@ class SQLiteStore:
             db.execute("ROLLBACK")
             raise
 
-    async def truncate(self, game_id: str, version: int, keep: int) -> bool:
+    async def truncate(
+        self, game_id: str, version: int, keep: int, *, ai_due: bool = False
+    ) -> bool:
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
-            cur = db.execute(_BUMP, _bump_values(game_id, version, "playing", None, _now()))
+            cur = db.execute(_BUMP, _bump_values(game_id, version, "playing", None, ai_due, _now()))
             if cur.rowcount != 1:
                 db.execute("ROLLBACK")
                 return False
@@ -365,8 +384,8 @@ class SQLiteStore:
         sets, values = _updates(fields)
         self._db.execute(f"UPDATE games SET {sets} WHERE id = ?", (*values, game_id))
 
-    async def playing(self) -> list[str]:
-        rows = self._db.execute(_PLAYING).fetchall()
+    async def ai_due(self) -> list[str]:
+        rows = self._db.execute(_AI_DUE).fetchall()
         return [r[0] for r in rows]
 
     async def analysis(self, game_id: str) -> dict[str, Any] | None:
@@ -410,6 +429,7 @@ def _insert_values(game: GameRow, now: str) -> tuple[Any, ...]:
         game.status,
         json.dumps(game.result) if game.result else None,
         game.rematch,
+        int(game.ai_due),
     )
 
 
@@ -494,11 +514,12 @@ class PostgresStore:
         *,
         status: str = "playing",
         result: dict[str, Any] | None = None,
+        ai_due: bool = False,
     ) -> bool:
         now = _now()
         async with self._pool.connection() as conn, conn.transaction():
             cur = await conn.execute(
-                _pg(_BUMP), _bump_values(game_id, version, status, result, now)
+                _pg(_BUMP), _bump_values(game_id, version, status, result, ai_due, now)
             )
             if cur.rowcount != 1:
                 return False
@@ -509,10 +530,12 @@ class PostgresStore:
                 await c.executemany(_pg(_INSERT_MOVE), _move_rows(game_id, int(row[0]), moves, now))
         return True
 
-    async def truncate(self, game_id: str, version: int, keep: int) -> bool:
+    async def truncate(
+        self, game_id: str, version: int, keep: int, *, ai_due: bool = False
+    ) -> bool:
         async with self._pool.connection() as conn, conn.transaction():
             cur = await conn.execute(
-                _pg(_BUMP), _bump_values(game_id, version, "playing", None, _now())
+                _pg(_BUMP), _bump_values(game_id, version, "playing", None, ai_due, _now())
             )
             if cur.rowcount != 1:
                 return False
@@ -530,9 +553,9 @@ class PostgresStore:
         """Tell the other processes (delivered when the transaction commits)."""
         await conn.execute("SELECT pg_notify(%s, %s)", (_CHANNEL, f"{self._origin}:{game_id}"))
 
-    async def playing(self) -> list[str]:
+    async def ai_due(self) -> list[str]:
         async with self._pool.connection() as conn:
-            cur = await conn.execute(_PLAYING)
+            cur = await conn.execute(_AI_DUE)
             return [r[0] for r in await cur.fetchall()]
 
     async def analysis(self, game_id: str) -> dict[str, Any] | None:
