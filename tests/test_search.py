@@ -65,6 +65,8 @@ def test_the_constructed_positions_are_what_they_claim() -> None:
 SEARCHERS: dict[str, Callable[[], IsmctsAgent]] = {
     "ismcts": lambda: IsmctsAgent(iterations=300, playout="policy"),
     "master": lambda: MasterAgent(iterations=300),
+    "master-model-pick": lambda: MasterAgent(iterations=300, model="pick"),
+    "master-model-all": lambda: MasterAgent(iterations=300, model="all"),
 }
 
 
@@ -98,6 +100,19 @@ def test_a_search_with_a_fixed_budget_is_deterministic_and_counts_its_visits() -
     assert all(0.0 <= m.value <= 1.0 for m in a.moves)
 
 
+@pytest.mark.parametrize("model", ["pick", "all"])
+def test_an_opponent_model_keeps_the_search_deterministic(model: str) -> None:
+    state = State.new(8)
+    for _ in range(5):  # into the round, past an offer or two
+        state = state.apply(state.legal_moves[0])
+    view = state.view(state.to_move)  # type: ignore[arg-type]
+    agent = MasterAgent(iterations=300, model=model)
+    a = agent.search(view, state.legal_moves, random.Random(3))
+    b = agent.search(view, state.legal_moves, random.Random(3))
+    assert a.moves == b.moves and a.iterations == 300
+    assert sum(m.visits for m in a.moves) == 300
+
+
 def test_a_time_budget_is_respected() -> None:
     state = State.new(9)
     result = IsmctsAgent(time_ms=150).search(state.view(0), state.legal_moves, random.Random(1))
@@ -106,7 +121,12 @@ def test_a_time_budget_is_respected() -> None:
 
 
 def test_bad_search_options_are_refused() -> None:
-    for spec in ("ismcts:playout=magic", "ismcts:iterations=-1", "master:exploration=-2"):
+    for spec in (
+        "ismcts:playout=magic",
+        "ismcts:iterations=-1",
+        "master:exploration=-2",
+        "master:model=psychic",
+    ):
         with pytest.raises(ValueError):
             parse_agent(spec)
 

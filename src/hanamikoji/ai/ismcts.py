@@ -21,7 +21,7 @@ from hanamikoji.ai.opponent import WeightedPool
 from hanamikoji.ai.playout import play_round, play_round_smart, playout_policy_move
 from hanamikoji.ai.values import evaluate_round_end
 from hanamikoji.moves import Action, Move
-from hanamikoji.state import Rules, State
+from hanamikoji.state import Phase, Rules, State
 from hanamikoji.view import View
 
 __all__ = ["IsmctsAgent", "MoveStats", "SearchResult", "random_playout"]
@@ -114,6 +114,10 @@ def greedy_playout(state: State, rng: random.Random) -> float:
     return greedy_round_value(state, rng)
 
 
+MODELS = ("none", "pick", "all")
+"""How the search plays the opponent: by its tree (``none``), or by greedy's choice in each
+determinized world for its picks (``pick``) or for all its decisions (``all``)."""
+
 PLAYOUTS: dict[str, Evaluator] = {
     "greedy": greedy_playout,
     "smart": smart_playout,
@@ -142,6 +146,7 @@ class IsmctsAgent:
         prior: float = 0.0,
         belief: float = 0.0,
         pool: int = 128,
+        model: str = "none",
     ) -> None:
         if iterations < 0 or time_ms < 0:
             raise ValueError("iterations and time_ms must be 0 or more")
@@ -152,14 +157,17 @@ class IsmctsAgent:
             raise ValueError(f"unknown playout policy {playout!r}; known: {known}")
         if belief < 0 or pool < 1:
             raise ValueError("belief must be 0 or more and pool 1 or more")
+        if model not in MODELS:
+            raise ValueError(f"unknown opponent model {model!r}; known: {', '.join(MODELS)}")
         self.belief = belief
         self.pool = pool
-        if playout == "greedy" or belief > 0:
+        self.model = model
+        if playout == "greedy" or belief > 0 or model != "none":
             try:
                 import hanamikoji.ai.fastplay  # noqa: F401
             except ImportError as e:
                 raise ValueError(
-                    f"playout 'greedy' and belief need numpy and numba ({e}); "
+                    f"playout 'greedy', belief and model need numpy and numba ({e}); "
                     "install them with: pip install 'hanamikoji[research]'"
                 ) from None
         self.iterations = iterations
@@ -258,10 +266,31 @@ class IsmctsAgent:
         path: list[tuple[_Node, int]] = []
         round_ = state.round
         options = root_options  # the searching seat's own hand is known: same moves every time
+        model = self.model
         while True:
             mover = state.to_move
             assert mover is not None
             children = node.children
+            if mover != me and (
+                model == "all" or (model == "pick" and state.phase is Phase.PICK)
+            ):
+                # The opponent as greedy would play with the hand this world gives it.
+                from hanamikoji.ai.fastplay import greedy_move
+
+                move = greedy_move(state, rng)
+                key: Key = move.action if move.action in (Action.SECRET, Action.DISCARD) else move
+                child = children.get(key)
+                fresh = child is None
+                if child is None:
+                    child = children[key] = _Node()
+                child.avail += 1
+                state = state.apply(move)
+                path.append((child, mover))
+                node = child
+                if fresh or state.to_move is None or state.round != round_:
+                    break
+                options = _options(state.legal_moves, state.to_move == me)
+                continue
             untried = [k for k in options if k not in children]
             for k in options:
                 child = children.get(k)

@@ -28,6 +28,7 @@ class MasterAgent(IsmctsAgent):
         prior: float = 1.0,
         belief: float = 0.0,
         pool: int = 128,
+        model: str = "none",
     ) -> None:
         super().__init__(
             iterations=iterations,
@@ -37,4 +38,5 @@ class MasterAgent(IsmctsAgent):
             prior=prior,
             belief=belief,
             pool=pool,
+            model=model,
         )
