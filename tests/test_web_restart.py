@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -18,6 +19,7 @@ import pytest
 
 from web_support import (
     POSTGRES,
+    SERVE,
     Seat,
     Server,
     my_turn,
@@ -163,3 +165,23 @@ async def test_two_servers_on_one_postgres_database_serve_the_same_games() -> No
             async with seat_socket(session, two.url, ai["game"], ai["token"]) as me:
                 await play_out([me], random.Random(9))
                 assert (await me.until(over))["result"] is not None
+
+
+def test_a_taken_port_or_a_bad_database_is_one_clear_line(tmp_path: Path) -> None:
+    server = Server(f"sqlite:///{tmp_path / 'a.sqlite3'}")
+    server.start()
+    try:
+        for extra, message in [
+            (["--port", str(server.port)], "cannot listen on 127.0.0.1:"),
+            (["--db", "mysql://x/y"], "unknown database 'mysql://x/y'"),
+            (["--port", "70000"], "a port is 0 to 65535"),
+        ]:
+            args = ["--db", f"sqlite:///{tmp_path / 'b.sqlite3'}", *extra]
+            done = subprocess.run(
+                [*SERVE, *args], capture_output=True, text=True, timeout=60, check=False
+            )
+            assert done.returncode != 0
+            assert message in done.stderr
+            assert "Traceback" not in done.stderr
+    finally:
+        server.stop()
