@@ -271,9 +271,7 @@ class IsmctsAgent:
             mover = state.to_move
             assert mover is not None
             children = node.children
-            if mover != me and (
-                model == "all" or (model == "pick" and state.phase is Phase.PICK)
-            ):
+            if mover != me and (model == "all" or (model == "pick" and state.phase is Phase.PICK)):
                 # The opponent as greedy would play with the hand this world gives it.
                 from hanamikoji.ai.fastplay import greedy_move
 
