@@ -259,6 +259,34 @@ def _greedy_move(pos: Any, T: Any, H: Any, F: Any) -> int:
     return _choose(pos, T, H, F, rel, ids)
 
 
+@_jit_inline
+def _step(pos: Any, a: int, T: Any) -> None:
+    """Play legal action ``a`` for the seat to move (a turn ends with its draw for the next)."""
+    seat = pos[P_TO_MOVE]
+    offer = pos[P_OFFER]
+    code = T[a, T_CODE]
+    if offer >= 0:  # a pick ends the turn
+        pos[P_PLAYED + seat] += code
+        pos[P_PLAYED + 1 - seat] += T[offer, T_CODE] - code
+        pos[P_OFFER] = -1
+    else:
+        kind = T[a, T_TYPE]
+        pos[P_HAND + seat] -= code
+        pos[P_ACTIONS + seat] ^= 1 << kind
+        if kind >= 2:  # Gift or Competition: the opponent picks before the turn ends
+            pos[P_OFFER] = a
+            pos[P_TO_MOVE] = 1 - seat
+            return
+        if kind == 0:
+            pos[P_SECRET + seat] = code
+    turn = pos[P_TURN] + 1
+    pos[P_TURN] = turn
+    if turn < 8:
+        actor = pos[P_FIRST] ^ (turn & 1)
+        pos[P_HAND + actor] += pos[P_DECK + turn]
+        pos[P_TO_MOVE] = actor
+
+
 @_jit
 def _play_round(pos: Any, T: Any, H: Any, F: Any, out: Any) -> float:
     """Greedy for both seats to the end of the round; seat 0's expected score after it.
@@ -269,7 +297,6 @@ def _play_round(pos: Any, T: Any, H: Any, F: Any, out: Any) -> float:
     _relative(pos, 0, rel[0])
     _relative(pos, 1, rel[1])
     ids = np.empty(_MAX_MOVES, dtype=np.int64)
-    first = pos[P_FIRST]
     count = 0
     turn = pos[P_TURN]
     while turn < 8:
@@ -277,30 +304,19 @@ def _play_round(pos: Any, T: Any, H: Any, F: Any, out: Any) -> float:
         a = _choose(pos, T, H, F, rel[seat], ids)
         out[R_MOVES + count] = a
         count += 1
-        offer = pos[P_OFFER]
-        code = T[a, T_CODE]
-        if offer >= 0:  # a pick ends the turn
-            pos[P_PLAYED + seat] += code
-            pos[P_PLAYED + 1 - seat] += T[offer, T_CODE] - code
-            pos[P_OFFER] = -1
-        else:
-            kind = T[a, T_TYPE]
-            pos[P_HAND + seat] -= code
-            pos[P_ACTIONS + seat] ^= 1 << kind
-            if kind >= 2:  # Gift or Competition: the opponent picks before the turn ends
-                pos[P_OFFER] = a
-                pos[P_TO_MOVE] = 1 - seat
-                continue
-            if kind == 0:
-                pos[P_SECRET + seat] = code
-        turn += 1
-        pos[P_TURN] = turn
-        if turn < 8:
-            actor = first ^ (turn & 1)
-            pos[P_HAND + actor] += pos[P_DECK + turn]
-            pos[P_TO_MOVE] = actor
+        _step(pos, a, T)
+        turn = pos[P_TURN]
     out[R_COUNT] = count
-    # Scoring, as State._score and state.decide.
+    return _round_end(pos, F, out)
+
+
+@_jit_inline
+def _round_end(pos: Any, F: Any, out: Any) -> float:
+    """Score the finished round (as State._score and state.decide); seat 0's expected score.
+
+    Writes the markers, winner and reason into ``out``.
+    """
+    first = pos[P_FIRST]
     p0 = pos[P_PLAYED] + pos[P_SECRET]
     p1 = pos[P_PLAYED + 1] + pos[P_SECRET + 1]
     c0 = 0

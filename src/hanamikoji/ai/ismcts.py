@@ -118,6 +118,10 @@ MODELS = ("none", "pick", "all")
 """How the search plays the opponent: by its tree (``none``), or by greedy's choice in each
 determinized world for its picks (``pick``) or for all its decisions (``all``)."""
 
+HIDDEN = ("random", "greedy")
+"""How the search picks the opponent's hidden card(s) behind its Secret or Discard edge in each
+determinized world: uniformly (``random``) or as greedy would with that world's hand."""
+
 PLAYOUTS: dict[str, Evaluator] = {
     "greedy": greedy_playout,
     "smart": smart_playout,
@@ -147,7 +151,24 @@ class IsmctsAgent:
         belief: float = 0.0,
         pool: int = 128,
         model: str = "none",
+        hidden: str = "random",
+        fast: bool = False,
+        noise: float = 0.0,
     ) -> None:
+        if fast and (playout != "greedy" or belief > 0 or model != "none"):
+            raise ValueError(
+                "the fast (numba) search plays greedy playouts, without belief or model: "
+                "use fast=1 with playout=greedy, belief=0, model=none"
+            )
+        self.fast = fast
+        if not 0.0 <= noise <= 1.0:
+            raise ValueError(f"noise must be between 0 and 1, got {noise}")
+        if noise and not fast:
+            raise ValueError("noise (random actions in the playouts) needs the fast search: fast=1")
+        self.noise = noise
+        if hidden not in HIDDEN:
+            raise ValueError(f"unknown hidden-move policy {hidden!r}; known: {', '.join(HIDDEN)}")
+        self.hidden = hidden
         if iterations < 0 or time_ms < 0:
             raise ValueError("iterations and time_ms must be 0 or more")
         if exploration < 0:
@@ -162,12 +183,12 @@ class IsmctsAgent:
         self.belief = belief
         self.pool = pool
         self.model = model
-        if playout == "greedy" or belief > 0 or model != "none":
+        if playout == "greedy" or belief > 0 or model != "none" or hidden != "random":
             try:
                 import hanamikoji.ai.fastplay  # noqa: F401
             except ImportError as e:
                 raise ValueError(
-                    f"playout 'greedy', belief and model need numpy and numba ({e}); "
+                    f"playout 'greedy', belief, model and hidden need numpy and numba ({e}); "
                     "install them with: pip install 'hanamikoji[research]'"
                 ) from None
         self.iterations = iterations
@@ -219,6 +240,8 @@ class IsmctsAgent:
         determinizations (``bench/information.py`` gives it more than the view shows).
         """
         max_iter, seconds = self.budget(clock_ms)
+        if self.fast and worlds is None:
+            return self._fast_search(view, legal, rng, max_iter, seconds)
         me = view.seat
         unseen = unseen_cards(view)
         root = _Node()
@@ -252,6 +275,38 @@ class IsmctsAgent:
         stats.sort(key=lambda s: (-s.visits, -s.value))
         return SearchResult(tuple(stats), done, elapsed)
 
+    def _fast_search(
+        self,
+        view: View,
+        legal: Sequence[Move],
+        rng: random.Random,
+        max_iter: int,
+        seconds: float,
+    ) -> SearchResult:
+        from hanamikoji.ai.fastsearch import fast_search
+
+        start = time.perf_counter()
+        bias = None
+        if self.prior > 0:
+            heuristic = heuristic_bias(view, legal)
+            bias = {m: heuristic[m] for m in legal}
+        found, done = fast_search(
+            view,
+            legal,
+            rng,
+            iterations=max_iter if seconds == math.inf else 0,
+            seconds=max(0.0, seconds - (time.perf_counter() - start)),
+            exploration=self.exploration,
+            prior=self.prior,
+            bias=bias,
+            hidden=self.hidden,
+            noise=self.noise,
+            rules=self.rules,
+        )
+        stats = [MoveStats(m, n, v) for m, n, v in found]
+        stats.sort(key=lambda s: (-s.visits, -s.value))
+        return SearchResult(tuple(stats), done, time.perf_counter() - start)
+
     def _iterate(
         self,
         root: _Node,
@@ -267,6 +322,7 @@ class IsmctsAgent:
         round_ = state.round
         options = root_options  # the searching seat's own hand is known: same moves every time
         model = self.model
+        greedy_hidden = self.hidden == "greedy"
         while True:
             mover = state.to_move
             assert mover is not None
@@ -315,7 +371,15 @@ class IsmctsAgent:
                         best, key = score, k
                 child = children[key]
             concrete = options[key]
-            move = concrete[int(rng.random() * len(concrete))] if len(concrete) > 1 else concrete[0]
+            if len(concrete) == 1:
+                move = concrete[0]
+            elif greedy_hidden:
+                from hanamikoji.ai.fastplay import greedy_scores
+
+                scores = greedy_scores(state)
+                move = max(concrete, key=scores.__getitem__)
+            else:
+                move = concrete[int(rng.random() * len(concrete))]
             state = state.apply(move)
             path.append((child, mover))
             node = child

@@ -29,6 +29,9 @@ class MasterAgent(IsmctsAgent):
         belief: float = 0.0,
         pool: int = 128,
         model: str = "none",
+        hidden: str = "random",
+        fast: bool = False,
+        noise: float = 0.0,
     ) -> None:
         super().__init__(
             iterations=iterations,
@@ -39,4 +42,7 @@ class MasterAgent(IsmctsAgent):
             belief=belief,
             pool=pool,
             model=model,
+            hidden=hidden,
+            fast=fast,
+            noise=noise,
         )

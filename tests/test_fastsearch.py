@@ -1,0 +1,154 @@
+"""The numba ISMCTS: its worlds, determinism, agreement with the Python search, its limits."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from hanamikoji.ai import AgentError, parse_agent
+from hanamikoji.ai.belief import hidden_slots, unseen_cards
+from hanamikoji.ai.fastplay import P_DECK, P_HAND, P_RNG, P_SECRET, P_TURN
+from hanamikoji.ai.fastsearch import FastSearch, fast_search
+from hanamikoji.ai.ismcts import IsmctsAgent
+from hanamikoji.ai.master import MasterAgent
+from hanamikoji.cards import pack
+from hanamikoji.state import Rules, State
+from hanamikoji.view import View
+
+
+def position(seed: int, decisions: int) -> State:
+    """A random game after ``decisions`` random decisions (still in round 1, a seat to move)."""
+    rng = random.Random(seed)
+    state = State.new(rng, rules=Rules(max_rounds=3))
+    for _ in range(decisions):
+        moves = state.legal_moves
+        state = state.apply(moves[rng.randrange(len(moves))])
+    assert state.to_move is not None
+    return state
+
+
+def counts(code: int) -> Counter[int]:
+    """The geisha (0..6) of a packed card set, with multiplicity."""
+    return Counter({g: (code >> (4 * g)) & 15 for g in range(7) if (code >> (4 * g)) & 15})
+
+
+@pytest.mark.parametrize("decisions", [0, 3, 7, 11])
+def test_worlds_deal_exactly_the_unseen_cards_uniformly(decisions: int) -> None:
+    state = position(4, decisions)
+    me = state.to_move
+    assert me is not None
+    view = View.of(state, me)
+    tree = FastSearch(view, random.Random(1), capacity=16)
+    slots = hidden_slots(view)
+    unseen = Counter(int(c) - 1 for c in unseen_cards(view))
+    turn = int(tree.template[P_TURN])
+    worlds = tree.worlds(4000, seed=7)
+    in_hand: Counter[int] = Counter()
+    for row in worlds:
+        # What the seat sees is as the template has it; only the hidden places change.
+        hidden = (P_HAND + 1 - me, P_SECRET + 1 - me, P_RNG)
+        same = [i for i in range(len(row)) if i not in hidden]
+        same = [i for i in same if not P_DECK + turn < i <= P_DECK + 7]
+        assert all(row[i] == tree.template[i] for i in same)
+        hand = counts(int(row[P_HAND + 1 - me]))
+        assert sum(hand.values()) == slots.hand
+        placed = hand + counts(int(row[P_SECRET + 1 - me])) if slots.secret else Counter(hand)
+        deck = [int(row[P_DECK + turn + 1 + j]) for j in range(slots.deck)]
+        assert all(counts(code).total() == 1 for code in deck)
+        for code in deck:
+            placed += counts(code)
+        assert placed.total() == slots.hand + slots.secret + slots.deck
+        assert all(placed[g] <= unseen[g] for g in placed), (placed, unseen)
+        in_hand += hand
+    total = unseen.total()
+    for g, n in unseen.items():  # each unseen card is in the hand with chance hand / total
+        expected = len(worlds) * slots.hand * n / total
+        assert abs(in_hand[g] - expected) <= 5 * expected**0.5 + 1, (g, in_hand[g], expected)
+
+
+def test_a_fixed_budget_is_deterministic_however_it_is_cut() -> None:
+    state = position(5, 2)
+    view = View.of(state, state.to_move)  # type: ignore[arg-type]
+    legal = state.legal_moves
+    whole, done = fast_search(view, legal, random.Random(3), iterations=3000, chunk=3000)
+    pieces, again = fast_search(view, legal, random.Random(3), iterations=3000, chunk=7)
+    assert whole == pieces and done == again == 3000
+    assert {m for m, _, _ in whole} == set(legal)
+    assert sum(n for _, n, _ in whole) == 3000
+    assert all(0.0 <= v <= 1.0 for _, _, v in whole)
+    other, _ = fast_search(view, legal, random.Random(4), iterations=3000)
+    assert other != whole
+
+
+def test_the_tree_stops_growing_at_its_limit() -> None:
+    state = position(6, 0)
+    view = View.of(state, state.to_move)  # type: ignore[arg-type]
+    tree = FastSearch(view, random.Random(1), capacity=50)
+    tree.run(10_000)
+    assert tree.full and 40 <= tree.iterations <= 50
+    assert sum(n for _, n, _ in tree.root(state.legal_moves)) == tree.iterations
+
+
+def test_the_tree_grows_past_its_first_arrays() -> None:
+    state = position(6, 0)
+    view = View.of(state, state.to_move)  # type: ignore[arg-type]
+    found, done = fast_search(view, state.legal_moves, random.Random(2), iterations=150_000)
+    assert done == 150_000
+    assert sum(n for _, n, _ in found) == done
+
+
+@pytest.mark.parametrize(("seed", "decisions"), [(9, 5), (3, 8)])
+def test_the_python_and_numba_searches_agree(seed: int, decisions: int) -> None:
+    # Mid-round (20 moves) and late (3 moves): both searches must see the same values.
+    state = position(seed, decisions)
+    view = View.of(state, state.to_move)  # type: ignore[arg-type]
+    legal = state.legal_moves
+    assert len(legal) >= 3
+    slow = IsmctsAgent(iterations=6000, playout="greedy").search(view, legal, random.Random(1))
+    fast, _ = fast_search(view, legal, random.Random(1), iterations=6000)
+    fast_by_move = {m: (n, v) for m, n, v in fast}
+    for stats in slow.moves[:3]:
+        n, v = fast_by_move[stats.move]
+        assert abs(v - stats.value) < 0.03, (stats, n, v)
+    assert fast_by_move[slow.best.move][0] >= 0.5 * slow.best.visits
+
+
+def test_the_agents_use_the_kernel_with_a_clock() -> None:
+    state = State.new(9)
+    agent = MasterAgent(time_ms=150, fast=True, playout="greedy")
+    result = agent.search(state.view(0), state.legal_moves, random.Random(1))
+    assert result.seconds < 0.5
+    assert result.iterations > 500
+    assert sum(m.visits for m in result.moves) == result.iterations
+
+
+@pytest.mark.parametrize("hidden", ["random", "greedy"])
+def test_both_hidden_policies_are_deterministic(hidden: str) -> None:
+    state = position(3, 5)
+    view = View.of(state, state.to_move)  # type: ignore[arg-type]
+    agent = parse_agent(f"master:fast=1,playout=greedy,iterations=2000,hidden={hidden}")
+    assert isinstance(agent, IsmctsAgent)
+    a = agent.search(view, state.legal_moves, random.Random(3))
+    b = agent.search(view, state.legal_moves, random.Random(3))
+    assert a.moves == b.moves and a.iterations == 2000
+
+
+def test_bad_options_are_clear_errors() -> None:
+    with pytest.raises(AgentError, match="greedy playouts"):
+        parse_agent("ismcts:fast=1,playout=random")
+    with pytest.raises(AgentError, match="greedy playouts"):
+        parse_agent("master:fast=1,playout=greedy,model=pick")
+    with pytest.raises(AgentError, match="hidden"):
+        parse_agent("master:hidden=psychic")
+    state = position(2, 1)
+    opponent = 1 - state.to_move  # type: ignore[operator]
+    with pytest.raises(ValueError, match="not the one to move"):
+        FastSearch(View.of(state, opponent), random.Random(1), capacity=10)
+    with pytest.raises(ValueError, match="iterations or seconds"):
+        fast_search(View.of(state, 1 - opponent), state.legal_moves, random.Random(1))
+
+
+def test_pack_agrees_with_the_kernels_cards() -> None:
+    assert counts(pack("1127")) == Counter({0: 2, 1: 1, 6: 1})
