@@ -1,8 +1,9 @@
-"""Learn the between-rounds value table by self-play with the playout policy.
+"""Learn a between-rounds value table by self-play with the playout policy (or greedy).
 
-Run: ``.venv/bin/python scripts/train_values.py [--samples 200] [--seed 1]``. It writes
-``src/hanamikoji/ai/data/round_values.json`` and ``docs/img/round_values_curve.svg`` (how much the
-table still moves as samples are added: the learning curve). Reproducible from ``--seed``.
+Run: ``.venv/bin/python scripts/train_values.py [--samples 200] [--seed 1] [--policy greedy]``.
+It writes ``src/hanamikoji/ai/data/round_values.json`` (``round_values_greedy.json``) and
+``docs/img/round_values_curve.svg`` (``round_values_greedy_curve.svg``): how much the table still
+moves as samples are added, the learning curve. Reproducible from ``--seed``.
 """
 
 from __future__ import annotations
@@ -14,11 +15,20 @@ from pathlib import Path
 
 from rich.progress import Progress
 
+from hanamikoji.ai.fastplay import greedy_playout_moves
 from hanamikoji.ai.playout import play_round
-from hanamikoji.ai.values import CONFIGS, RoundValues, _terminal, sample_round, solve
+from hanamikoji.ai.values import CONFIGS, TABLES, RoundValues, _terminal, sample_round, solve
+from hanamikoji.state import State
 from hanamikoji.svgplot import line_chart
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def play_round_greedy(state: State, rng: random.Random) -> State:
+    """Greedy for both seats (the numba kernel) to the end of the round, in the core."""
+    for move in greedy_playout_moves(state, rng):
+        state = state.apply(move)
+    return state
 
 
 def main() -> None:
@@ -28,10 +38,18 @@ def main() -> None:
     parser.add_argument("--stages", type=int, default=4, help="learning-curve points (4)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--out", type=Path, default=ROOT / "src/hanamikoji/ai/data/round_values.json"
+        "--policy",
+        choices=sorted(TABLES),
+        default="playout",
+        help="who plays the rounds: the playout policy or greedy for both seats (playout)",
     )
-    parser.add_argument("--curve", type=Path, default=ROOT / "docs/img/round_values_curve.svg")
+    parser.add_argument("--out", type=Path, help="the table (default: the package's for --policy)")
+    parser.add_argument("--curve", type=Path, help="the learning curve (default: docs/img/...)")
     args = parser.parse_args()
+    suffix = "" if args.policy == "playout" else f"_{args.policy}"
+    args.out = args.out or ROOT / "src/hanamikoji/ai/data" / TABLES[args.policy]
+    args.curve = args.curve or ROOT / f"docs/img/round_values{suffix}_curve.svg"
+    policy = play_round if args.policy == "playout" else play_round_greedy
     rng = random.Random(args.seed)
     positions = [(c, f) for c in range(CONFIGS) for f in (0, 1) if _terminal(c) is None]
     samples: dict[tuple[int, int], list[int]] = {p: [] for p in positions}
@@ -44,7 +62,7 @@ def main() -> None:
         for target in stages:
             for (code, first), outs in samples.items():
                 while len(outs) < target:
-                    outs.append(sample_round(code, first, rng, play_round))
+                    outs.append(sample_round(code, first, rng, policy))
                     progress.advance(task)
             result = solve(samples, sweeps=60)
             table = result["stationary"]

@@ -40,7 +40,7 @@ def test_hand_worlds_keep_the_cards_in_hands_and_shuffle_the_rest(seed: int) -> 
 
 def test_search_uses_the_worlds_it_is_given() -> None:
     truth = midgame(3)
-    agent = parse_agent("master:iterations=50")
+    agent = parse_agent("master:fast=0,iterations=50")
     assert isinstance(agent, IsmctsAgent)
     seen: list[State] = []
 
@@ -56,12 +56,12 @@ def test_search_uses_the_worlds_it_is_given() -> None:
 
 @pytest.mark.parametrize("mode", ["fair", "hand", "all"])
 def test_a_pair_is_two_results(mode: str) -> None:
-    a, b = play_pair("master:iterations=20,playout=greedy", mode, 7)
+    a, b = play_pair("master:fast=0,iterations=20,playout=greedy", mode, 7)
     assert a in (0.0, 0.5, 1.0) and b in (0.0, 0.5, 1.0)
 
 
 def test_measure_reports_a_score_in_its_interval() -> None:
-    row = measure("master:iterations=10,playout=greedy", "all", 4, 1, 3)
+    row = measure("master:fast=0,iterations=10,playout=greedy", "all", 4, 1, 3)
     assert row["games"] == 4 and sum(row["pairs_0_05_1_15_2"]) == 2
     low, high = row["ci95"]
     assert 0.0 <= low <= row["score"] <= high <= 1.0

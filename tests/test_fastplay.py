@@ -231,5 +231,5 @@ def test_greedy_playout_without_numba_is_a_clear_error(monkeypatch: pytest.Monke
     from hanamikoji.ai import AgentError, parse_agent
 
     monkeypatch.setitem(sys.modules, "hanamikoji.ai.fastplay", None)
-    with pytest.raises(AgentError, match="pip install 'hanamikoji\\[research\\]'"):
+    with pytest.raises(AgentError, match="pip install numpy numba"):
         parse_agent("ismcts:playout=greedy")

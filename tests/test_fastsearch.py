@@ -124,24 +124,37 @@ def test_the_agents_use_the_kernel_with_a_clock() -> None:
     assert sum(m.visits for m in result.moves) == result.iterations
 
 
-@pytest.mark.parametrize("hidden", ["random", "greedy"])
-def test_both_hidden_policies_are_deterministic(hidden: str) -> None:
+@pytest.mark.parametrize(
+    "options",
+    ["hidden=random", "hidden=greedy", "guide=0.4", "guide=2,hidden=greedy", "noise=0.3"],
+)
+def test_every_variant_is_deterministic_and_counts_its_visits(options: str) -> None:
     state = position(3, 5)
     view = View.of(state, state.to_move)  # type: ignore[arg-type]
-    agent = parse_agent(f"master:fast=1,playout=greedy,iterations=2000,hidden={hidden}")
+    agent = parse_agent(f"master:fast=1,playout=greedy,iterations=2000,{options}")
     assert isinstance(agent, IsmctsAgent)
     a = agent.search(view, state.legal_moves, random.Random(3))
     b = agent.search(view, state.legal_moves, random.Random(3))
     assert a.moves == b.moves and a.iterations == 2000
+    assert sum(m.visits for m in a.moves) == 2000
+    assert {m.move for m in a.moves} == set(state.legal_moves)
 
 
 def test_bad_options_are_clear_errors() -> None:
     with pytest.raises(AgentError, match="greedy playouts"):
         parse_agent("ismcts:fast=1,playout=random")
     with pytest.raises(AgentError, match="greedy playouts"):
-        parse_agent("master:fast=1,playout=greedy,model=pick")
+        parse_agent("master:fast=1,playout=greedy,model=all")
     with pytest.raises(AgentError, match="hidden"):
         parse_agent("master:hidden=psychic")
+    with pytest.raises(AgentError, match="guide"):
+        parse_agent("master:guide=-1")
+    with pytest.raises(AgentError, match="fast search"):
+        parse_agent("ismcts:guide=1")
+    with pytest.raises(AgentError, match="noise"):
+        parse_agent("master:noise=2")
+    with pytest.raises(AgentError, match="value table"):
+        parse_agent("master:values=oracle")
     state = position(2, 1)
     opponent = 1 - state.to_move  # type: ignore[operator]
     with pytest.raises(ValueError, match="not the one to move"):
@@ -152,3 +165,36 @@ def test_bad_options_are_clear_errors() -> None:
 
 def test_pack_agrees_with_the_kernels_cards() -> None:
     assert counts(pack("1127")) == Counter({0: 2, 1: 1, 6: 1})
+
+
+def test_a_search_can_be_held_to_some_root_moves() -> None:
+    state = position(7, 0)
+    view = View.of(state, state.to_move)  # type: ignore[arg-type]
+    some = state.legal_moves[:3]
+    found, done = fast_search(view, some, random.Random(1), iterations=900)
+    assert [m for m, _, _ in found] == list(some)
+    assert sum(n for _, n, _ in found) == done == 900
+    with pytest.raises(ValueError, match="legal moves"):
+        FastSearch(view, random.Random(1), capacity=10, legal=[])
+
+
+def test_the_opponent_pick_model_is_deterministic_and_counts_its_visits() -> None:
+    state = position(3, 4)
+    view = View.of(state, state.to_move)  # type: ignore[arg-type]
+    agent = parse_agent("master:fast=1,playout=greedy,iterations=3000,model=pick")
+    assert isinstance(agent, IsmctsAgent)
+    a = agent.search(view, state.legal_moves, random.Random(5))
+    b = agent.search(view, state.legal_moves, random.Random(5))
+    assert a.moves == b.moves and sum(m.visits for m in a.moves) == 3000
+
+
+def test_the_kernel_gives_greedys_root_bias() -> None:
+    from hanamikoji.ai.ismcts import heuristic_bias
+
+    for decisions in (0, 3, 6, 9):
+        state = position(11, decisions)
+        view = View.of(state, state.to_move)  # type: ignore[arg-type]
+        slow = heuristic_bias(view, state.legal_moves)
+        fast = heuristic_bias(view, state.legal_moves, fast=True)
+        assert slow.keys() == fast.keys()
+        assert all(abs(slow[m] - fast[m]) < 1e-9 for m in slow)

@@ -111,7 +111,7 @@ def test_pool_is_uniform_before_the_opponent_acts() -> None:
 
 def test_search_with_belief_is_deterministic_and_checked() -> None:
     state = play(State.from_deals([DEAL]), "S6 C46-47 P46 G557 P5 D37")
-    agent = parse_agent("master:iterations=150,belief=2,pool=32")
+    agent = parse_agent("master:fast=0,iterations=150,belief=2,pool=32")
     assert isinstance(agent, IsmctsAgent)
     view = state.view(0)
     a = agent.search(view, state.legal_moves, random.Random(3))

@@ -64,9 +64,13 @@ def test_the_constructed_positions_are_what_they_claim() -> None:
 
 SEARCHERS: dict[str, Callable[[], IsmctsAgent]] = {
     "ismcts": lambda: IsmctsAgent(iterations=300, playout="policy"),
+    "ismcts-fast": lambda: IsmctsAgent(iterations=300, playout="greedy", fast=True),
     "master": lambda: MasterAgent(iterations=300),
     "master-model-pick": lambda: MasterAgent(iterations=300, model="pick"),
-    "master-model-all": lambda: MasterAgent(iterations=300, model="all"),
+    "master-hidden-greedy": lambda: MasterAgent(iterations=300, hidden="greedy"),
+    "master-python": lambda: MasterAgent(iterations=300, fast=False, playout="smart"),
+    "master-python-model-pick": lambda: MasterAgent(iterations=300, fast=False, model="pick"),
+    "master-python-model-all": lambda: MasterAgent(iterations=300, fast=False, model="all"),
 }
 
 
@@ -100,13 +104,13 @@ def test_a_search_with_a_fixed_budget_is_deterministic_and_counts_its_visits() -
     assert all(0.0 <= m.value <= 1.0 for m in a.moves)
 
 
-@pytest.mark.parametrize("model", ["pick", "all"])
-def test_an_opponent_model_keeps_the_search_deterministic(model: str) -> None:
+@pytest.mark.parametrize(("model", "fast"), [("pick", True), ("pick", False), ("all", False)])
+def test_an_opponent_model_keeps_the_search_deterministic(model: str, fast: bool) -> None:
     state = State.new(8)
     for _ in range(5):  # into the round, past an offer or two
         state = state.apply(state.legal_moves[0])
     view = state.view(state.to_move)  # type: ignore[arg-type]
-    agent = MasterAgent(iterations=300, model=model)
+    agent = MasterAgent(iterations=300, model=model, fast=fast)
     a = agent.search(view, state.legal_moves, random.Random(3))
     b = agent.search(view, state.legal_moves, random.Random(3))
     assert a.moves == b.moves and a.iterations == 300

@@ -12,6 +12,7 @@ from typing import Any
 
 from hanamikoji import __version__
 from hanamikoji.ai import AGENTS, LEVELS
+from hanamikoji.ai.analysis import DEFAULT_ITERATIONS
 from hanamikoji.record import Record, RecordError
 from hanamikoji.replay import render_replay
 
@@ -156,7 +157,10 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("file", type=Path, metavar="RECORD", help="a hanamikoji-record/1 file")
     analyze.add_argument("--seat", type=_seat, default=None, help="only this seat's decisions")
     analyze.add_argument(
-        "--iterations", type=_positive, default=1500, help="search per decision (default 1500)"
+        "--iterations",
+        type=_positive,
+        default=DEFAULT_ITERATIONS,
+        help=f"search per decision (default {DEFAULT_ITERATIONS})",
     )
     analyze.add_argument("--json", action="store_true", help="one JSON object per decision")
 

@@ -20,7 +20,7 @@ from hanamikoji.view import View
 
 __all__ = ["DecisionReview", "Hint", "review", "suggest"]
 
-DEFAULT_ITERATIONS = 1500
+DEFAULT_ITERATIONS = 20000
 
 
 @dataclass(frozen=True)

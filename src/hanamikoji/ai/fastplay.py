@@ -103,9 +103,9 @@ _TIE = 1e-9  # greedy's tolerance for equal scores
 
 
 @cache
-def _tables() -> tuple[Float64Array, int]:
-    """The float table (outlook and values) and the value table's horizon, built once."""
-    values = round_values()
+def _tables(name: str = "playout") -> tuple[Float64Array, int]:
+    """The float table (outlook and value table ``name``) and the horizon, built once each."""
+    values = round_values(name)
     horizon = len(values.by_left)
     look = [outlook(d / 2, owner) for owner in (-1, 0, 1) for d in range(-10, 11)]
     parts = [np.asarray(look, dtype=np.float64)]

@@ -171,11 +171,14 @@ def _search(
     shift: int,
     counters: Any,
     bias: Any,
+    allowed: Any,
     prior: float,
     c: float,
     iterations: int,
     hidden_greedy: bool,
     noise: float,
+    model_pick: bool,
+    guide: float,
 ) -> None:
     """Run up to ``iterations`` more iterations on the tree (node 0 is the root).
 
@@ -190,6 +193,7 @@ def _search(
     keys = np.empty(_MAX_MOVES, dtype=np.int64)
     kids = np.empty(_MAX_MOVES, dtype=np.int64)
     untried = np.empty(_MAX_MOVES, dtype=np.int64)
+    marks = np.empty(_MAX_MOVES, dtype=np.float64)
     path = np.empty(64, dtype=np.int64)
     movers = np.empty(64, dtype=np.int64)
     rel = np.empty(7, dtype=np.int64)
@@ -209,7 +213,20 @@ def _search(
         while True:
             mover = pos[P_TO_MOVE]
             offer = pos[P_OFFER]
-            n = _legal(pos, T, H, ids)
+            if model_pick and mover != me and offer >= 0:
+                # The opponent picks as greedy would with the hand this world gives it.
+                _relative(pos, mover, rel)
+                ids[0] = _choose(pos, T, H, F, rel, ids)
+                n = 1
+            else:
+                n = _legal(pos, T, H, ids)
+                if node == 0:  # only the root moves the caller allows
+                    m = 0
+                    for i in range(n):
+                        if allowed[ids[i]]:
+                            ids[m] = ids[i]
+                            m += 1
+                    n = m
             nk = 0
             for i in range(n):
                 key = ids[i]
@@ -236,11 +253,41 @@ def _search(
                     kids[i] = ch
                     A[ch] += 1
             at_root = node == 0 and prior > 0.0
+            guided = node != 0 and guide > 0.0
+            if guided:  # greedy's judgement of each edge in this world, scaled to 0..1
+                _relative(pos, mover, rel)
+                hand = pos[P_HAND + mover]
+                mine = pos[P_PLAYED + mover] + pos[P_SECRET + mover]
+                theirs = pos[P_PLAYED + 1 - mover]
+                k = -1
+                for i in range(n):
+                    v = _score(ids[i], offer, hand, mine, theirs, rel, T, F)
+                    key = ids[i]
+                    if mover != me and offer < 0 and T[key, T_TYPE] <= 1:
+                        key = K_SECRET if T[key, T_TYPE] == 0 else K_DISCARD
+                    if k < 0 or keys[k] != key:
+                        k += 1
+                        marks[k] = v
+                    elif v > marks[k]:
+                        marks[k] = v
+                low = marks[0]
+                high = marks[0]
+                for i in range(1, nk):
+                    low = min(low, marks[i])
+                    high = max(high, marks[i])
+                span = high - low if high > low else 1.0
+                for i in range(nk):
+                    marks[i] = (marks[i] - low) / span
             if nu > 0:
                 if at_root:  # the heuristic's favourite first
                     pick = untried[0]
                     for u in range(1, nu):
                         if bias[keys[untried[u]]] > bias[keys[pick]]:
+                            pick = untried[u]
+                elif guided:
+                    pick = untried[0]
+                    for u in range(1, nu):
+                        if marks[untried[u]] > marks[pick]:
                             pick = untried[u]
                 else:
                     pick = untried[_rand_below(pos, nu)]
@@ -261,6 +308,8 @@ def _search(
                     score = W[ch] / N[ch] + c * math.sqrt(math.log(A[ch]) / N[ch])
                     if at_root:  # progressive bias, fading with visits
                         score += prior * bias[keys[i]] / (N[ch] + 1)
+                    elif guided:  # greedy's judgement of the edge in this world
+                        score += guide * marks[i] / (N[ch] + 1)
                     if score > best:
                         best = score
                         pick = i
@@ -310,7 +359,10 @@ def _search(
 
 
 class FastSearch:
-    """One decision's search tree, grown in chunks of iterations (so a clock can stop it)."""
+    """One decision's search tree, grown in chunks of iterations (so a clock can stop it).
+
+    The root's moves are ``legal`` (a subset of the view's legal moves; all of them by default).
+    """
 
     N: npt.NDArray[np.int32]
     W: npt.NDArray[np.float64]
@@ -324,13 +376,24 @@ class FastSearch:
         rng: random.Random,
         *,
         capacity: int,
+        legal: Sequence[Move] | None = None,
         exploration: float = 0.7,
         prior: float = 0.0,
         bias: dict[Move, float] | None = None,
         hidden: str = "random",
         noise: float = 0.0,
+        values: str = "playout",
+        model: str = "none",
+        guide: float = 0.0,
         rules: Rules | None = None,
     ) -> None:
+        if guide < 0:
+            raise ValueError(f"guide must be 0 or more, got {guide}")
+        self.guide = float(guide)
+        if model not in ("none", "pick"):
+            raise ValueError(f"the fast search models the opponent's picks or nothing: {model!r}")
+        self.model_pick = model == "pick"
+        self.F = _tables(values)[0]
         if not 0.0 <= noise <= 1.0:
             raise ValueError(f"noise must be between 0 and 1, got {noise}")
         self.noise = float(noise)
@@ -350,6 +413,12 @@ class FastSearch:
         self.limit = max(2, capacity)  # the most nodes the tree may grow to
         self._allocate(min(self.limit, 1 << 16))
         self.counters = np.array((1, rng.getrandbits(63), 0), dtype=np.int64)  # node 0: root
+        self.allowed = np.zeros(NKEYS, dtype=np.bool_)
+        moves = view.legal_moves if legal is None else legal
+        if not moves or not set(moves) <= set(view.legal_moves):
+            raise ValueError("the root moves must be some of the view's legal moves")
+        for move in moves:
+            self.allowed[_ID[move]] = True
         self.bias = np.zeros(NKEYS, dtype=np.float64)
         if bias:
             for move, b in bias.items():
@@ -400,7 +469,7 @@ class FastSearch:
             self.me,
             _T,
             _H,
-            _tables()[0],
+            self.F,
             self.N,
             self.W,
             self.A,
@@ -409,11 +478,14 @@ class FastSearch:
             self.shift,
             self.counters,
             self.bias,
+            self.allowed,
             self.prior,
             self.exploration,
             iterations,
             self.hidden_greedy,
             self.noise,
+            self.model_pick,
+            self.guide,
         )
 
     def root(self, legal: Sequence[Move]) -> list[tuple[Move, int, float]]:
@@ -443,6 +515,9 @@ def fast_search(
     bias: dict[Move, float] | None = None,
     hidden: str = "random",
     noise: float = 0.0,
+    values: str = "playout",
+    model: str = "none",
+    guide: float = 0.0,
     rules: Rules | None = None,
     chunk: int = 256,
 ) -> tuple[list[tuple[Move, int, float]], int]:
@@ -461,11 +536,15 @@ def fast_search(
         view,
         rng,
         capacity=min(capacity, 1 << 23),
+        legal=legal,
         exploration=exploration,
         prior=prior,
         bias=bias,
         hidden=hidden,
         noise=noise,
+        values=values,
+        model=model,
+        guide=guide,
         rules=rules,
     )
     deadline = start + seconds

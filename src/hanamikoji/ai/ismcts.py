@@ -19,7 +19,7 @@ from hanamikoji.ai.belief import determinize, unseen_cards
 from hanamikoji.ai.greedy import GreedyAgent
 from hanamikoji.ai.opponent import WeightedPool
 from hanamikoji.ai.playout import play_round, play_round_smart, playout_policy_move
-from hanamikoji.ai.values import evaluate_round_end
+from hanamikoji.ai.values import TABLES, evaluate_round_end
 from hanamikoji.moves import Action, Move
 from hanamikoji.state import Phase, Rules, State
 from hanamikoji.view import View
@@ -30,10 +30,20 @@ Key = Move | Action
 Evaluator = Callable[[State, random.Random], float]
 
 
-def heuristic_bias(view: View, legal: Sequence[Move]) -> dict[Key, float]:
-    """The greedy evaluation of each root move, scaled to 0..1 (the best is 1)."""
-    greedy = GreedyAgent()
-    scores = {m: greedy.score(view, m) for m in legal}
+def heuristic_bias(view: View, legal: Sequence[Move], fast: bool = False) -> dict[Key, float]:
+    """The greedy evaluation of each root move, scaled to 0..1 (the best is 1).
+
+    ``fast``: the same scores from the numba kernel (greedy judges from the seat's own cards
+    and the table only, so any world consistent with the view gives them).
+    """
+    if fast:
+        from hanamikoji.ai.fastplay import greedy_scores
+
+        every = greedy_scores(determinize(view, random.Random(0)))
+        scores = {m: every[m] for m in legal}
+    else:
+        greedy = GreedyAgent()
+        scores = {m: greedy.score(view, m) for m in legal}
     low, high = min(scores.values()), max(scores.values())
     span = (high - low) or 1.0
     return {m: (s - low) / span for m, s in scores.items()}
@@ -154,11 +164,13 @@ class IsmctsAgent:
         hidden: str = "random",
         fast: bool = False,
         noise: float = 0.0,
+        values: str = "playout",
+        guide: float = 0.0,
     ) -> None:
-        if fast and (playout != "greedy" or belief > 0 or model != "none"):
+        if fast and (playout != "greedy" or belief > 0 or model == "all"):
             raise ValueError(
-                "the fast (numba) search plays greedy playouts, without belief or model: "
-                "use fast=1 with playout=greedy, belief=0, model=none"
+                "the fast (numba) search plays greedy playouts, without belief or model=all: "
+                "use fast=1 with playout=greedy, belief=0, model=none or pick"
             )
         self.fast = fast
         if not 0.0 <= noise <= 1.0:
@@ -166,6 +178,16 @@ class IsmctsAgent:
         if noise and not fast:
             raise ValueError("noise (random actions in the playouts) needs the fast search: fast=1")
         self.noise = noise
+        if values not in TABLES:
+            raise ValueError(f"unknown value table {values!r}; known: {', '.join(TABLES)}")
+        if values != "playout" and not fast:
+            raise ValueError("another value table (values=...) needs the fast search: fast=1")
+        self.values = values
+        if guide < 0:
+            raise ValueError("guide must be 0 or more")
+        if guide and not fast:
+            raise ValueError("guide (greedy's bias below the root) needs the fast search: fast=1")
+        self.guide = guide
         if hidden not in HIDDEN:
             raise ValueError(f"unknown hidden-move policy {hidden!r}; known: {', '.join(HIDDEN)}")
         self.hidden = hidden
@@ -189,7 +211,7 @@ class IsmctsAgent:
             except ImportError as e:
                 raise ValueError(
                     f"playout 'greedy', belief, model and hidden need numpy and numba ({e}); "
-                    "install them with: pip install 'hanamikoji[research]'"
+                    "they come with hanamikoji: reinstall it, or: pip install numpy numba"
                 ) from None
         self.iterations = iterations
         self.time_ms = time_ms
@@ -237,7 +259,8 @@ class IsmctsAgent:
         """Search from ``view`` and return every root move's statistics, best first.
 
         ``worlds``, for experiments, supplies each iteration's world instead of the agent's own
-        determinizations (``bench/information.py`` gives it more than the view shows).
+        determinizations (``bench/information.py`` gives it more than the view shows); the
+        Python search serves it, whatever ``fast`` says.
         """
         max_iter, seconds = self.budget(clock_ms)
         if self.fast and worlds is None:
@@ -288,7 +311,7 @@ class IsmctsAgent:
         start = time.perf_counter()
         bias = None
         if self.prior > 0:
-            heuristic = heuristic_bias(view, legal)
+            heuristic = heuristic_bias(view, legal, fast=True)
             bias = {m: heuristic[m] for m in legal}
         found, done = fast_search(
             view,
@@ -301,6 +324,9 @@ class IsmctsAgent:
             bias=bias,
             hidden=self.hidden,
             noise=self.noise,
+            values=self.values,
+            model=self.model,
+            guide=self.guide,
             rules=self.rules,
         )
         stats = [MoveStats(m, n, v) for m, n, v in found]

@@ -5,8 +5,8 @@
 | beginner | greedy, but half its moves at random | someone learning the rules |
 | easy | greedy (one ply, majorities by charm) | a casual player |
 | medium | ISMCTS, 200 iterations, policy playouts | a club player |
-| hard | ISMCTS, 800 iterations, heuristic playouts and the value table | a strong player |
-| master | master, 2500 iterations | the strongest this project has |
+| hard | master's search, 1000 iterations | a strong player |
+| master | master, 30000 iterations | the strongest this project has |
 
 Every level has a fixed budget, so it plays the same on any machine (and is deterministic for a
 seed); the ``master`` *agent* (as opposed to the level) uses the time it is given instead.
@@ -66,7 +66,7 @@ LEVELS: dict[str, Callable[[], Agent]] = {
     "beginner": lambda: NoisyAgent(GreedyAgent(), 0.5, "beginner"),
     "easy": lambda: _named(GreedyAgent(), "easy"),
     "medium": lambda: _named(IsmctsAgent(iterations=200, playout="policy"), "medium"),
-    "hard": lambda: _named(IsmctsAgent(iterations=800, playout="smart", prior=1.0), "hard"),
-    "master": lambda: MasterAgent(iterations=2500),
+    "hard": lambda: _named(MasterAgent(iterations=1000), "hard"),
+    "master": lambda: MasterAgent(iterations=30000),
 }
 """The levels, weakest first."""

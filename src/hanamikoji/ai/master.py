@@ -1,10 +1,13 @@
-"""The flagship agent: ISMCTS with the charm-greedy playout policy and the learned round values.
+"""The flagship agent: ISMCTS compiled with numba, greedy playouts, the learned round values.
 
-What made it into ``master`` is what won matches (docs/ai.md has the figures): scoring the end of
-the current round with the self-play value table rather than playing out the rest of the game,
-playing the rest of the round with a cheap heuristic for both sides (offers answered as a real
-opponent would), and a progressive bias from greedy's judgement at the root. It uses its time budget
-(``clock_ms``), or a fixed number of iterations, with which it is deterministic for a seed.
+What made it into ``master`` is what won matches (docs/ai.md has the figures): the search in numba
+(:mod:`hanamikoji.ai.fastsearch`, some forty times the iterations of the Python search), scoring
+the end of the current round with the self-play value table rather than playing out the rest of
+the game, greedy for both sides in the playouts (offers answered as a real opponent would), a
+progressive bias from greedy's judgement at the root, and below it greedy's judgement of each
+move in each sampled world (``guide``). It uses its time budget (``clock_ms``), or a fixed number
+of iterations, with which it is deterministic for a seed. ``fast=0`` runs the same search in
+Python (the earlier master, with ``playout=smart``), where ``guide`` does not apply.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ __all__ = ["MasterAgent"]
 
 
 class MasterAgent(IsmctsAgent):
-    """ISMCTS tuned: heuristic playouts to the round's end, the value table, a greedy prior."""
+    """ISMCTS tuned: the numba search, greedy playouts, the round-value table, greedy's bias."""
 
     name = "master"
 
@@ -24,14 +27,16 @@ class MasterAgent(IsmctsAgent):
         iterations: int = 0,
         time_ms: int = 0,
         exploration: float = 0.7,
-        playout: str = "smart",
+        playout: str = "greedy",
         prior: float = 1.0,
         belief: float = 0.0,
         pool: int = 128,
         model: str = "none",
         hidden: str = "random",
-        fast: bool = False,
+        fast: bool = True,
         noise: float = 0.0,
+        values: str = "playout",
+        guide: float = 0.4,
     ) -> None:
         super().__init__(
             iterations=iterations,
@@ -45,4 +50,6 @@ class MasterAgent(IsmctsAgent):
             hidden=hidden,
             fast=fast,
             noise=noise,
+            values=values,
+            guide=guide if fast else 0.0,
         )

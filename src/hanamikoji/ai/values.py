@@ -20,6 +20,7 @@ from hanamikoji.state import Deal, Rules, State, Termination, decide
 
 __all__ = [
     "CONFIGS",
+    "TABLES",
     "RoundValues",
     "evaluate_round_end",
     "marker_code",
@@ -179,10 +180,18 @@ class RoundValues:
         return cls([dq(t) for t in obj["by_rounds_left"]], dq(obj["stationary"]))
 
 
+TABLES = {"playout": "round_values.json", "greedy": "round_values_greedy.json"}
+"""The tables shipped with the package, by the policy whose rounds they were learned from:
+the playout policy (random actions, charm-greedy picks) or greedy for both seats."""
+
+
 @cache
-def round_values() -> RoundValues:
-    """The table shipped with the package."""
-    text = resources.files("hanamikoji.ai").joinpath("data/round_values.json").read_text("utf-8")
+def round_values(name: str = "playout") -> RoundValues:
+    """A table shipped with the package (:data:`TABLES`)."""
+    if name not in TABLES:
+        raise ValueError(f"unknown value table {name!r}; known: {', '.join(TABLES)}")
+    path = f"data/{TABLES[name]}"
+    text = resources.files("hanamikoji.ai").joinpath(path).read_text("utf-8")
     return RoundValues.from_json(json.loads(text))
 
 

@@ -20,7 +20,7 @@ from hanamikoji.record import Record
 from hanamikoji.state import Rules
 from hanamikoji.view import View
 
-__all__ = ["analyse", "choose", "hint", "watch_parent"]
+__all__ = ["analyse", "choose", "hint", "start", "warm_up", "watch_parent"]
 
 _agents: dict[tuple[str, int, int | None], Agent] = {}
 
@@ -34,6 +34,22 @@ def watch_parent(parent: int, every: float = 1.0) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name="watch-parent", daemon=True).start()
+
+
+def warm_up() -> None:
+    """Load (or compile) the search's numba kernels now, so the first move is not slow."""
+    from hanamikoji.ai.fastsearch import fast_search
+    from hanamikoji.state import State
+
+    state = State.new(random.Random(0))
+    view = state.view(0)
+    fast_search(view, view.legal_moves, random.Random(0), iterations=8)
+
+
+def start(parent: int) -> None:
+    """A worker's start: watch the server (:func:`watch_parent`), then :func:`warm_up`."""
+    watch_parent(parent)
+    warm_up()
 
 
 def choose(level: str, view: dict[str, Any], max_rounds: int | None, seed: int) -> str:

@@ -185,8 +185,8 @@ class GameService:
         store: Store,
         *,
         ai_workers: int = 1,
-        hint_iterations: int = 1500,
-        analysis_iterations: int = 600,
+        hint_iterations: int = 20000,
+        analysis_iterations: int = 5000,
         seed: int | None = None,
         cache_size: int = 5000,
     ) -> None:
@@ -210,6 +210,9 @@ class GameService:
 
     async def start(self) -> None:
         """Resume after a (re)start: make every AI move that is due; follow other processes."""
+        # Start the workers now, so the first AI move does not wait for the search to load.
+        for executor in (self._executor, self._analyser):
+            executor.submit(ai_worker.warm_up)
         await self.store.listen(self._changed_elsewhere)
         for game_id in await self.store.ai_due():
             game = await self.get(game_id)
@@ -590,7 +593,7 @@ def _workers(processes: int) -> Executor:
     return ProcessPoolExecutor(
         max_workers=processes,
         mp_context=get_context("spawn"),
-        initializer=ai_worker.watch_parent,
+        initializer=ai_worker.start,
         initargs=(os.getpid(),),
     )
 
