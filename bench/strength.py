@@ -102,10 +102,13 @@ def speed() -> dict[str, int]:
     for spec in (
         "ismcts:iterations=3000,playout=random",
         "ismcts:iterations=3000,playout=policy",
-        "master:iterations=3000",
+        "master:fast=0,playout=smart,iterations=3000",
+        "master:iterations=40000",
+        "master:iterations=40000,guide=0",
     ):
         agent = parse_agent(spec)
         assert isinstance(agent, IsmctsAgent)
+        agent.search(state.view(0), state.legal_moves[:2], random.Random(1))  # load the kernels
         start = time.perf_counter()
         result = agent.search(state.view(0), state.legal_moves, random.Random(1))
         out[spec] = round(result.iterations / (time.perf_counter() - start))
