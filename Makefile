@@ -21,6 +21,8 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 test: $(STAMP) lint
+	@# Compile the search's numba kernels once (cached on disk), before tests that time the AI.
+	$(BIN)/python -c "from hanamikoji.web.ai_worker import warm_up; warm_up()"
 	$(BIN)/pytest
 
 bench: $(STAMP)

@@ -1,5 +1,5 @@
 """ISMCTS compiled with numba: the same search as :class:`~hanamikoji.ai.ismcts.IsmctsAgent`,
-some twenty times the iterations a second.
+with tens of times the iterations a second (docs/ai.md, Speed).
 
 One call of :func:`fast_search` searches a decision from a seat's VIEW. Every iteration deals the
 unseen cards afresh (the opponent's hand and Secret, the pile still to be drawn; the removed card
@@ -9,7 +9,10 @@ and availability counts, adds one node, plays greedy for both seats to the round
 Python search, the tree is keyed by moves as the searching seat observes them: the opponent's
 Secret and Discard are one edge each, and which cards stand behind them in a world is drawn at
 random (``hidden="random"``) or is greedy's choice with that world's hand (``hidden="greedy"``).
-A progressive bias from greedy's evaluation may favour the root moves (``prior``).
+A progressive bias from greedy's evaluation may favour the root moves (``prior``), and below the
+root greedy's evaluation of each edge in the world at hand (``guide``): it orders the new edges
+and adds a bias that fades with visits. Options for experiments: random actions in the playouts
+(``noise``), another value table (``values``), the opponent's picks as greedy's (``model``).
 
 The positions are :mod:`hanamikoji.ai.fastplay`'s int64 vectors; the tree is arrays (visits,
 rewards, availability) with an open-addressing table from (node, edge) to child. Random numbers

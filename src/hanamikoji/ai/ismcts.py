@@ -146,7 +146,12 @@ class IsmctsAgent:
 
     Options: ``iterations`` (a fixed budget: deterministic for a seed), or else ``time_ms``
     (0: the ``clock_ms`` of each decision, else 1000 ms); ``exploration`` (the UCB constant);
-    ``playout`` (one of :data:`PLAYOUTS`); ``prior`` (progressive bias from greedy at the root).
+    ``playout`` (one of :data:`PLAYOUTS`); ``prior`` (progressive bias from greedy at the root);
+    ``belief`` and ``pool`` (worlds weighted by the opponent's actions); ``model`` (one of
+    :data:`MODELS`); ``hidden`` (one of :data:`HIDDEN`); ``fast`` (the search in numba,
+    :mod:`hanamikoji.ai.fastsearch`: greedy playouts, ``model`` none or pick, no belief) and, for
+    it only, ``guide`` (greedy's bias below the root), ``noise`` (random actions in the
+    playouts) and ``values`` (which round-value table, :data:`~hanamikoji.ai.values.TABLES`).
     """
 
     name = "ismcts"
