@@ -1,7 +1,7 @@
 """The flagship agent: ISMCTS compiled with numba, greedy playouts, the learned round values.
 
 What made it into ``master`` is what won matches (docs/ai.md has the figures): the search in numba
-(:mod:`hanamikoji.ai.fastsearch`, some forty times the iterations of the Python search), scoring
+(:mod:`hanamikoji.ai.fastsearch`, some 25 times the iterations of the Python search), scoring
 the end of the current round with the self-play value table rather than playing out the rest of
 the game, greedy for both sides in the playouts (offers answered as a real opponent would), a
 progressive bias from greedy's judgement at the root, and below it greedy's judgement of each
