@@ -12,6 +12,9 @@ both seats) three ways:
 
 The gap between ``fair`` and ``hand`` is what better inference about the opponent's hand could
 win at most; the gap between ``hand`` and ``all`` is the pile's luck, which no player can know.
+The Python search takes the oracle's worlds through ``worlds=``; the fast search (``fast=1``, as
+plain ``master``) through its own oracle, ``truth=`` (:func:`hanamikoji.ai.fastsearch.fast_search`),
+e.g. ``--agent master:iterations=20000`` (``bench/results-information-fast.json``).
 """
 
 from __future__ import annotations
@@ -81,12 +84,18 @@ def play_pair(spec: str, mode: str, deal_seed: int) -> tuple[float, float]:
                 move = legal[0]
             else:
                 truth = state
+                view = state.view(seat)
                 worlds: Callable[[random.Random], State] | None = None
-                if mode == "all":
-                    worlds = lambda _rng, truth=truth: truth  # noqa: E731
-                elif mode == "hand":
-                    worlds = _hand_world(truth)
-                move = agent.search(state.view(seat), legal, rng, worlds=worlds).best.move
+                if agent.fast:  # the fast search's own oracle
+                    oracle = None if mode == "fair" else truth
+                    found = agent.search(view, legal, rng, truth=oracle, pile=mode == "all")
+                    move = found.best.move
+                else:
+                    if mode == "all":
+                        worlds = lambda _rng, truth=truth: truth  # noqa: E731
+                    elif mode == "hand":
+                        worlds = _hand_world(truth)
+                    move = agent.search(view, legal, rng, worlds=worlds).best.move
             state = state.apply(move)
         outcome = state.outcome
         assert outcome is not None

@@ -68,17 +68,47 @@ def test_worlds_deal_exactly_the_unseen_cards_uniformly(decisions: int) -> None:
         assert abs(in_hand[g] - expected) <= 5 * expected**0.5 + 1, (g, in_hand[g], expected)
 
 
+@pytest.mark.parametrize("decisions", [0, 5, 11])
+def test_the_oracle_deals_the_true_hand_and_shuffles_the_pile(decisions: int) -> None:
+    truth = position(6, decisions)
+    me = truth.to_move
+    assert me is not None
+    view = View.of(truth, me)
+    opp, turn = 1 - me, truth._turn
+    pile = sorted(truth._r.deck_codes[turn + 1 : 8])
+    hidden = Counter([*pile, pack(truth._r.deal.removed)])  # the pile and the removed card
+    tree = FastSearch(view, random.Random(2), capacity=16, truth=truth)
+    orders = set()
+    for row in tree.worlds(200, seed=3):
+        assert row[P_HAND + opp] == pack(truth.hand(opp))
+        assert row[P_SECRET + opp] == pack(truth.secret(opp) or "")
+        deck = [int(row[P_DECK + turn + 1 + j]) for j in range(7 - turn)]
+        assert Counter(deck) <= hidden and len(deck) == len(pile)  # shuffled with the removed
+        orders.add(tuple(deck))
+    assert len(orders) > 1 or turn == 7  # (nothing left to draw on the last turn)
+    seen = FastSearch(view, random.Random(2), capacity=16, truth=truth, pile=True)
+    for row in seen.worlds(20, seed=3):
+        assert [int(row[P_DECK + turn + 1 + j]) for j in range(7 - turn)] == list(
+            truth._r.deck_codes[turn + 1 : 8]
+        )
+    agent = MasterAgent(iterations=500)
+    found = agent.search(view, truth.legal_moves, random.Random(1), truth=truth, pile=True)
+    assert found.iterations == 500
+    with pytest.raises(ValueError, match="oracle"):
+        IsmctsAgent(iterations=10).search(view, truth.legal_moves, random.Random(1), truth=truth)
+
+
 def test_a_fixed_budget_is_deterministic_however_it_is_cut() -> None:
     state = position(5, 2)
     view = View.of(state, state.to_move)  # type: ignore[arg-type]
     legal = state.legal_moves
-    whole, done = fast_search(view, legal, random.Random(3), iterations=3000, chunk=3000)
-    pieces, again = fast_search(view, legal, random.Random(3), iterations=3000, chunk=7)
+    whole, done, _ = fast_search(view, legal, random.Random(3), iterations=3000, chunk=3000)
+    pieces, again, _ = fast_search(view, legal, random.Random(3), iterations=3000, chunk=7)
     assert whole == pieces and done == again == 3000
     assert {m for m, _, _ in whole} == set(legal)
     assert sum(n for _, n, _ in whole) == 3000
     assert all(0.0 <= v <= 1.0 for _, _, v in whole)
-    other, _ = fast_search(view, legal, random.Random(4), iterations=3000)
+    other, _, _ = fast_search(view, legal, random.Random(4), iterations=3000)
     assert other != whole
 
 
@@ -94,7 +124,7 @@ def test_the_tree_stops_growing_at_its_limit() -> None:
 def test_the_tree_grows_past_its_first_arrays() -> None:
     state = position(6, 0)
     view = View.of(state, state.to_move)  # type: ignore[arg-type]
-    found, done = fast_search(view, state.legal_moves, random.Random(2), iterations=150_000)
+    found, done, _ = fast_search(view, state.legal_moves, random.Random(2), iterations=150_000)
     assert done == 150_000
     assert sum(n for _, n, _ in found) == done
 
@@ -107,7 +137,7 @@ def test_the_python_and_numba_searches_agree(seed: int, decisions: int) -> None:
     legal = state.legal_moves
     assert len(legal) >= 3
     slow = IsmctsAgent(iterations=6000, playout="greedy").search(view, legal, random.Random(1))
-    fast, _ = fast_search(view, legal, random.Random(1), iterations=6000)
+    fast, _, _ = fast_search(view, legal, random.Random(1), iterations=6000)
     fast_by_move = {m: (n, v) for m, n, v in fast}
     for stats in slow.moves[:3]:
         n, v = fast_by_move[stats.move]
@@ -126,7 +156,15 @@ def test_the_agents_use_the_kernel_with_a_clock() -> None:
 
 @pytest.mark.parametrize(
     "options",
-    ["hidden=random", "hidden=greedy", "guide=0.4", "guide=2,hidden=greedy", "noise=0.3"],
+    [
+        "hidden=random",
+        "hidden=greedy",
+        "guide=0.4",
+        "guide=2,hidden=greedy",
+        "noise=0.3",
+        "draws=1",
+        "draws=1,guide=0",
+    ],
 )
 def test_every_variant_is_deterministic_and_counts_its_visits(options: str) -> None:
     state = position(3, 5)
@@ -171,7 +209,7 @@ def test_a_search_can_be_held_to_some_root_moves() -> None:
     state = position(7, 0)
     view = View.of(state, state.to_move)  # type: ignore[arg-type]
     some = state.legal_moves[:3]
-    found, done = fast_search(view, some, random.Random(1), iterations=900)
+    found, done, _ = fast_search(view, some, random.Random(1), iterations=900)
     assert [m for m, _, _ in found] == list(some)
     assert sum(n for _, n, _ in found) == done == 900
     with pytest.raises(ValueError, match="legal moves"):

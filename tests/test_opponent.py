@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from conftest import EXAMPLE_DEAL, play
 from hanamikoji.ai import AgentError, parse_agent
 from hanamikoji.ai.belief import determinize
-from hanamikoji.ai.fastplay import greedy_scores
+from hanamikoji.ai.fastplay import _ID, P_HAND, _position, greedy_scores
+from hanamikoji.ai.fastsearch import _HIDDEN_IDS, FastSearch, _weigh_one, opponent_decisions
 from hanamikoji.ai.greedy import GreedyAgent
 from hanamikoji.ai.ismcts import IsmctsAgent
 from hanamikoji.ai.opponent import WeightedPool, _decisions, opponent_contexts, weigh
 from hanamikoji.cards import pack
-from hanamikoji.moves import Action
+from hanamikoji.env.batch import _H, _T
+from hanamikoji.moves import Action, Move
 from hanamikoji.state import State
 
 DEAL = EXAMPLE_DEAL  # the VIEW example of interfaces.md
@@ -120,4 +123,121 @@ def test_search_with_belief_is_deterministic_and_checked() -> None:
     with pytest.raises(AgentError, match="belief"):
         parse_agent("ismcts:belief=-1")
     with pytest.raises(AgentError, match="pool"):
-        parse_agent("ismcts:belief=1,pool=0")
+        parse_agent("ismcts:belief=1,pool=-1")
+
+
+def test_the_kernel_reads_the_opponents_decisions() -> None:
+    state = play(State.from_deals([DEAL]), "S6 C46-47 P46 G557 P5 D37")
+    rows = opponent_decisions(state.view(0)).tolist()
+    competition, gift = _ID[Move.parse("C46-47")], _ID[Move.parse("G557")]
+    assert rows == [
+        [3, 1, 0, 0, 15 - 1, 15, -1, competition, 0],
+        [4, 2, pack("46"), pack("47"), 15 - 1 - 4, 15 - 8, gift, _ID[Move.parse("P5")], 0],
+        [1, 3, pack("4567"), pack("457"), 15 - 1 - 4, 15 - 8, -1, -1, 0],
+    ]
+    assert opponent_decisions(State.from_deals([DEAL]).view(0)).shape == (0, 9)
+
+
+def test_the_kernel_ranks_the_true_world_high_against_greedy() -> None:
+    ranks = []
+    for seed in range(40):
+        state = greedy_game(seed)
+        if state is None or state.to_move is None:
+            continue
+        view = state.view(state.to_move)
+        tree = FastSearch(view, random.Random(seed), capacity=16, belief=2.0, pool=1024)
+        if not len(tree.logw):
+            continue
+        opp = view.opponent
+        for row in tree.pool[:50]:  # the pool's worlds hold the opponent's hand size
+            assert sum((int(row[P_HAND + opp]) >> (4 * g)) & 15 for g in range(7)) == len(
+                state.hand(opp)
+            )
+        truth = _position(state, random.Random(1))
+        discard = pack(state.discard(opp) or "")
+        decisions = opponent_decisions(view)
+        weigh_truth = _weigh_one(truth, discard, decisions, 2.0, opp, _T, _H, tree.F, _HIDDEN_IDS)
+        ranks.append(float(np.mean(tree.logw < weigh_truth)))
+    assert len(ranks) >= 20
+    # The true world outweighs most uniformly dealt ones (measured: 0.86 of them on average).
+    assert float(np.mean(ranks)) > 0.75
+
+
+def test_the_kernel_with_belief_is_deterministic_and_checked() -> None:
+    state = play(State.from_deals([DEAL]), "S6 C46-47 P46 G557 P5 D37")
+    agent = parse_agent("master:iterations=2000,belief=2,pool=256")
+    assert isinstance(agent, IsmctsAgent)
+    view = state.view(0)
+    a = agent.search(view, state.legal_moves, random.Random(3))
+    b = agent.search(view, state.legal_moves, random.Random(3))
+    assert a.moves == b.moves and a.iterations == 2000
+    assert sum(m.visits for m in a.moves) == 2000
+    with pytest.raises(ValueError, match="belief"):
+        FastSearch(view, random.Random(1), capacity=16, belief=-1.0)
+    with pytest.raises(ValueError, match="pool"):
+        FastSearch(view, random.Random(1), capacity=16, belief=1.0, pool=0)
+
+
+def test_the_mixture_finds_greedy_more_likely_than_chance_against_greedy() -> None:
+    favoured = positions = 0
+    sure = 0.0
+    for seed in range(30):
+        state = greedy_game(seed)
+        if state is None or state.to_move is None:
+            continue
+        view = state.view(state.to_move)
+        tree = FastSearch(view, random.Random(seed), capacity=16, belief=30.0, pool=512, mix=True)
+        if not len(tree.evidence):
+            continue
+        assert tree.betas == (0.0, 30.0 / 9, 10.0, 30.0)
+        assert tree.evidence.shape == (4,) and np.isfinite(tree.evidence).all()
+        positions += 1
+        favoured += int(tree.evidence[1:].max() > tree.evidence[0])
+        sure += tree.greedy_like
+        adapted = FastSearch(
+            view, random.Random(seed), capacity=16, belief=30.0, pool=512, mix=True, adapt=0.5
+        )
+        assert adapted.greedy_like == tree.greedy_like and not tree.model_pick
+        assert adapted.model_pick == (tree.greedy_like >= 0.5)
+    assert positions >= 15
+    assert favoured / positions > 0.8  # a greedy opponent is no random one
+    assert sure / positions > 0.5  # and the sharp softnesses carry most of the mixture
+
+
+def test_the_odds_tilt_the_mixture_and_are_checked() -> None:
+    state = play(State.from_deals([DEAL]), "S6 C46-47 P46 G557 P5 D37")
+    view = state.view(0)
+    even = FastSearch(view, random.Random(1), capacity=16, belief=30.0, pool=256, mix=True)
+    sharp = FastSearch(
+        view,
+        random.Random(1),
+        capacity=16,
+        belief=30.0,
+        pool=256,
+        mix=True,
+        odds=[-1e4, -1e4, -1e4, 0],
+    )
+    alone = FastSearch(view, random.Random(1), capacity=16, belief=30.0, pool=256)
+    assert (even.pool == alone.pool).all()  # the same worlds, weighed differently
+    # Odds all on the sharpest softness give (almost) its weights alone.
+    assert np.allclose(sharp.logw - sharp.logw.max(), alone.logw - alone.logw.max(), atol=1e-6)
+    assert not np.allclose(even.logw - even.logw.max(), alone.logw - alone.logw.max())
+    with pytest.raises(ValueError, match="odds"):
+        FastSearch(view, random.Random(1), capacity=16, belief=30.0, pool=8, mix=True, odds=[0])
+
+
+def test_the_mixture_options_are_checked() -> None:
+    agent = parse_agent("master:iterations=300,belief=30,mix=1,adapt=0.6,pool=256")
+    assert isinstance(agent, IsmctsAgent) and agent.mix and agent.adapt == 0.6
+    with pytest.raises(AgentError, match="mix"):
+        parse_agent("ismcts:belief=2,mix=1")
+    with pytest.raises(AgentError, match="histories"):
+        parse_agent("master:belief=0,histories=2")
+    with pytest.raises(AgentError, match="adapt"):
+        parse_agent("ismcts:fast=1,playout=greedy,belief=3,adapt=0.5")
+    with pytest.raises(AgentError, match="adapt"):
+        parse_agent("master:adapt=2")
+    plain = parse_agent("master:belief=0")  # the master before the belief
+    assert isinstance(plain, IsmctsAgent) and not plain.mix and plain.adapt == 0
+    python = parse_agent("master:fast=0,playout=smart")
+    assert isinstance(python, IsmctsAgent) and python.belief == 0 and not python.mix

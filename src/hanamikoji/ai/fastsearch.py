@@ -36,6 +36,7 @@ from hanamikoji.ai.fastplay import (
     _ID,
     _MAX_MOVES,
     NRESULT,
+    P_ACTIONS,
     P_DECK,
     P_HAND,
     P_OFFER,
@@ -54,12 +55,12 @@ from hanamikoji.ai.fastplay import (
     _step,
     _tables,
 )
-from hanamikoji.cards import pack
+from hanamikoji.cards import pack, unpack
 from hanamikoji.env.actions import NUM_ACTIONS
-from hanamikoji.env.batch import _H, _T, T_TYPE, _jit, _jit_inline
-from hanamikoji.moves import Move
-from hanamikoji.state import Rules
-from hanamikoji.view import View
+from hanamikoji.env.batch import _H, _T, T_CODE, T_TYPE, _jit, _jit_inline
+from hanamikoji.moves import Action, Move
+from hanamikoji.state import Rules, State
+from hanamikoji.view import SeenMove, View
 
 __all__ = ["HIDDEN_POLICIES", "FastSearch", "fast_search"]
 
@@ -68,7 +69,8 @@ HIDDEN_POLICIES = ("random", "greedy")
 
 K_SECRET = NUM_ACTIONS  # the opponent's Secret, as the searcher sees it
 K_DISCARD = NUM_ACTIONS + 1  # the opponent's Discard
-NKEYS = NUM_ACTIONS + 2
+K_DRAW = NUM_ACTIONS + 2  # + geisha index: the card the searching seat draws (``draws``)
+NKEYS = NUM_ACTIONS + 9
 
 # counters: nodes in use, the search's random stream, iterations done
 C_NODES, C_RNG, C_DONE = 0, 1, 2
@@ -120,7 +122,8 @@ def _deal(pos: Any, cards: Any, slots: Any, opp: int) -> None:
     for _ in range(slots[0]):
         hand += cards[k]
         k += 1
-    pos[P_HAND + opp] = hand
+    if slots[0]:  # (none when an oracle gives the true hand)
+        pos[P_HAND + opp] = hand
     if slots[1]:
         pos[P_SECRET + opp] = cards[k]
         k += 1
@@ -138,6 +141,229 @@ def _deal_many(template: Any, cards: Any, slots: Any, opp: int, seed: int, out: 
     for w in range(out.shape[0]):
         _deal(pos, cards, slots, opp)
         out[w, :] = pos
+
+
+# An opponent decision this round as the searching seat saw it (``belief``): kind (0 Secret,
+# 1 Discard, 2 Gift, 3 Competition, 4 a pick of the searcher's offer), turn, both sides played
+# and both actions-left masks then, the offer picked from (else -1), the move's action id (-1 for
+# a Secret or Discard, whose cards it did not see), whether its Secret was down by then.
+X_KIND, X_TURN, X_PLAYED, X_ACTIONS, X_OFFER, X_MOVE, X_SECRET = 0, 1, 2, 4, 6, 7, 8
+NX = 9
+
+
+@_jit_inline
+def _count(code: Any) -> Any:
+    """How many cards a packed set holds."""
+    n = 0
+    for g in range(7):
+        n += (code >> (4 * g)) & 15
+    return n
+
+
+@_jit_inline
+def _geisha(card: Any) -> Any:
+    """The geisha index (0..6) of a packed single card."""
+    g = 0
+    while card > 15:
+        card >>= 4
+        g += 1
+    return g
+
+
+@_jit_inline
+def _weigh(
+    world: Any,
+    discard: int,
+    decisions: Any,
+    beta: float,
+    opp: int,
+    T: Any,
+    H: Any,
+    F: Any,
+    hidden_ids: Any,
+    scratch: Any,
+    ids: Any,
+    vals: Any,
+    cache: Any,
+    cvals: Any,
+    used: Any,
+    rel: Any,
+) -> float:
+    """The log-likelihood of the opponent's decisions in ``world`` if it chose as greedy does,
+    softened (a move's chance is proportional to exp(beta * score)).
+
+    Its hand at each decision is rebuilt backwards from the world's: the cards it used since
+    go back in, and the card it drew at each of its turns comes out (drawn at random among the
+    hand then: which card came last is hidden, and all are equally likely). Draws come from
+    ``world``'s random stream. Each decision's best score and softmax normaliser depend only on
+    the hand (and the opponent's Secret, once down): ``cache`` keeps them by that key.
+    """
+    hand = world[P_HAND + opp]
+    total = 0.0
+    mask = cache.shape[0] - 1
+    _relative(world, opp, rel)  # the markers: the same all round
+    for k in range(decisions.shape[0] - 1, -1, -1):
+        kind = decisions[k, X_KIND]
+        move = decisions[k, X_MOVE]
+        if kind == 0:
+            code = world[P_SECRET + opp]
+            move = hidden_ids[_geisha(code)]
+        elif kind == 1:
+            code = discard
+            first = _geisha(code & -code)  # the lower card's geisha, then the other's
+            move = hidden_ids[7 + 7 * first + _geisha(code - (1 << (4 * first)))]
+        elif kind <= 3:
+            code = T[move, T_CODE]
+        else:
+            code = 0
+        hand += code
+        secret = world[P_SECRET + opp] if decisions[k, X_SECRET] else 0
+        mine = decisions[k, X_PLAYED + opp] + secret
+        theirs = decisions[k, X_PLAYED + 1 - opp]
+        offer = decisions[k, X_OFFER]
+        key = ((hand * 8 + (_geisha(secret) + 1 if secret else 0)) << 4) + k
+        i = (key * 0x9E3779B1) & mask
+        while cache[i] != 0 and cache[i] != key + 1:
+            i = (i + 1) & mask
+        if cache[i] == 0 and used[0] > mask // 2:  # half full: start it afresh
+            cache[:] = 0
+            used[0] = 0
+            i = (key * 0x9E3779B1) & mask
+        if cache[i] == 0:
+            used[0] += 1
+            scratch[:] = world
+            scratch[P_HAND + opp] = hand
+            scratch[P_ACTIONS] = decisions[k, X_ACTIONS]
+            scratch[P_ACTIONS + 1] = decisions[k, X_ACTIONS + 1]
+            scratch[P_OFFER] = offer
+            scratch[P_TO_MOVE] = opp
+            n = _legal(scratch, T, H, ids)
+            top = -math.inf
+            for j in range(n):
+                vals[j] = _score(ids[j], offer, hand, mine, theirs, rel, T, F)
+                top = max(top, vals[j])
+            norm = 0.0
+            for j in range(n):
+                norm += math.exp(beta * (vals[j] - top))
+            cache[i] = key + 1
+            cvals[2 * i] = top
+            cvals[2 * i + 1] = math.log(norm) if n else math.nan
+        top = cvals[2 * i]
+        lognorm = cvals[2 * i + 1]
+        if not math.isnan(lognorm):
+            chosen = _score(move, offer, hand, mine, theirs, rel, T, F)
+            total += beta * (chosen - top) - lognorm
+        if kind <= 3:  # before the action, the turn's draw: one of the hand's cards at random
+            r = _rand_below(world, _count(hand))
+            g = 0
+            while True:
+                c = (hand >> (4 * g)) & 15
+                if r < c:
+                    break
+                r -= c
+                g += 1
+            hand -= 1 << (4 * g)
+    return total
+
+
+@_jit
+def _weigh_one(
+    world: Any,
+    discard: int,
+    decisions: Any,
+    beta: float,
+    opp: int,
+    T: Any,
+    H: Any,
+    F: Any,
+    hidden_ids: Any,
+) -> float:
+    """:func:`_weigh` of one world (for tests)."""
+    return _weigh(
+        world.copy(),
+        discard,
+        decisions,
+        beta,
+        opp,
+        T,
+        H,
+        F,
+        hidden_ids,
+        np.empty_like(world),
+        np.empty(_MAX_MOVES, dtype=np.int64),
+        np.empty(_MAX_MOVES, dtype=np.float64),
+        np.zeros(1 << 10, dtype=np.int64),
+        np.empty(2 << 10, dtype=np.float64),
+        np.zeros(1, dtype=np.int64),
+        np.empty(7, dtype=np.int64),
+    )
+
+
+@_jit
+def _belief_pool(
+    template: Any,
+    cards: Any,
+    slots: Any,
+    opp: int,
+    decisions: Any,
+    betas: Any,
+    T: Any,
+    H: Any,
+    F: Any,
+    seed: int,
+    pool: Any,
+    logw: Any,
+    histories: int,
+    hidden_ids: Any,
+) -> None:
+    """``pool.shape[0]`` worlds dealt as :func:`_deal` deals them, and for each softness in
+    ``betas`` the log-likelihood of the opponent's decisions in each (``logw[w, b]``), averaged
+    over ``histories`` random orders of its draws."""
+    pos = template.copy()
+    pos[P_RNG] = seed
+    scratch = np.empty_like(template)
+    ids = np.empty(_MAX_MOVES, dtype=np.int64)
+    vals = np.empty(_MAX_MOVES, dtype=np.float64)
+    rel = np.empty(7, dtype=np.int64)
+    nb = betas.shape[0]
+    logs = np.empty(histories, dtype=np.float64)
+    cache = np.zeros((nb, 1 << 16), dtype=np.int64)  # (decision, hand, Secret) + 1, or 0
+    cvals = np.empty((nb, 2 << 16), dtype=np.float64)  # its best score and log-normaliser
+    used = np.zeros(nb, dtype=np.int64)
+    placed = slots[0] + slots[1] + slots[2]
+    for w in range(pool.shape[0]):
+        _deal(pos, cards, slots, opp)
+        discard = cards[placed] + cards[placed + 1] if slots[3] else 0
+        pool[w, :] = pos
+        rng = pos[P_RNG]  # the same draws for every softness
+        for b in range(nb):
+            pos[P_RNG] = rng
+            top = -math.inf
+            for h in range(histories):
+                x = _weigh(
+                    pos,
+                    discard,
+                    decisions,
+                    betas[b],
+                    opp,
+                    T,
+                    H,
+                    F,
+                    hidden_ids,
+                    scratch,
+                    ids,
+                    vals,
+                    cache[b],
+                    cvals[b],
+                    used[b : b + 1],
+                    rel,
+                )
+                logs[h] = x
+                top = max(top, x)
+            mean = 0.0
+            for h in range(histories):
+                mean += math.exp(logs[h] - top)
+            logw[w, b] = top + math.log(mean / histories)
 
 
 @_jit_inline
@@ -182,6 +408,9 @@ def _search(
     noise: float,
     model_pick: bool,
     guide: float,
+    draws: bool,
+    pool: Any,
+    cumulative: Any,
 ) -> None:
     """Run up to ``iterations`` more iterations on the tree (node 0 is the root).
 
@@ -204,18 +433,52 @@ def _search(
     more = np.empty(_MAX_MOVES, dtype=np.int64)
     out = np.empty(NRESULT, dtype=np.int64)
     capacity = N.shape[0]
+    per = 5 if draws else 1  # the most nodes one iteration adds
     for _ in range(iterations):
-        if counters[C_NODES] >= capacity:
+        if counters[C_NODES] + per > capacity:
             return
         pos[:] = template
         pos[P_RNG] = _next_seed(counters)
-        _deal(pos, cards, slots, opp)
+        if pool.shape[0] > 0:  # a world of the weighted pool, in proportion to its weight
+            u = (_next_seed(counters) / 9.223372036854775808e18) * cumulative[-1]
+            lo, hi = 0, pool.shape[0] - 1
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if cumulative[mid] > u:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            rng = pos[P_RNG]
+            pos[:] = pool[lo]
+            pos[P_RNG] = rng
+        else:
+            _deal(pos, cards, slots, opp)
         # Down the tree.
         node = 0
         depth = 0
         while True:
             mover = pos[P_TO_MOVE]
             offer = pos[P_OFFER]
+            if draws and node != 0 and mover == me and offer < 0:
+                # A new turn of the searching seat: its draw, which it sees, is a chance edge.
+                card = pos[P_DECK + pos[P_TURN]]
+                g = 0
+                while card > 15:
+                    card >>= 4
+                    g += 1
+                hk = node * NKEYS + K_DRAW + g
+                s = _slot(hkeys, shift, hk)
+                if hkeys[s] == 0:
+                    ch = counters[C_NODES]
+                    counters[C_NODES] = ch + 1
+                    N[ch] = 0
+                    W[ch] = 0.0
+                    A[ch] = 1
+                    hkeys[s] = hk + 1
+                    hvals[s] = ch
+                    node = ch
+                else:
+                    node = hvals[s]
             if model_pick and mover != me and offer >= 0:
                 # The opponent picks as greedy would with the hand this world gives it.
                 _relative(pos, mover, rel)
@@ -361,10 +624,73 @@ def _search(
         counters[C_DONE] += 1
 
 
+def _hidden_ids() -> npt.NDArray[np.int64]:
+    """The action ids of each Secret (by geisha index), then of each Discard (7 * lower + upper)."""
+    out = np.full(7 + 49, -1, dtype=np.int64)
+    for g in range(7):
+        out[g] = _ID[Move(Action.SECRET, str(g + 1))]
+        for h in range(g, 7):
+            out[7 + 7 * g + h] = _ID[Move(Action.DISCARD, f"{g + 1}{h + 1}")]
+    return out
+
+
+_HIDDEN_IDS = _hidden_ids()
+
+
+def opponent_decisions(view: View) -> npt.NDArray[np.int64]:
+    """The opponent's decisions this round as ``view``'s seat saw them (rows of ``NX``)."""
+    opp = view.opponent
+    played = [0, 0]
+    actions = [15, 15]
+    turn = 0
+    pending, pending_code, offerer = -1, 0, 0
+    secret = 0
+    rows: list[tuple[int, ...]] = []
+    for entry in view.history:
+        if not isinstance(entry, SeenMove) or entry.round != view.round:
+            continue
+        text, seat = entry.move, entry.seat
+        letter = text[0]
+        if letter == "P":
+            if seat == opp:
+                move = _ID[Move.parse(text)]
+                rows.append((4, turn, *played, *actions, pending, move, secret))
+            take = pack(text[1:])
+            played[seat] += take
+            played[offerer] += pending_code - take
+            pending = -1
+            turn += 1
+            continue
+        kind = "SDGC".index(letter)
+        if seat == opp:
+            move = _ID[Move.parse(text)] if kind >= 2 else -1
+            rows.append((kind, turn, *played, *actions, -1, move, secret))
+        actions[seat] &= ~(1 << kind)
+        if kind >= 2:
+            offered = Move.parse(text)
+            pending, pending_code, offerer = _ID[offered], offered.code, seat
+        else:
+            if seat == opp and kind == 0:
+                secret = 1
+            turn += 1
+    return np.array(rows, dtype=np.int64).reshape(len(rows), NX)
+
+
 class FastSearch:
     """One decision's search tree, grown in chunks of iterations (so a clock can stop it).
 
-    The root's moves are ``legal`` (a subset of the view's legal moves; all of them by default).
+    The root's moves are ``legal`` (a subset of the view's legal moves; all of them by default);
+    ``truth`` and ``pile`` are :func:`fast_search`'s oracle.
+
+    With ``belief`` > 0 the worlds are not dealt afresh but drawn from a pool of ``pool`` dealt
+    worlds, each in proportion to how likely the opponent's decisions this round are in it if
+    it chose as greedy does, softened: a move's chance proportional to exp(beta * score), with
+    beta = ``belief``, or with ``mix`` a mixture of beta in (0, belief/9, belief/3, belief),
+    whose log prior weights are ``odds`` (equal by default). ``evidence`` is then each beta's log
+    mean likelihood over the pool (how well it explains this round's decisions), which a player
+    can carry into the next round's ``odds``. With ``mix`` and ``adapt`` > 0, when the mixture
+    gives at least ``adapt`` to the two sharpest softnesses (the opponent chooses much as greedy
+    does), the opponent's picks are searched as greedy's (``model="pick"``).
     """
 
     N: npt.NDArray[np.int32]
@@ -388,8 +714,19 @@ class FastSearch:
         values: str = "playout",
         model: str = "none",
         guide: float = 0.0,
+        draws: bool = False,
         rules: Rules | None = None,
+        truth: State | None = None,
+        pile: bool = False,
+        belief: float = 0.0,
+        pool: int = 2048,
+        histories: int = 1,
+        mix: bool = False,
+        odds: Sequence[float] | None = None,
+        adapt: float = 0.0,
     ) -> None:
+        self.draws = bool(draws)
+        self.per = 5 if draws else 1  # the most nodes one iteration adds (as _search's)
         if guide < 0:
             raise ValueError(f"guide must be 0 or more, got {guide}")
         self.guide = float(guide)
@@ -407,12 +744,72 @@ class FastSearch:
             raise ValueError("the view's seat is not the one to move")
         self.view = view
         self.me = view.seat
-        world = determinize(view, rng, rules=rules)
+        if truth is None:
+            world = determinize(view, rng, rules=rules)
+            cards = unseen_cards(view)
+            slots = hidden_slots(view)
+            counts = (slots.hand, slots.secret, slots.deck)
+        else:  # an oracle, for experiments: the opponent's cards (and the pile) are the true ones
+            world = truth
+            turn = truth._turn
+            rest = "".join(unpack(c) for c in truth._r.deck_codes[turn + 1 : 8])
+            cards = "" if pile else rest + truth._r.deal.removed
+            counts = (0, 0, 0 if pile else len(rest))
         self.template = _position(world, rng)
-        cards = unseen_cards(view)
         self.unseen = np.array([pack(c) for c in cards], dtype=np.int64)
-        slots = hidden_slots(view)
-        self.slots = np.array((slots.hand, slots.secret, slots.deck), dtype=np.int64)
+        discards = 2 if truth is None and "D" not in view.actions_left[1 - self.me] else 0
+        self.slots = np.array((*counts, discards), dtype=np.int64)
+        if belief < 0 or pool < 1 or histories < 1:
+            raise ValueError(
+                f"belief must be 0 or more, pool and histories 1 or more: {belief}, {pool}, "
+                f"{histories}"
+            )
+        self.pool = np.zeros((0, len(self.template)), dtype=np.int64)
+        self.cumulative = np.zeros(0, dtype=np.float64)
+        self.logw = self.cumulative
+        decisions = opponent_decisions(view)
+        # One softness, or a mixture of four from a uniformly random opponent up to ``belief``.
+        self.betas = (0.0, belief / 9, belief / 3, belief) if mix else (belief,)
+        self.evidence = np.zeros(0, dtype=np.float64)
+        lean = np.zeros(len(self.betas)) if odds is None else np.asarray(odds, dtype=float)
+        if lean.shape != (len(self.betas),):
+            raise ValueError(f"odds needs one log-weight per softness: {len(self.betas)}")
+        if belief > 0 and truth is None and len(decisions):
+            self.pool = np.empty((pool, len(self.template)), dtype=np.int64)
+            logs = np.empty((pool, len(self.betas)), dtype=np.float64)
+            _belief_pool(
+                self.template,
+                self.unseen.copy(),
+                self.slots,
+                1 - self.me,
+                decisions,
+                np.array(self.betas, dtype=np.float64),
+                _T,
+                _H,
+                self.F,
+                rng.getrandbits(63),
+                self.pool,
+                logs,
+                histories,
+                _HIDDEN_IDS,
+            )
+            # How well each softness explains the decisions: log mean likelihood over the pool.
+            top = logs.max(axis=0)
+            self.evidence = top + np.log(np.exp(logs - top).mean(axis=0))
+            # Each world weighed by the mixture: sum over softness of prior * likelihood.
+            mixed = logs + (lean - lean.max())
+            peak = mixed.max(axis=1, keepdims=True)
+            self.logw = (peak + np.log(np.exp(mixed - peak).sum(axis=1, keepdims=True)))[:, 0]
+            self.cumulative = np.cumsum(np.exp(self.logw - self.logw.max()))
+        # How sure the mixture is that the opponent chooses much as greedy does (the two
+        # sharpest softnesses); with ``adapt`` its picks are then searched as greedy's.
+        post = lean + (self.evidence if len(self.evidence) else 0.0)
+        post = np.exp(post - post.max())
+        self.greedy_like = float(post[-2:].sum() / post.sum()) if mix else 0.0
+        if not 0.0 <= adapt <= 1.0:
+            raise ValueError(f"adapt must be between 0 and 1, got {adapt}")
+        if mix and adapt > 0 and self.greedy_like >= adapt:
+            self.model_pick = True
         self.limit = max(2, capacity)  # the most nodes the tree may grow to
         self._allocate(min(self.limit, 1 << 16))
         self.counters = np.array((1, rng.getrandbits(63), 0), dtype=np.int64)  # node 0: root
@@ -459,11 +856,12 @@ class FastSearch:
     @property
     def full(self) -> bool:
         """Whether the tree has grown to its limit."""
-        return bool(self.counters[C_NODES] >= self.limit)
+        return bool(self.counters[C_NODES] + self.per > self.limit)
 
     def run(self, iterations: int) -> None:
         """Up to ``iterations`` more iterations (fewer once the tree is full)."""
-        while self.counters[C_NODES] + iterations > len(self.N) and len(self.N) < self.limit:
+        need = self.counters[C_NODES] + iterations * self.per
+        while need > len(self.N) and len(self.N) < self.limit:
             self._allocate(min(self.limit, 4 * len(self.N)))
         _search(
             self.template,
@@ -489,6 +887,9 @@ class FastSearch:
             self.noise,
             self.model_pick,
             self.guide,
+            self.draws,
+            self.pool,
+            self.cumulative,
         )
 
     def root(self, legal: Sequence[Move]) -> list[tuple[Move, int, float]]:
@@ -521,20 +922,35 @@ def fast_search(
     values: str = "playout",
     model: str = "none",
     guide: float = 0.0,
+    draws: bool = False,
     rules: Rules | None = None,
     chunk: int = 256,
-) -> tuple[list[tuple[Move, int, float]], int]:
-    """Search a decision: each legal move's (move, visits, value), and the iterations done.
+    truth: State | None = None,
+    pile: bool = False,
+    belief: float = 0.0,
+    pool: int = 2048,
+    histories: int = 1,
+    mix: bool = False,
+    odds: Sequence[float] | None = None,
+    adapt: float = 0.0,
+) -> tuple[list[tuple[Move, int, float]], int, npt.NDArray[np.float64]]:
+    """Search a decision: each legal move's (move, visits, value), the iterations done, and
+    the belief's evidence for each softness (empty without a belief; see :class:`FastSearch`).
 
     Stops after ``iterations`` (if more than 0) or when ``seconds`` have passed, whichever
-    comes first (one of them must be set).
+    comes first (one of them must be set). ``truth``, for experiments (``bench/information.py``),
+    is the true state: every world holds the opponent's true hand, Secret and Discard, and with
+    ``pile`` the true order of the pile too (else the pile is shuffled).
     """
     if iterations <= 0 and seconds == math.inf:
         raise ValueError("give the search iterations or seconds")
     start = time.perf_counter()
     limit = iterations if iterations > 0 else 2**62
-    # One node an iteration: room for the fastest searches (late in a round) the clock allows.
-    capacity = limit + 1 if iterations > 0 else int(min(seconds, 8.0) * 1_000_000) + 4096
+    # A node an iteration (or up to five with ``draws``): room for the fastest searches (late in
+    # a round) the clock allows.
+    per = 5 if draws else 1
+    rate = 1_000_000 * (2 if draws else 1)
+    capacity = per * limit + 1 if iterations > 0 else int(min(seconds, 8.0) * rate) + 4096
     tree = FastSearch(
         view,
         rng,
@@ -548,11 +964,20 @@ def fast_search(
         values=values,
         model=model,
         guide=guide,
+        draws=draws,
         rules=rules,
+        truth=truth,
+        pile=pile,
+        belief=belief,
+        pool=pool,
+        histories=histories,
+        mix=mix,
+        odds=odds,
+        adapt=adapt,
     )
     deadline = start + seconds
     while tree.iterations < limit and not tree.full:
         tree.run(min(chunk, limit - tree.iterations))
         if time.perf_counter() >= deadline:
             break
-    return tree.root(legal), tree.iterations
+    return tree.root(legal), tree.iterations, tree.evidence

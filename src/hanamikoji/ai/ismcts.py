@@ -141,17 +141,26 @@ PLAYOUTS: dict[str, Evaluator] = {
 }
 
 
+PYTHON_POOL = 128
+"""How many worlds the Python search's belief weighs by default (``pool=0``)."""
+FAST_POOL = 65536
+"""How many worlds the fast search's belief weighs by default (``pool=0``): some 20 ms (a
+quarter as many with ``mix``, which weighs each four times)."""
+
+
 class IsmctsAgent:
     """SO-ISMCTS with UCB1 selection and availability counts.
 
     Options: ``iterations`` (a fixed budget: deterministic for a seed), or else ``time_ms``
     (0: the ``clock_ms`` of each decision, else 1000 ms); ``exploration`` (the UCB constant);
     ``playout`` (one of :data:`PLAYOUTS`); ``prior`` (progressive bias from greedy at the root);
-    ``belief`` and ``pool`` (worlds weighted by the opponent's actions); ``model`` (one of
-    :data:`MODELS`); ``hidden`` (one of :data:`HIDDEN`); ``fast`` (the search in numba,
-    :mod:`hanamikoji.ai.fastsearch`: greedy playouts, ``model`` none or pick, no belief) and, for
-    it only, ``guide`` (greedy's bias below the root), ``noise`` (random actions in the
-    playouts) and ``values`` (which round-value table, :data:`~hanamikoji.ai.values.TABLES`).
+    ``belief`` and ``pool`` (worlds weighted by the opponent's decisions; 0: the default size,
+    :data:`PYTHON_POOL` or :data:`FAST_POOL`); ``model`` (one of :data:`MODELS`); ``hidden`` (one
+    of :data:`HIDDEN`); ``fast`` (the search in numba, :mod:`hanamikoji.ai.fastsearch`: greedy
+    playouts, ``model`` none or pick) and, for it only, ``guide`` (greedy's bias below the
+    root), ``noise`` (random actions in the playouts), ``values`` (which round-value table,
+    :data:`~hanamikoji.ai.values.TABLES`), ``draws`` (a branch for each card the searching seat
+    draws) and ``histories`` (how many orders of the opponent's draws the belief averages).
     """
 
     name = "ismcts"
@@ -164,18 +173,22 @@ class IsmctsAgent:
         playout: str = "random",
         prior: float = 0.0,
         belief: float = 0.0,
-        pool: int = 128,
+        pool: int = 0,
         model: str = "none",
         hidden: str = "random",
         fast: bool = False,
         noise: float = 0.0,
         values: str = "playout",
         guide: float = 0.0,
+        draws: bool = False,
+        histories: int = 1,
+        mix: bool = False,
+        adapt: float = 0.0,
     ) -> None:
-        if fast and (playout != "greedy" or belief > 0 or model == "all"):
+        if fast and (playout != "greedy" or model == "all"):
             raise ValueError(
-                "the fast (numba) search plays greedy playouts, without belief or model=all: "
-                "use fast=1 with playout=greedy, belief=0, model=none or pick"
+                "the fast (numba) search plays greedy playouts, without model=all: "
+                "use fast=1 with playout=greedy, model=none or pick"
             )
         self.fast = fast
         if not 0.0 <= noise <= 1.0:
@@ -193,6 +206,20 @@ class IsmctsAgent:
         if guide and not fast:
             raise ValueError("guide (greedy's bias below the root) needs the fast search: fast=1")
         self.guide = guide
+        if draws and not fast:
+            raise ValueError("draws (a branch per card drawn) needs the fast search: fast=1")
+        self.draws = draws
+        if histories < 1:
+            raise ValueError("histories (draw orders averaged by the belief) must be 1 or more")
+        if histories > 1 and not (fast and belief > 0):
+            raise ValueError("histories needs the fast search's belief: fast=1, belief > 0")
+        self.histories = histories
+        if mix and not (fast and belief > 0):
+            raise ValueError("mix needs the fast search's belief: fast=1, belief > 0")
+        self.mix = mix
+        if not 0.0 <= adapt <= 1.0 or (adapt > 0 and not mix):
+            raise ValueError("adapt is a probability (0 to 1) and needs the mixture: mix=1")
+        self.adapt = adapt
         if hidden not in HIDDEN:
             raise ValueError(f"unknown hidden-move policy {hidden!r}; known: {', '.join(HIDDEN)}")
         self.hidden = hidden
@@ -203,8 +230,8 @@ class IsmctsAgent:
         if playout not in PLAYOUTS:
             known = ", ".join(PLAYOUTS)
             raise ValueError(f"unknown playout policy {playout!r}; known: {known}")
-        if belief < 0 or pool < 1:
-            raise ValueError("belief must be 0 or more and pool 1 or more")
+        if belief < 0 or pool < 0:
+            raise ValueError("belief must be 0 or more and pool 0 (the default size) or more")
         if model not in MODELS:
             raise ValueError(f"unknown opponent model {model!r}; known: {', '.join(MODELS)}")
         self.belief = belief
@@ -260,16 +287,21 @@ class IsmctsAgent:
         rng: random.Random,
         clock_ms: int | None = None,
         worlds: Callable[[random.Random], State] | None = None,
+        truth: State | None = None,
+        pile: bool = False,
     ) -> SearchResult:
         """Search from ``view`` and return every root move's statistics, best first.
 
         ``worlds``, for experiments, supplies each iteration's world instead of the agent's own
         determinizations (``bench/information.py`` gives it more than the view shows); the
-        Python search serves it, whatever ``fast`` says.
+        Python search serves it, whatever ``fast`` says. The fast search takes ``truth`` (and
+        ``pile``) instead: :func:`~hanamikoji.ai.fastsearch.fast_search`'s oracle.
         """
         max_iter, seconds = self.budget(clock_ms)
+        if truth is not None and not self.fast:
+            raise ValueError("truth is the fast search's oracle; the Python search takes worlds")
         if self.fast and worlds is None:
-            return self._fast_search(view, legal, rng, max_iter, seconds)
+            return self._fast_search(view, legal, rng, max_iter, seconds, truth, pile)
         me = view.seat
         unseen = unseen_cards(view)
         root = _Node()
@@ -280,7 +312,8 @@ class IsmctsAgent:
         done = 0
         pool = None
         if self.belief > 0 and worlds is None:  # weighted by the opponent's actions in them
-            pool = WeightedPool(view, rng, size=self.pool, beta=self.belief, rules=self.rules)
+            size = self.pool or PYTHON_POOL
+            pool = WeightedPool(view, rng, size=size, beta=self.belief, rules=self.rules)
         while done < max_iter:
             if worlds is not None:
                 state = worlds(rng)
@@ -310,6 +343,8 @@ class IsmctsAgent:
         rng: random.Random,
         max_iter: int,
         seconds: float,
+        truth: State | None = None,
+        pile: bool = False,
     ) -> SearchResult:
         from hanamikoji.ai.fastsearch import fast_search
 
@@ -318,7 +353,7 @@ class IsmctsAgent:
         if self.prior > 0:
             heuristic = heuristic_bias(view, legal, fast=True)
             bias = {m: heuristic[m] for m in legal}
-        found, done = fast_search(
+        found, done, _ = fast_search(
             view,
             legal,
             rng,
@@ -332,7 +367,15 @@ class IsmctsAgent:
             values=self.values,
             model=self.model,
             guide=self.guide,
+            draws=self.draws,
             rules=self.rules,
+            truth=truth,
+            pile=pile,
+            belief=self.belief,
+            pool=self.pool or (FAST_POOL // 4 if self.mix else FAST_POOL),
+            histories=self.histories,
+            mix=self.mix,
+            adapt=self.adapt,
         )
         stats = [MoveStats(m, n, v) for m, n, v in found]
         stats.sort(key=lambda s: (-s.visits, -s.value))

@@ -44,6 +44,11 @@ def warm_up() -> None:
     state = State.new(random.Random(0))
     view = state.view(0)
     fast_search(view, view.legal_moves, random.Random(0), iterations=8)
+    while state.to_move == state.first or state.offer is not None:  # the other seat has acted
+        state = state.apply(state.legal_moves[0])
+    assert state.to_move is not None
+    view = state.view(state.to_move)  # the belief's kernels, too
+    fast_search(view, view.legal_moves, random.Random(0), iterations=8, belief=1, mix=True, pool=8)
 
 
 def start(parent: int) -> None:
