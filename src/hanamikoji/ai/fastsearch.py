@@ -461,12 +461,7 @@ def _search(
             offer = pos[P_OFFER]
             if draws and node != 0 and mover == me and offer < 0:
                 # A new turn of the searching seat: its draw, which it sees, is a chance edge.
-                card = pos[P_DECK + pos[P_TURN]]
-                g = 0
-                while card > 15:
-                    card >>= 4
-                    g += 1
-                hk = node * NKEYS + K_DRAW + g
+                hk = node * NKEYS + K_DRAW + _geisha(pos[P_DECK + pos[P_TURN]])
                 s = _slot(hkeys, shift, hk)
                 if hkeys[s] == 0:
                     ch = counters[C_NODES]
