@@ -160,7 +160,9 @@ class IsmctsAgent:
     playouts, ``model`` none or pick) and, for it only, ``guide`` (greedy's bias below the
     root), ``noise`` (random actions in the playouts), ``values`` (which round-value table,
     :data:`~hanamikoji.ai.values.TABLES`), ``draws`` (a branch for each card the searching seat
-    draws) and ``histories`` (how many orders of the opponent's draws the belief averages).
+    draws), ``histories`` (how many orders of the opponent's draws the belief averages), ``mix``
+    (the belief as a mixture of softnesses) and ``adapt`` (with the mixture: the opponent's
+    picks searched as greedy's once the mixture finds it greedy-like with this probability).
     """
 
     name = "ismcts"
