@@ -32,7 +32,7 @@ class MasterAgent(IsmctsAgent):
         self,
         iterations: int = 0,
         time_ms: int = 0,
-        exploration: float = 0.7,
+        exploration: float = 0.5,
         playout: str = "greedy",
         prior: float = 1.0,
         belief: float = 30.0,
