@@ -6,12 +6,13 @@ What made it into ``master`` is what won matches (docs/ai.md has the figures): t
 the end of the current round with the self-play value table rather than playing out the rest of
 the game, greedy for both sides in the playouts (offers answered as a real opponent would), a
 progressive bias from greedy's judgement at the root, and below it greedy's judgement of each
-move in each sampled world (``guide``). Its worlds are weighed by how likely the opponent's
+move in each sampled world (``guide``), with a UCB constant of 0.5 (0.7 until it measured
+better against ismcts). Its worlds are weighed by how likely the opponent's
 decisions this round are in each (``belief``, a mixture of softnesses from random play to
 greedy's own, ``mix``), and when that mixture finds the opponent greedy-like (``adapt``) the
 opponent's picks are searched as greedy's. It uses its time budget (``clock_ms``), or a fixed
 number of iterations, with which it is deterministic for a seed. ``fast=0`` runs the search in
-Python (the earlier master, with ``playout=smart``), where ``guide``, the belief's mixture and
+Python (the earlier master, with ``playout=smart,exploration=0.7``), where ``guide``, the belief's mixture and
 ``adapt`` do not apply.
 """
 
