@@ -12,8 +12,8 @@ decisions this round are in each (``belief``, a mixture of softnesses from rando
 greedy's own, ``mix``), and when that mixture finds the opponent greedy-like (``adapt``) the
 opponent's picks are searched as greedy's. It uses its time budget (``clock_ms``), or a fixed
 number of iterations, with which it is deterministic for a seed. ``fast=0`` runs the search in
-Python (the earlier master, with ``playout=smart,exploration=0.7``), where ``guide``, the belief's mixture and
-``adapt`` do not apply.
+Python (the earlier master, with ``playout=smart,exploration=0.7``), where ``guide``, the
+belief's mixture and ``adapt`` do not apply.
 """
 
 from __future__ import annotations
