@@ -1,8 +1,9 @@
 """What seeing the hidden cards is worth: a search agent against greedy, fair and with an oracle.
 
 Run: ``.venv/bin/python bench/information.py --games 200 --jobs 2`` (``--agent SPEC`` for the
-searcher, default the Python search ``master:fast=0,iterations=1000,playout=greedy``; ``--json``
-for a machine-readable copy). The searcher plays greedy in duplicate pairs (the same deal from
+searcher, default the Python search
+``master:fast=0,iterations=1000,playout=greedy,hidden=random``; ``--json`` for a
+machine-readable copy). The searcher plays greedy in duplicate pairs (the same deal from
 both seats) three ways:
 
 - ``fair``: it searches worlds drawn from what its VIEW allows, as in a real game;
@@ -130,7 +131,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--agent", default="master:fast=0,iterations=1000,playout=greedy")
+    parser.add_argument(
+        "--agent", default="master:fast=0,iterations=1000,playout=greedy,hidden=random"
+    )
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from conftest import EXAMPLE_DEAL, play
 from hanamikoji.ai import AgentError, parse_agent
 from hanamikoji.ai.belief import determinize
-from hanamikoji.ai.fastplay import _ID, P_HAND, _position, greedy_scores
+from hanamikoji.ai.fastplay import _ID, P_DECK, P_HAND, P_RNG, P_TURN, _position, greedy_scores
 from hanamikoji.ai.fastsearch import _HIDDEN_IDS, FastSearch, _weigh_one, opponent_decisions
 from hanamikoji.ai.greedy import GreedyAgent
 from hanamikoji.ai.ismcts import IsmctsAgent
@@ -176,6 +177,33 @@ def test_the_kernel_with_belief_is_deterministic_and_checked() -> None:
         FastSearch(view, random.Random(1), capacity=16, belief=-1.0)
     with pytest.raises(ValueError, match="pool"):
         FastSearch(view, random.Random(1), capacity=16, belief=1.0, pool=0)
+
+
+def test_pool_worlds_keep_the_opponents_cards_and_shuffle_the_pile_afresh() -> None:
+    state = play(State.from_deals([DEAL]), "S6 C46-47 P46 G557 P5 D37")
+    view = state.view(0)
+    tree = FastSearch(view, random.Random(1), capacity=16, belief=30.0, pool=1)
+    turn = int(tree.template[P_TURN])
+    first, m = P_DECK + turn + 1, int(tree.slots[2])
+    assert m == 3 and tree.spare.shape == (1, 1)  # three cards still to draw, one removed
+    kept = [i for i in range(len(tree.template)) if i != P_RNG and not first <= i < first + m]
+    cards = Counter([*(int(c) for c in tree.pool[0, first : first + m]), int(tree.spare[0, 0])])
+    leads: Counter[int] = Counter()
+    orders = set()
+    worlds = tree.pool_worlds(4000, seed=5)
+    for row in worlds:
+        assert (row[kept] == tree.pool[0, kept]).all()  # the opponent's cards stay the world's
+        pile = [int(c) for c in row[first : first + m]]
+        assert not Counter(pile) - cards  # drawn from the world's pile and its removed card
+        leads[pile[0]] += 1
+        orders.add(tuple(pile))
+    # Each of the four cards comes next as often as the others: the pile is shuffled afresh.
+    for card, n in cards.items():
+        assert abs(leads[card] / len(worlds) - n / 4) < 0.04
+    assert len(orders) >= 12
+    assert (tree.pool_worlds(50, seed=5) == worlds[:50]).all()  # the same for a seed
+    with pytest.raises(ValueError, match="pool"):
+        FastSearch(view, random.Random(1), capacity=16).pool_worlds(10, seed=1)
 
 
 def test_the_mixture_finds_greedy_more_likely_than_chance_against_greedy() -> None:

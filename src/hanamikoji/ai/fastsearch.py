@@ -143,6 +143,55 @@ def _deal_many(template: Any, cards: Any, slots: Any, opp: int, seed: int, out: 
         out[w, :] = pos
 
 
+@_jit_inline
+def _pool_draw(
+    pos: Any, pool: Any, spare: Any, cumulative: Any, slots: Any, counters: Any, buf: Any
+) -> None:
+    """A world of the belief's pool into ``pos`` (its random stream kept), chosen in proportion
+    to its weight, with its pile shuffled afresh among the pile's cards and the world's spare
+    ones: the weights judge the opponent's cards, and nothing has told the pile's order."""
+    u = (_next_seed(counters) / 9.223372036854775808e18) * cumulative[-1]
+    lo, hi = 0, pool.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if cumulative[mid] > u:
+            hi = mid
+        else:
+            lo = mid + 1
+    rng = pos[P_RNG]
+    pos[:] = pool[lo]
+    pos[P_RNG] = rng
+    first = P_DECK + pos[P_TURN] + 1
+    m = slots[2]
+    k = m + spare.shape[1]
+    for j in range(m):
+        buf[j] = pos[first + j]
+    for j in range(spare.shape[1]):
+        buf[m + j] = spare[lo, j]
+    for i in range(k - 1, 0, -1):
+        r = _rand_below(pos, i + 1)
+        t = buf[i]
+        buf[i] = buf[r]
+        buf[r] = t
+    for j in range(m):
+        pos[first + j] = buf[j]
+
+
+@_jit
+def _pool_draws(
+    template: Any, pool: Any, spare: Any, cumulative: Any, slots: Any, seed: int, out: Any
+) -> None:
+    """``out.shape[0]`` worlds drawn from the pool as :func:`_search` draws them (for tests)."""
+    pos = template.copy()
+    pos[P_RNG] = seed
+    counters = np.zeros(3, dtype=np.int64)
+    counters[C_RNG] = seed ^ 0x5DEECE66D
+    buf = np.empty(16, dtype=np.int64)
+    for w in range(out.shape[0]):
+        _pool_draw(pos, pool, spare, cumulative, slots, counters, buf)
+        out[w, :] = pos
+
+
 # An opponent decision this round as the searching seat saw it (``belief``): kind (0 Secret,
 # 1 Discard, 2 Gift, 3 Competition, 4 a pick of the searcher's offer), turn, both sides played
 # and both actions-left masks then, the offer picked from (else -1), the move's action id (-1 for
@@ -312,13 +361,17 @@ def _belief_pool(
     F: Any,
     seed: int,
     pool: Any,
+    spare: Any,
     logw: Any,
     histories: int,
     hidden_ids: Any,
 ) -> None:
     """``pool.shape[0]`` worlds dealt as :func:`_deal` deals them, and for each softness in
     ``betas`` the log-likelihood of the opponent's decisions in each (``logw[w, b]``), averaged
-    over ``histories`` random orders of its draws."""
+    over ``histories`` random orders of its draws. ``spare[w]`` keeps the world's cards that are
+    neither the opponent's nor in the pile (the removed card), which the search shuffles back
+    into the pile world after world: the decisions weigh the opponent's cards, not the pile's
+    order."""
     pos = template.copy()
     pos[P_RNG] = seed
     scratch = np.empty_like(template)
@@ -335,6 +388,9 @@ def _belief_pool(
         _deal(pos, cards, slots, opp)
         discard = cards[placed] + cards[placed + 1] if slots[3] else 0
         pool[w, :] = pos
+        rest = placed + (2 if slots[3] else 0)
+        for j in range(spare.shape[1]):
+            spare[w, j] = cards[rest + j]
         rng = pos[P_RNG]  # the same draws for every softness
         for b in range(nb):
             pos[P_RNG] = rng
@@ -410,6 +466,7 @@ def _search(
     guide: float,
     draws: bool,
     pool: Any,
+    spare: Any,
     cumulative: Any,
 ) -> None:
     """Run up to ``iterations`` more iterations on the tree (node 0 is the root).
@@ -440,17 +497,7 @@ def _search(
         pos[:] = template
         pos[P_RNG] = _next_seed(counters)
         if pool.shape[0] > 0:  # a world of the weighted pool, in proportion to its weight
-            u = (_next_seed(counters) / 9.223372036854775808e18) * cumulative[-1]
-            lo, hi = 0, pool.shape[0] - 1
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if cumulative[mid] > u:
-                    hi = mid
-                else:
-                    lo = mid + 1
-            rng = pos[P_RNG]
-            pos[:] = pool[lo]
-            pos[P_RNG] = rng
+            _pool_draw(pos, pool, spare, cumulative, slots, counters, more)
         else:
             _deal(pos, cards, slots, opp)
         # Down the tree.
@@ -760,6 +807,9 @@ class FastSearch:
                 f"{histories}"
             )
         self.pool = np.zeros((0, len(self.template)), dtype=np.int64)
+        # The unseen cards neither the opponent's nor the pile's (the removed card).
+        left = len(self.unseen) - int(self.slots.sum())
+        self.spare = np.zeros((0, max(0, left)), dtype=np.int64)
         self.cumulative = np.zeros(0, dtype=np.float64)
         self.logw = self.cumulative
         decisions = opponent_decisions(view)
@@ -771,6 +821,7 @@ class FastSearch:
             raise ValueError(f"odds needs one log-weight per softness: {len(self.betas)}")
         if belief > 0 and truth is None and len(decisions):
             self.pool = np.empty((pool, len(self.template)), dtype=np.int64)
+            self.spare = np.empty((pool, max(0, left)), dtype=np.int64)
             logs = np.empty((pool, len(self.betas)), dtype=np.float64)
             _belief_pool(
                 self.template,
@@ -784,6 +835,7 @@ class FastSearch:
                 self.F,
                 rng.getrandbits(63),
                 self.pool,
+                self.spare,
                 logs,
                 histories,
                 _HIDDEN_IDS,
@@ -843,6 +895,15 @@ class FastSearch:
         _deal_many(self.template, self.unseen.copy(), self.slots, 1 - self.me, seed, out)
         return out
 
+    def pool_worlds(self, count: int, seed: int) -> npt.NDArray[np.int64]:
+        """``count`` positions drawn from the belief's pool as the search draws them (rows of
+        fastplay's vectors); the belief must have a pool (opponent decisions to weigh)."""
+        if not len(self.pool):
+            raise ValueError("no belief pool: the search has no belief or nothing to weigh")
+        out = np.empty((count, len(self.template)), dtype=np.int64)
+        _pool_draws(self.template, self.pool, self.spare, self.cumulative, self.slots, seed, out)
+        return out
+
     @property
     def iterations(self) -> int:
         """Iterations done so far."""
@@ -884,6 +945,7 @@ class FastSearch:
             self.guide,
             self.draws,
             self.pool,
+            self.spare,
             self.cumulative,
         )
 

@@ -7,13 +7,15 @@ the end of the current round with the self-play value table rather than playing 
 the game, greedy for both sides in the playouts (offers answered as a real opponent would), a
 progressive bias from greedy's judgement at the root, and below it greedy's judgement of each
 move in each sampled world (``guide``), with a UCB constant of 0.5 (0.7 until it measured
-better against ismcts). Its worlds are weighed by how likely the opponent's
-decisions this round are in each (``belief``, a mixture of softnesses from random play to
-greedy's own, ``mix``), and when that mixture finds the opponent greedy-like (``adapt``) the
-opponent's picks are searched as greedy's. It uses its time budget (``clock_ms``), or a fixed
-number of iterations, with which it is deterministic for a seed. ``fast=0`` runs the search in
-Python (the earlier master, with ``playout=smart,exploration=0.7``), where ``guide``, the
-belief's mixture and ``adapt`` do not apply.
+better against ismcts). The cards behind the opponent's Secret and Discard in the tree are the
+ones greedy would choose with the hand each world gives it (``hidden=greedy``). Its worlds are
+weighed by how likely the opponent's decisions this round are in each (``belief``, a mixture of
+softnesses from random play to greedy's own, ``mix``), and when that mixture finds the opponent
+greedy-like (``adapt``) the opponent's picks are searched as greedy's. It uses its time budget
+(``clock_ms``), or a fixed number of iterations, with which it is deterministic for a seed.
+``fast=0`` runs the search in Python (the earlier master, with
+``playout=smart,exploration=0.7,hidden=random``), where ``guide``, the belief's mixture and
+``adapt`` do not apply.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ class MasterAgent(IsmctsAgent):
         belief: float = 30.0,
         pool: int = 0,
         model: str = "none",
-        hidden: str = "random",
+        hidden: str = "greedy",
         fast: bool = True,
         noise: float = 0.0,
         values: str = "playout",
