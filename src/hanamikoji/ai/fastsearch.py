@@ -186,7 +186,7 @@ def _pool_draws(
     pos[P_RNG] = seed
     counters = np.zeros(3, dtype=np.int64)
     counters[C_RNG] = seed ^ 0x5DEECE66D
-    buf = np.empty(16, dtype=np.int64)
+    buf = np.empty(slots[2] + spare.shape[1] + 1, dtype=np.int64)
     for w in range(out.shape[0]):
         _pool_draw(pos, pool, spare, cumulative, slots, counters, buf)
         out[w, :] = pos
