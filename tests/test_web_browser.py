@@ -23,7 +23,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, syn
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from hanamikoji.record import Record
-from web_support import Server, play_out, seat_socket, sqlite_url
+from web_support import Server, claim_invite, play_out, seat_socket, sqlite_url
 
 CHROMIUM = Path("/usr/bin/chromium")
 REPO = Path(__file__).resolve().parents[1]
@@ -627,7 +627,7 @@ def finished_by_websockets(server: Server) -> str:
                 f"{server.url}/api/games", json={"mode": "friend", "seat": 0, "max_rounds": 3}
             )
             data = await response.json()
-            invite = data["invite"].split("t=")[1]
+            invite = await claim_invite(server.url, data["invite"])
             async with (
                 seat_socket(session, server.url, data["game"], data["token"]) as host,
                 seat_socket(session, server.url, data["game"], invite) as guest,

@@ -23,7 +23,7 @@ from hanamikoji.state import Deal, State
 from hanamikoji.web.server import HUB, Connection, create_app
 from hanamikoji.web.service import GameService, LiveGame, seat_message
 from hanamikoji.web.store import GameRow, open_store
-from web_support import Seat, over, play_out
+from web_support import Seat, claim_invite, over, play_out
 
 Client = TestClient[Any, Any]
 
@@ -95,7 +95,16 @@ def check_frames(frames: list[dict[str, Any]], row: GameRow, seat: int, states: 
         version = info["version"]
         joined = list(row.joined)
         joined[1 - seat] = info["opponent_joined"]
-        at = replace(row, version=version, moves=row.moves[:version], joined=tuple(joined))  # type: ignore[arg-type]
+        tokens = list(row.tokens)
+        if info["invite"]:  # sent before the friend claimed the invitation
+            tokens[1 - seat] = ""
+        at = replace(
+            row,
+            version=version,
+            moves=row.moves[:version],
+            joined=tuple(joined),  # type: ignore[arg-type]
+            tokens=tuple(tokens),  # type: ignore[arg-type]
+        )
         game = LiveGame(at, states[version], thinking=info["thinking"])
         expected = seat_message(
             game,
@@ -127,7 +136,7 @@ async def _record_games(
         data = await (await client.post("/api/games", json=body)).json()
         seats = [Seat(await client.ws_connect(f"/ws/{data['game']}?t={data['token']}"))]
         if data["invite"]:
-            token = data["invite"].split("t=")[1]
+            token = await claim_invite(str(client.make_url("/")).rstrip("/"), data["invite"])
             seats.append(Seat(await client.ws_connect(f"/ws/{data['game']}?t={token}")))
         for s in seats:
             await s.until(lambda st: True)

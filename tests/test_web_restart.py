@@ -22,6 +22,7 @@ from web_support import (
     SERVE,
     Seat,
     Server,
+    claim_invite,
     my_turn,
     over,
     play_out,
@@ -65,7 +66,7 @@ async def test_kill_9_mid_game_loses_nothing(db: str) -> None:
         async with aiohttp.ClientSession() as session:
             ai = await _create(session, server.url, mode="ai", level="master", seat=0)
             friend = await _create(session, server.url, mode="friend", seat=0)
-            invite = friend["invite"].split("t=")[1]
+            invite = await claim_invite(server.url, friend["invite"])
             async with (
                 seat_socket(session, server.url, ai["game"], ai["token"]) as me,
                 seat_socket(session, server.url, friend["game"], friend["token"]) as host,
@@ -148,7 +149,7 @@ async def test_two_servers_on_one_postgres_database_serve_the_same_games() -> No
             server.start()
         async with aiohttp.ClientSession() as session:
             data = await _create(session, one.url, mode="friend", seat=0)
-            invite = data["invite"].split("t=")[1]
+            invite = await claim_invite(two.url, data["invite"])  # claimed through the other
             async with (
                 seat_socket(session, one.url, data["game"], data["token"]) as host,
                 seat_socket(session, two.url, data["game"], invite) as guest,

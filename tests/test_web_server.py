@@ -16,7 +16,7 @@ from hanamikoji.record import Record
 from hanamikoji.web.server import HUB, create_app
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import open_store
-from web_support import Seat, my_turn, over, play_out
+from web_support import Seat, claim_invite, my_turn, over, play_out
 
 Client = TestClient[Any, Any]
 MakeClient = Callable[..., Awaitable[Client]]
@@ -39,6 +39,11 @@ async def create(client: Client, expect: int = 201, **body: Any) -> dict[str, An
     data: dict[str, Any] = await response.json()
     assert response.status == expect, data
     return data
+
+
+def base(client: Client) -> str:
+    """The test server's address."""
+    return str(client.make_url("/")).rstrip("/")
 
 
 async def connect(client: Client, game: str, token: str | None) -> Seat:
@@ -84,8 +89,8 @@ async def test_create_sets_the_seat_cookie_that_opens_the_socket(client: Client)
         ({"mode": "chess"}, "mode must be 'ai' or 'friend', got 'chess'"),
         ({"level": "grandmaster"}, "level must be one of beginner, easy, medium, hard, master"),
         ({"seat": 2}, "seat must be 0, 1 or 'random', got 2"),
-        ({"max_rounds": 0}, "max_rounds must be a positive whole number or None"),
-        ({"max_rounds": "3"}, "max_rounds must be a positive whole number or None"),
+        ({"max_rounds": 0}, "max_rounds must be a whole number from 1 to 99, or null"),
+        ({"max_rounds": "3"}, "max_rounds must be a whole number from 1 to 99, or null"),
         ({"name": "x" * 41}, "name must be at most 40 characters"),
         ({"name": 5}, "name must be a string"),
         ({"mode": "friend", "level": "easy"}, "a game with a friend has no AI level"),
@@ -161,7 +166,7 @@ async def test_a_whole_game_against_the_ai_then_its_record_and_review(client: Cl
 async def test_move_errors_change_nothing(client: Client) -> None:
     data = await create(client, mode="friend", seat=0)
     host = await joined(client, data["game"], data["token"])
-    guest_token = data["invite"].split("t=")[1]
+    guest_token = await claim_invite(base(client), data["invite"])
     guest = await joined(client, data["game"], guest_token)
     await host.until(lambda s: s["game"]["opponent_joined"])
     assert host.state is not None and guest.state is not None
@@ -255,7 +260,7 @@ async def test_a_friend_game_through_the_invite_link(client: Client) -> None:
     assert not host.state["game"]["opponent_online"]
     assert host.state["game"]["invite"] == data["invite"]  # to send again, until the friend comes
     client.session.cookie_jar.clear()  # the friend is another browser
-    guest = await joined(client, data["game"], data["invite"].split("t=")[1])
+    guest = await joined(client, data["game"], await claim_invite(base(client), data["invite"]))
     assert guest.state is not None and guest.state["game"]["invite"] is None
     await host.until(lambda s: s["game"]["opponent_joined"] and s["game"]["opponent_online"])
     assert host.state["game"]["invite"] is None
@@ -303,7 +308,7 @@ async def test_resign_and_rematch(client: Client, service: GameService) -> None:
     data = await create(client, mode="friend", seat=0, name="Ann")
     host = await joined(client, data["game"], data["token"])
     client.session.cookie_jar.clear()
-    guest = await joined(client, data["game"], data["invite"].split("t=")[1])
+    guest = await joined(client, data["game"], await claim_invite(base(client), data["invite"]))
     await guest.send(type="resign")
     end = await host.until(over)
     assert end["result"]["winner"] == 0 and end["result"]["reason"] == "resign"

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import aiohttp
 
@@ -189,6 +190,30 @@ async def seat_socket(
         seat = Seat(ws)
         await seat.until(lambda s: True)
         yield seat
+
+
+def invite_parts(invite: str) -> tuple[str, str]:
+    """``(game, code)`` of an invitation link ``/join/GAME?i=CODE``."""
+    url = urlsplit(invite)
+    game = url.path.rsplit("/", 1)[-1]
+    assert url.path == f"/join/{game}", invite
+    return game, parse_qs(url.query)["i"][0]
+
+
+async def claim_invite(base: str, invite: str, name: str | None = None) -> str:
+    """Open ``invite`` as the friend would, from a browser of their own; the seat's token."""
+    game, code = invite_parts(invite)
+    body: dict[str, Any] = {"invite": code}
+    if name is not None:
+        body["name"] = name
+    async with (
+        aiohttp.ClientSession() as friend,
+        friend.post(f"{base}/api/games/{game}/join", json=body) as response,
+    ):
+        data = await response.json()
+        assert response.status == 201, data
+        assert data["url"] == f"/g/{game}?t={data['token']}"
+        return str(data["token"])
 
 
 def sqlite_url(path: Path) -> str:

@@ -6,6 +6,7 @@ what its caller passes: a seat's VIEW for a move or a hint, a finished game's re
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import threading
@@ -23,6 +24,7 @@ from hanamikoji.view import View
 __all__ = ["analyse", "choose", "hint", "start", "warm_up", "watch_parent"]
 
 _agents: dict[tuple[str, int, int | None], Agent] = {}
+_budgets: dict[tuple[str, int, int | None], int] = {}  # each agent's full iterations (0: none)
 
 
 def watch_parent(parent: int, every: float = 1.0) -> None:
@@ -51,14 +53,24 @@ def warm_up() -> None:
     fast_search(view, view.legal_moves, random.Random(0), iterations=8, belief=1, mix=True, pool=8)
 
 
-def start(parent: int) -> None:
-    """A worker's start: watch the server (:func:`watch_parent`), then :func:`warm_up`."""
+def start(parent: int, nice: int = 0) -> None:
+    """A worker's start: watch the server (:func:`watch_parent`), lower its priority by ``nice``
+    (the server's own answers come before thinking), then :func:`warm_up`."""
     watch_parent(parent)
+    if nice:
+        with contextlib.suppress(OSError):
+            os.nice(nice)
     warm_up()
 
 
-def choose(level: str, view: dict[str, Any], max_rounds: int | None, seed: int) -> str:
-    """The move of the AI at ``level`` for the seat whose VIEW is ``view`` (deterministic)."""
+def choose(
+    level: str, view: dict[str, Any], max_rounds: int | None, seed: int, scale: float = 1.0
+) -> str:
+    """The move of the AI at ``level`` for the seat whose VIEW is ``view`` (deterministic).
+
+    ``scale`` (at most 1) is the share of the level's iterations to search: the server asks for
+    less when many games wait for the AI.
+    """
     seen = View.from_json(view)
     key = (level, seen.seat, max_rounds)
     agent = _agents.get(key)
@@ -66,13 +78,20 @@ def choose(level: str, view: dict[str, Any], max_rounds: int | None, seed: int) 
         agent = LEVELS[level]()
         start_game(agent, seen.seat, Rules(max_rounds=max_rounds))
         _agents[key] = agent
+        _budgets[key] = getattr(agent, "iterations", 0)
+    full = _budgets[key]
+    if full:
+        agent.iterations = max(1, round(full * min(1.0, scale)))  # type: ignore[attr-defined]
     move: Move = agent.choose(seen, seen.legal_moves, random.Random(seed))
     return str(move)
 
 
-def hint(view: dict[str, Any], max_rounds: int | None, iterations: int) -> dict[str, Any]:
-    """The AI's suggestion for the seat whose VIEW is ``view``."""
-    found = suggest(View.from_json(view), iterations=iterations, rules=Rules(max_rounds=max_rounds))
+def hint(
+    view: dict[str, Any], max_rounds: int | None, iterations: int, scale: float = 1.0
+) -> dict[str, Any]:
+    """The AI's suggestion for the seat whose VIEW is ``view`` (``scale`` as for :func:`choose`)."""
+    budget = max(100, round(iterations * min(1.0, scale)))
+    found = suggest(View.from_json(view), iterations=budget, rules=Rules(max_rounds=max_rounds))
     return {
         "move": str(found.move),
         "win_probability": round(found.win_probability, 4),

@@ -9,17 +9,21 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 import signal
 import sys
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
 from hanamikoji.ai.levels import LEVELS
+from hanamikoji.web.limits import Limits
 from hanamikoji.web.service import (
     DEFAULT_LEVEL,
     GameService,
@@ -27,11 +31,12 @@ from hanamikoji.web.service import (
     WebError,
     review_frames,
     seat_message,
+    show,
     token_seat,
 )
 from hanamikoji.web.store import Store, open_store, safe_url
 
-__all__ = ["SERVICE", "STATIC", "create_app", "serve"]
+__all__ = ["SERVICE", "STATIC", "Settings", "create_app", "read_json", "serve"]
 
 log = logging.getLogger(__name__)
 
@@ -40,18 +45,64 @@ STATIC = Path(str(resources.files("hanamikoji.web") / "static"))
 
 SERVICE = web.AppKey("service", GameService)
 MAX_MESSAGE = 16 * 1024
+SEND_QUEUE = 64  # messages waiting for one socket; a socket further behind is closed
+SEND_TIMEOUT = 10.0  # seconds one message may take to leave; a socket slower is closed
+HEADER_TIMEOUT = 15.0  # seconds to send a whole request (headers trickled slower are dropped)
 
-_PAGES = {"home": "index.html", "game": "game.html", "review": "review.html", "rules": "rules.html"}
+_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
+_PAGES = {
+    "home": "index.html",
+    "game": "game.html",
+    "review": "review.html",
+    "rules": "rules.html",
+    "join": "join.html",
+}
 _STATUS = {
     "bad-request": 400,
     "bad-token": 403,
     "not-allowed": 403,
+    "bad-origin": 403,
     "not-found": 404,
     "conflict": 409,
     "over": 409,
     "illegal": 400,
     "not-your-turn": 409,
+    "used": 410,
+    "too-many": 429,
+    "busy": 503,
 }
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the server meets the world: its public address, the origins it trusts, its limits.
+
+    ``public_url`` is the address people open (``https://...`` when a proxy ends TLS in front of
+    the server: cookies are then ``Secure`` and HSTS is sent); ``allowed_origins`` are other
+    origins whose pages may open sockets and create games (the server's own always may);
+    ``behind_proxy`` takes the client's address from the proxy's ``X-Forwarded-For``.
+    """
+
+    public_url: str | None = None
+    allowed_origins: tuple[str, ...] = ()
+    behind_proxy: bool = False
+    limits: Limits = field(default_factory=Limits)
+
+    @property
+    def https(self) -> bool:
+        """Whether people reach the server over HTTPS."""
+        return bool(self.public_url) and self.public_url.lower().startswith("https://")  # type: ignore[union-attr]
+
+
+SETTINGS = web.AppKey("settings", Settings)
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]`` of a URL, lower case (the form of an ``Origin`` header)."""
+    parts = urlsplit(url.strip())
+    if not parts.scheme or not parts.netloc:
+        raise ValueError(f"expected an origin like https://example.org, got {url!r}")
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
 
 
 def cookie_name(game_id: str) -> str:
@@ -59,21 +110,92 @@ def cookie_name(game_id: str) -> str:
     return f"hk_{game_id}"
 
 
+def read_json(text: str | bytes) -> Any:
+    """Parse a client's JSON; any way it can fail is :class:`WebError` ``bad-request``.
+
+    Beyond malformed text: numbers of thousands of digits, nesting deep enough to exhaust the
+    parser, ``NaN`` and ``Infinity`` (not JSON), and bytes that are not UTF-8.
+    """
+
+    def constant(name: str) -> Any:
+        raise ValueError(f"{name} is not a JSON number")
+
+    try:
+        return json.loads(text, parse_constant=constant)
+    except RecursionError:
+        raise WebError("bad-request", "the JSON is nested too deeply") from None
+    except ValueError as e:  # malformed, a too-long integer, a bad constant, not UTF-8
+        raise WebError("bad-request", f"not valid JSON ({_reason(e)})") from None
+
+
+def _reason(error: ValueError) -> str:
+    text = str(error).split(":")[0] if "digits" in str(error) else str(error)
+    return text.encode("ascii", "backslashreplace").decode()[:120]
+
+
 @dataclass(eq=False)
 class Connection:
-    """One open WebSocket: a seat of a game."""
+    """One open WebSocket: a seat of a game.
+
+    Messages are queued and written by the connection's own task, so that sending to one
+    socket never waits on another; a socket that falls ``SEND_QUEUE`` messages behind, or takes
+    over ``SEND_TIMEOUT`` seconds to take one, is closed (its player reconnects and gets the
+    current state).
+    """
 
     ws: web.WebSocketResponse
     seat: int
+    transport: Any = None
     sent: list[str] | None = None  # every message sent, when a test asks to keep them
+    opened: float = field(default_factory=time.monotonic)
+    queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(SEND_QUEUE))
+    writer: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start writing queued messages."""
+        self.writer = asyncio.create_task(self._write())
 
     async def send(self, message: dict[str, Any]) -> None:
+        """Queue ``message`` (never waits)."""
         text = json.dumps(message, separators=(",", ":"))
         if self.sent is not None:
             self.sent.append(text)
-        if not self.ws.closed:
-            with contextlib.suppress(ConnectionError, RuntimeError):
-                await self.ws.send_str(text)
+        if self.ws.closed:
+            return
+        try:
+            self.queue.put_nowait(text)
+        except asyncio.QueueFull:
+            log.info("closing a socket that fell %d messages behind", SEND_QUEUE)
+            self.drop()
+
+    async def _write(self) -> None:
+        while True:
+            text = await self.queue.get()
+            if self.ws.closed:
+                return
+            try:
+                await asyncio.wait_for(self.ws.send_str(text), SEND_TIMEOUT)
+            except TimeoutError:
+                log.info("closing a socket that took over %s s to take a message", SEND_TIMEOUT)
+                self.drop()
+                return
+            except (ConnectionError, RuntimeError):
+                return
+
+    def drop(self) -> None:
+        """Cut the connection at once (no closing handshake: the peer is not reading)."""
+        if self.transport is not None:
+            self.transport.abort()
+        if self.writer is not None and self.writer is not asyncio.current_task():
+            self.writer.cancel()
+
+    async def close(self, code: int, why: str) -> None:
+        """Close politely: an error message saying why, then the closing handshake."""
+        await self.send(_error("replaced", why))
+        await asyncio.sleep(0)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.ws.close(code=code, message=why[:100].encode()), 2)
+        self.drop()
 
 
 @dataclass
@@ -83,6 +205,17 @@ class Hub:
     service: GameService
     games: dict[str, set[Connection]] = field(default_factory=dict)
     on_connect: Callable[[Connection], None] | None = None  # tests use it to record traffic
+    tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+
+    def spawn(self, work: Awaitable[Any]) -> None:
+        """Run ``work`` in the background (kept referenced until done)."""
+
+        async def run() -> None:
+            await work
+
+        task = asyncio.create_task(run())
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
     def online(self, game_id: str, seat: int) -> bool:
         return any(c.seat == seat for c in self.games.get(game_id, ()))
@@ -119,10 +252,15 @@ def _error(code: str, message: str) -> dict[str, str]:
     return {"type": "error", "code": code, "message": message}
 
 
-def _json_error(code: str, message: str, status: int | None = None) -> web.Response:
-    return web.json_response(
+def _json_error(
+    code: str, message: str, status: int | None = None, retry_after: int | None = None
+) -> web.Response:
+    response = web.json_response(
         {"error": message, "code": code}, status=status or _STATUS.get(code, 400)
     )
+    if retry_after is not None:
+        response.headers["Retry-After"] = str(retry_after)
+    return response
 
 
 # -- pages ---------------------------------------------------------------------------------------
@@ -133,68 +271,124 @@ def _page(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         path = STATIC / _PAGES[name]
         if not path.is_file():
             return web.Response(status=500, text=f"the front end is missing ({path.name})")
+        game_id = request.match_info.get("game")
+        if game_id is not None and not _GAME_ID.fullmatch(game_id):
+            return web.Response(status=404, text=f"there is no game {show(game_id)}")
         response = web.FileResponse(path, headers={"Cache-Control": "no-cache"})
-        if name == "game":
-            token = request.query.get("t")
-            game_id = request.match_info["game"]
-            if token and len(token) < 100:
-                response.set_cookie(
-                    cookie_name(game_id),
-                    token,
-                    path="/",
-                    httponly=True,
-                    samesite="Lax",
-                    max_age=60 * 60 * 24 * 365,
-                )
+        token = request.query.get("t")
+        if name == "game" and game_id is not None and token:
+            # Only a token that opens a seat of this game is kept: a crafted link must not
+            # replace the visitor's own seat cookie.
+            game = await request.app[SERVICE].get(game_id)
+            if game is not None and token_seat(game.row, token) is not None:
+                _set_seat_cookie(request, response, game_id, token)
         return response
 
     return handler
 
 
+def _set_seat_cookie(
+    request: web.Request, response: web.StreamResponse, game_id: str, token: str
+) -> None:
+    response.set_cookie(
+        cookie_name(game_id),
+        token,
+        path="/",
+        httponly=True,
+        samesite="Lax",
+        secure=request.app[SETTINGS].https,
+        max_age=60 * 60 * 24 * 365,
+    )
+
+
+def client_of(request: web.Request) -> str:
+    """The client's address: the peer's, or behind a proxy the one it forwarded."""
+    if request.app[SETTINGS].behind_proxy:
+        forwarded = request.headers.get("X-Forwarded-For", "")
+        last = forwarded.rsplit(",", 1)[-1].strip()
+        if last:
+            return last[:64]
+    return request.remote or ""
+
+
 # -- API -----------------------------------------------------------------------------------------
+
+
+async def _body(request: web.Request, example: str) -> dict[str, Any]:
+    """The request's JSON object body (a clear ``bad-request`` for anything else)."""
+    try:
+        raw = await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        raise WebError("bad-request", "the body is too large (at most 64 KB)") from None
+    expected = f"the body must be a JSON object, e.g. {example}"
+    try:
+        body = read_json(raw) if raw.strip() else None
+    except WebError as e:
+        raise WebError("bad-request", f"{expected}: {e.message}") from None
+    if not isinstance(body, dict):
+        raise WebError("bad-request", expected)
+    return body
 
 
 async def _create(request: web.Request) -> web.Response:
     service = request.app[SERVICE]
-    try:
-        body = await request.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return _json_error("bad-request", 'the body must be a JSON object, e.g. {"mode": "ai"}')
-    if not isinstance(body, dict):
-        return _json_error("bad-request", 'the body must be a JSON object, e.g. {"mode": "ai"}')
-    unknown = set(body) - {"mode", "level", "seat", "max_rounds", "name"}
+    body = await _body(request, '{"mode": "ai"}')
+    unknown = [k for k in body if k not in ("mode", "level", "seat", "max_rounds", "name")]
     if unknown:
-        return _json_error(
+        raise WebError(
             "bad-request",
-            f"unknown keys {sorted(unknown)}; expected mode, level, seat, max_rounds, name",
+            f"unknown keys {show(sorted(unknown), 80)}; expected mode, level, seat, "
+            "max_rounds, name",
         )
     mode = body.get("mode", "ai")
     seat = body.get("seat", "random")
     if isinstance(seat, str) and seat.strip() in ("0", "1"):
         seat = int(seat)
-    try:
-        game, me = await service.create(
-            mode=mode,
-            level=body.get("level"),
-            seat=seat,
-            max_rounds=body.get("max_rounds", 3),
-            name=body.get("name"),
-        )
-    except WebError as e:
-        return _json_error(e.code, e.message)
+    game, me = await service.create(
+        mode=mode,
+        level=body.get("level"),
+        seat=seat,
+        max_rounds=body.get("max_rounds", 3),
+        name=body.get("name"),
+        client=client_of(request),
+    )
     token = game.row.tokens[me]
-    friend = game.row.tokens[1 - me] if game.row.mode == "friend" else None
+    invite = game.row.invite
     answer = {
         "game": game.id,
         "seat": me,
         "token": token,
         "url": f"/g/{game.id}?t={token}",
-        "invite": f"/g/{game.id}?t={friend}" if friend else None,
+        "invite": f"/join/{game.id}?i={invite}" if invite else None,
     }
     response = web.json_response(answer, status=201)
-    response.set_cookie(
-        cookie_name(game.id), token, path="/", httponly=True, samesite="Lax", max_age=31536000
+    _set_seat_cookie(request, response, game.id, token)
+    return response
+
+
+async def _invitation(request: web.Request) -> web.Response:
+    game_id = request.match_info["game"]
+    info = await request.app[SERVICE].invitation(game_id, request.query.get("i"))
+    holder = request.cookies.get(cookie_name(game_id))
+    game = await request.app[SERVICE].get(game_id)
+    info["yours"] = game is not None and token_seat(game.row, holder) is not None
+    return web.json_response(info)
+
+
+async def _join(request: web.Request) -> web.Response:
+    game_id = request.match_info["game"]
+    body = await _body(request, '{"invite": "CODE", "name": "Anna"}')
+    unknown = [k for k in body if k not in ("invite", "name")]
+    if unknown:
+        raise WebError(
+            "bad-request", f"unknown keys {show(sorted(unknown), 80)}; expected invite, name"
+        )
+    game, seat, token = await request.app[SERVICE].join(
+        game_id, body.get("invite"), body.get("name"), request.cookies.get(cookie_name(game_id))
     )
+    answer = {"game": game.id, "seat": seat, "token": token, "url": f"/g/{game.id}?t={token}"}
+    response = web.json_response(answer, status=201)
+    _set_seat_cookie(request, response, game.id, token)
     return response
 
 
@@ -213,10 +407,12 @@ def _api(
     handler: Callable[[web.Request], Awaitable[web.StreamResponse]],
 ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
     async def wrapped(request: web.Request) -> web.StreamResponse:
+        if not _GAME_ID.fullmatch(request.match_info.get("game", "x")):
+            return _json_error("not-found", "there is no such game")
         try:
             return await handler(request)
         except WebError as e:
-            return _json_error(e.code, e.message)
+            return _json_error(e.code, e.message, retry_after=e.retry_after)
 
     return wrapped
 
@@ -268,15 +464,24 @@ async def _socket(request: web.Request) -> web.StreamResponse:
     ws = web.WebSocketResponse(heartbeat=30, max_msg_size=MAX_MESSAGE)
     await ws.prepare(request)
     try:
+        if not _GAME_ID.fullmatch(game_id):
+            raise WebError("not-found", "there is no such game")
         _, seat = await service.seat_for(game_id, token)
     except WebError as e:
         await ws.send_json(_error(e.code, e.message))
         await ws.close(code=4403 if e.code == "bad-token" else 4404, message=e.code.encode())
         return ws
-    conn = Connection(ws, seat)
+    conn = Connection(ws, seat, transport=request.transport)
+    conn.start()
     if hub.on_connect is not None:
         hub.on_connect(conn)
-    hub.games.setdefault(game_id, set()).add(conn)
+    conns = hub.games.setdefault(game_id, set())
+    same = sorted((c for c in conns if c.seat == seat), key=lambda c: c.opened)
+    limit = request.app[SETTINGS].limits.sockets_per_seat
+    for old in same[: max(0, len(same) - limit + 1)] if limit else ():
+        conns.discard(old)
+        hub.spawn(old.close(4409, "this seat was opened in too many windows: this one closed"))
+    conns.add(conn)
     try:
         await hub.publish(game_id)  # this seat's state, and the opponent learns it is online
         async for msg in ws:
@@ -287,10 +492,12 @@ async def _socket(request: web.Request) -> web.StreamResponse:
             elif msg.type == WSMsgType.ERROR:
                 break
     finally:
-        conns = hub.games.get(game_id)
-        if conns is not None:
-            conns.discard(conn)
-            if not conns:
+        if conn.writer is not None:
+            conn.writer.cancel()
+        held = hub.games.get(game_id)
+        if held is not None:
+            held.discard(conn)
+            if not held:
                 del hub.games[game_id]
         with contextlib.suppress(Exception):
             await hub.publish(game_id)  # the opponent learns this seat left
@@ -300,14 +507,16 @@ async def _socket(request: web.Request) -> web.StreamResponse:
 async def _handle(hub: Hub, game_id: str, conn: Connection, text: str) -> None:
     service = hub.service
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        await conn.send(_error("bad-request", 'messages are JSON objects, e.g. {"type": "ping"}'))
+        data = read_json(text)
+    except WebError as e:
+        await conn.send(
+            _error("bad-request", f'{e.message}: send a JSON object, e.g. {{"type": "ping"}}')
+        )
         return
     kind = data.get("type") if isinstance(data, dict) else None
     if isinstance(data, dict) and "game" in data and data["game"] != game_id:
         await conn.send(
-            _error("wrong-game", f"this connection plays game {game_id}, not {data['game']!r}")
+            _error("wrong-game", f"this connection plays game {game_id}, not {show(data['game'])}")
         )
         return
     try:
@@ -327,7 +536,7 @@ async def _handle(hub: Hub, game_id: str, conn: Connection, text: str) -> None:
             await conn.send(
                 _error(
                     "bad-request",
-                    f"unknown message type {kind!r}; expected move, undo, hint, resign, "
+                    f"unknown message type {show(kind)}; expected move, undo, hint, resign, "
                     "rematch or ping",
                 )
             )
@@ -342,27 +551,70 @@ async def _handle(hub: Hub, game_id: str, conn: Connection, text: str) -> None:
 # -- the application -------------------------------------------------------------------------------
 
 
+_SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
 @web.middleware
-async def _headers(
+async def _guard(
     request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
 ) -> web.StreamResponse:
-    response = await handler(request)
-    response.headers.setdefault(
-        "Content-Security-Policy",
-        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
-        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'",
-    )
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("Referrer-Policy", "no-referrer")
-    return response
+    """Refuse what another site's page may not do, and answer every error as JSON or text."""
+    upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
+    if (request.method not in _SAFE_METHODS or upgrade) and not _origin_allowed(request):
+        return _json_error(
+            "bad-origin",
+            "this request comes from a page of another site; open the game from this server",
+        )
+    try:
+        return await handler(request)
+    except WebError as e:
+        return _json_error(e.code, e.message, retry_after=e.retry_after)
 
 
-def create_app(service: GameService) -> web.Application:
+def _origin_allowed(request: web.Request) -> bool:
+    """Whether the request's ``Origin`` (browsers send it) is this server's or an allowed one.
+
+    A request without ``Origin`` is not a browser's cross-site request (those always carry it).
+    """
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True
+    settings = request.app[SETTINGS]
+    allowed = set(settings.allowed_origins)
+    if settings.public_url:
+        allowed.add(origin_of(settings.public_url))
+    allowed.add(f"{request.scheme}://{request.host}".lower())
+    return origin.strip().lower() in allowed
+
+
+_CSP = (
+    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+)
+
+
+async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """On every response, error pages included: no framing, no sniffing, no referrer, no
+    version in ``Server``; HSTS when people reach the server over HTTPS."""
+    headers = response.headers
+    headers["Server"] = "hanamikoji"
+    headers.setdefault("Content-Security-Policy", _CSP)
+    headers.setdefault("X-Content-Type-Options", "nosniff")
+    headers.setdefault("X-Frame-Options", "DENY")
+    headers.setdefault("Referrer-Policy", "no-referrer")
+    headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
+    if request.app[SETTINGS].https:
+        headers.setdefault("Strict-Transport-Security", "max-age=31536000")
+
+
+def create_app(service: GameService, settings: Settings | None = None) -> web.Application:
     """The web application over ``service`` (started and closed with the app)."""
-    app = web.Application(middlewares=[_headers], client_max_size=64 * 1024)
+    app = web.Application(middlewares=[_guard], client_max_size=64 * 1024)
     hub = Hub(service)
     app[SERVICE] = service
     app[HUB] = hub
+    app[SETTINGS] = settings or Settings(limits=service.limits.limits)
+    app.on_response_prepare.append(_security_headers)
     service.publish = hub.publish
 
     async def lifecycle(app: web.Application) -> AsyncIterator[None]:
@@ -384,7 +636,10 @@ def create_app(service: GameService) -> web.Application:
     r.add_get("/g/{game}", _page("game"))
     r.add_get("/review/{game}", _page("review"))
     r.add_get("/rules", _page("rules"))
+    r.add_get("/join/{game}", _page("join"))
     r.add_post("/api/games", _create)
+    r.add_get("/api/games/{game}/invitation", _api(_invitation))
+    r.add_post("/api/games/{game}/join", _api(_join))
     r.add_get("/api/levels", _levels)
     r.add_get("/api/games/{game}/record", _api(_record))
     r.add_get("/api/games/{game}/review", _api(_review))
@@ -396,11 +651,19 @@ def create_app(service: GameService) -> web.Application:
 
 
 async def _run(
-    host: str, port: int, db: str | None, ai_workers: int, ready: Callable[[str], None]
+    host: str,
+    port: int,
+    db: str | None,
+    ai_workers: int | None,
+    settings: Settings,
+    ready: Callable[[str], None],
 ) -> None:
-    store: Store = await open_store(db)
-    service = GameService(store, ai_workers=ai_workers)
-    runner = web.AppRunner(create_app(service), access_log=None)
+    store: Store = await open_store(db, exclusive=True)
+    service = GameService(store, ai_workers=ai_workers, limits=settings.limits)
+    # keepalive_timeout also ends a connection that has not sent a whole request by then.
+    runner = web.AppRunner(
+        create_app(service, settings), access_log=None, keepalive_timeout=HEADER_TIMEOUT
+    )
     await runner.setup()
     try:
         site = web.TCPSite(runner, host, port)
@@ -422,13 +685,17 @@ def serve(
     port: int = 8000,
     db: str | None = None,
     *,
-    ai_workers: int = 1,
+    ai_workers: int | None = None,
+    settings: Settings | None = None,
 ) -> None:
-    """Run the web app until interrupted; prints the URL to open."""
+    """Run the web app until interrupted; prints the URL to open.
+
+    ``ai_workers`` defaults to the machine's cores.
+    """
 
     def ready(where: str) -> None:
         print(f"hanamikoji: serving on {where}", flush=True)
         print("Press Ctrl+C to stop.", flush=True)
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    asyncio.run(_run(host, port, db, ai_workers, ready))
+    asyncio.run(_run(host, port, db, ai_workers, settings or Settings(), ready))

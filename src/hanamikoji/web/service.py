@@ -14,17 +14,18 @@ import random
 import secrets
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from multiprocessing import get_context
 from typing import Any
 
 from hanamikoji.ai.levels import LEVELS
 from hanamikoji.moves import IllegalMoveError, InvalidMoveError, Move
 from hanamikoji.record import Record
-from hanamikoji.state import Phase, RoundScore, Rules, State, Termination
+from hanamikoji.redeal import RedealError, redeal
+from hanamikoji.state import Deal, Phase, RoundScore, Rules, State, Termination
 from hanamikoji.view import View
 from hanamikoji.web import ai_worker
+from hanamikoji.web.limits import ClientLimits, Limits, TooMany
+from hanamikoji.web.scheduler import AiScheduler, Busy
 from hanamikoji.web.store import GameRow, Store
 
 __all__ = [
@@ -41,16 +42,21 @@ log = logging.getLogger(__name__)
 
 DEFAULT_LEVEL = "medium"
 MAX_NAME = 40
+MAX_ROUNDS = 99  # the most rounds a game may be limited to (or no limit at all)
 RESIGN = "resign:"
 
 
 class WebError(Exception):
-    """A request that cannot be done: ``code`` for programs, ``message`` for people."""
+    """A request that cannot be done: ``code`` for programs, ``message`` for people.
 
-    def __init__(self, code: str, message: str) -> None:
+    ``retry_after`` (seconds) comes with ``too-many`` and ``busy``: when to ask again.
+    """
+
+    def __init__(self, code: str, message: str, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.retry_after = retry_after
 
 
 @dataclass
@@ -78,7 +84,12 @@ class LiveGame:
 
 def replay(row: GameRow) -> State:
     """The state after the stored moves of ``row``."""
-    state = State.new(row.seed, rules=Rules(max_rounds=row.max_rounds))
+    rules = Rules(max_rounds=row.max_rounds)
+    if row.deals is None:
+        state = State.new(row.seed, rules=rules)
+    else:  # an undo dealt afresh: these deals, then later rounds from their own seed
+        deals = [Deal(d[0], (d[1], d[2]), d[3]) for d in row.deals["deals"]]
+        state = State.from_deals(deals, rules=rules, rng=random.Random(row.deals["seed"]))
     for text in row.moves:
         if text.startswith(RESIGN):
             state = state.concede(int(text[len(RESIGN) :]), Termination.RESIGN)
@@ -138,21 +149,31 @@ def seat_message(
 
 def token_seat(row: GameRow, token: str | None) -> int | None:
     """The seat whose secret ``token`` is (compared in constant time), or None."""
-    if not token:
+    if not token or not isinstance(token, str):
         return None
-    given = token.encode()
+    given = token.encode("utf-8", "replace")
     for seat in (0, 1):
-        if hmac.compare_digest(row.tokens[seat].encode(), given):
+        mine = row.tokens[seat]
+        if mine and hmac.compare_digest(mine.encode(), given):
+            return seat
+    return None
+
+
+def invitation_open(row: GameRow) -> int | None:
+    """The seat a friend game's invitation still offers (its token not yet made), or None."""
+    if row.mode != "friend" or row.invite is None:
+        return None
+    for seat in (0, 1):
+        if not row.tokens[seat]:
             return seat
     return None
 
 
 def _invite(row: GameRow, seat: int) -> str | None:
-    """The friend's link, for the seat that created a friend game, until the friend comes."""
-    other = 1 - seat
-    if row.mode != "friend" or row.joined[other]:
+    """The invitation link, for the seat that created a friend game, until it is claimed."""
+    if invitation_open(row) != 1 - seat:
         return None
-    return f"/g/{row.id}?t={row.tokens[other]}"
+    return f"/join/{row.id}?i={row.invite}"
 
 
 def _ai_due(row: GameRow, state: State) -> bool:
@@ -161,17 +182,19 @@ def _ai_due(row: GameRow, state: State) -> bool:
 
 
 def _undo_point(game: LiveGame, seat: int) -> int | None:
-    """How many moves to keep to take back ``seat``'s last move and the AI's replies (or None)."""
+    """How many moves to keep to take back ``seat``'s last move and the AI's replies (or None).
+
+    Undo stops at the start of the current round: a scored round's cards have been revealed.
+    """
     if game.row.mode != "ai" or seat != game.human_seat() or game.state.is_over:
         return None
-    for ply in range(len(game.row.moves) - 1, -1, -1):
-        if _seat_of_ply(game, ply) == seat:
+    history = game.state.history
+    for ply in range(len(history) - 1, -1, -1):
+        if history[ply].round != game.state.round:
+            return None
+        if history[ply].seat == seat:
             return ply
     return None
-
-
-def _seat_of_ply(game: LiveGame, ply: int) -> int:
-    return game.state.history[ply].seat
 
 
 Publisher = Callable[[str], Awaitable[None]]
@@ -184,11 +207,13 @@ class GameService:
         self,
         store: Store,
         *,
-        ai_workers: int = 1,
+        ai_workers: int | None = None,
         hint_iterations: int = 20000,
         analysis_iterations: int = 5000,
         seed: int | None = None,
         cache_size: int = 5000,
+        limits: Limits | None = None,
+        queue_limits: dict[str, int] | None = None,
     ) -> None:
         self.store = store
         self.hint_iterations = hint_iterations
@@ -197,10 +222,12 @@ class GameService:
         self.cache_size = cache_size
         self._locks: dict[str, asyncio.Lock] = {}
         self._rng = random.Random(seed) if seed is not None else random.SystemRandom()
-        # Moves and hints have their own workers; a game review (seconds of search) has another,
-        # so that it never delays anyone's game.
-        self._executor = _workers(ai_workers)
-        self._analyser = _workers(1 if ai_workers > 0 else 0)
+        # Moves and hints share the workers (moves first); a game review (seconds of search) has
+        # a worker of its own, so that it never delays anyone's game.
+        workers = (os.cpu_count() or 1) if ai_workers is None else ai_workers
+        self.ai = AiScheduler(workers, limits=queue_limits)
+        self.limits = ClientLimits(limits or Limits())
+        self._owners: dict[str, str] = {}  # game -> the client that created it (this process)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._ai_pending: set[tuple[str, int]] = set()
         self._analysing: dict[str, asyncio.Task[Any]] = {}
@@ -211,8 +238,7 @@ class GameService:
     async def start(self) -> None:
         """Resume after a (re)start: make every AI move that is due; follow other processes."""
         # Start the workers now, so the first AI move does not wait for the search to load.
-        for executor in (self._executor, self._analyser):
-            executor.submit(ai_worker.warm_up)
+        self.ai.warm_up()
         await self.store.listen(self._changed_elsewhere)
         for game_id in await self.store.ai_due():
             game = await self.get(game_id)
@@ -223,8 +249,7 @@ class GameService:
         """Stop the AI's work and release the database."""
         for task in list(self._tasks) + list(self._analysing.values()):
             task.cancel()
-        self._executor.shutdown(wait=False, cancel_futures=True)
-        self._analyser.shutdown(wait=False, cancel_futures=True)
+        self.ai.close()
         await self.store.close()
 
     async def _changed_elsewhere(self, game_id: str) -> None:
@@ -245,33 +270,57 @@ class GameService:
         max_rounds: int | None = 3,
         name: str | None = None,
         opponent_name: str | None = None,
+        client: str = "",
     ) -> tuple[LiveGame, int]:
-        """A new game; returns it and the creator's seat."""
+        """A new game; returns it and the creator's seat.
+
+        A friend game's other seat has no token yet: its invitation (``row.invite``) is claimed
+        once, by :meth:`join`, and only the friend receives the token made then.
+        """
         if mode not in ("ai", "friend"):
-            raise WebError("bad-request", f"mode must be 'ai' or 'friend', got {mode!r}")
+            raise WebError("bad-request", f"mode must be 'ai' or 'friend', got {show(mode)}")
         if mode == "ai":
             level = DEFAULT_LEVEL if level is None else level
-            if level not in LEVELS:
+            if not isinstance(level, str) or level not in LEVELS:
                 raise WebError(
-                    "bad-request", f"level must be one of {', '.join(LEVELS)}, got {level!r}"
+                    "bad-request", f"level must be one of {', '.join(LEVELS)}, got {show(level)}"
                 )
         elif level is not None:
             raise WebError("bad-request", "a game with a friend has no AI level")
         if seat == "random":
             seat = self._rng.randrange(2)
-        if seat not in (0, 1) or isinstance(seat, bool):
-            raise WebError("bad-request", f"seat must be 0, 1 or 'random', got {seat!r}")
-        try:
-            Rules(max_rounds=max_rounds)
-        except ValueError as e:
-            raise WebError("bad-request", f"{e} (e.g. 3, or null for no limit)") from None
-        me = _clean_name(name, "Player 1")
+        if type(seat) is not int or seat not in (0, 1):
+            raise WebError("bad-request", f"seat must be 0, 1 or 'random', got {show(seat)}")
+        if max_rounds is not None and (
+            type(max_rounds) is not int or not 1 <= max_rounds <= MAX_ROUNDS
+        ):
+            raise WebError(
+                "bad-request",
+                f"max_rounds must be a whole number from 1 to {MAX_ROUNDS}, or null for no "
+                f"limit (e.g. 3), got {show(max_rounds)}",
+            )
+        me = clean_name(name, "Player 1")
         other = (
             str(level)
             if mode == "ai"
-            else _clean_name(opponent_name, "Player 2" if me != "Player 2" else "Player 1")
+            else clean_name(opponent_name, "Player 2" if me != "Player 2" else "Player 1")
         )
         names = (me, other) if seat == 0 else (other, me)
+        try:
+            self.limits.admit(client, ai=mode == "ai")
+        except TooMany as e:
+            raise WebError("too-many", e.message, e.retry_after) from None
+        if mode == "ai" and self.ai.crowded():
+            raise WebError(
+                "busy",
+                "the server is busy: too many games are waiting for the AI; try again in a minute",
+                60,
+            )
+        mine = secrets.token_urlsafe(18)
+        if mode == "ai":
+            tokens = (mine, secrets.token_urlsafe(18))
+        else:
+            tokens = (mine, "") if seat == 0 else ("", mine)
         row = GameRow(
             id=secrets.token_urlsafe(9),
             seed=self._rng.getrandbits(62),
@@ -279,10 +328,13 @@ class GameService:
             mode=mode,
             level=level,
             ai_seat=(1 - seat) if mode == "ai" else None,
-            tokens=(secrets.token_urlsafe(18), secrets.token_urlsafe(18)),
+            tokens=tokens,
             names=names,
             joined=(seat == 0 or mode == "ai", seat == 1 or mode == "ai"),
+            invite=secrets.token_urlsafe(18) if mode == "friend" else None,
         )
+        self.limits.created(client, row.id, ai=mode == "ai")
+        self._owners[row.id] = client
         game = await self._new(row)
         return game, seat
 
@@ -347,6 +399,75 @@ class GameService:
             return game, seat
         raise WebError("bad-token", "this link or cookie does not open a seat of this game")
 
+    async def invitation(self, game_id: str, code: Any) -> dict[str, Any]:
+        """What a friend game's invitation offers: the host, the rules, whether it is spent."""
+        game = await self._invited(game_id, code)
+        row = game.row
+        seat = invitation_open(row)
+        host = 0 if row.tokens[0] else 1
+        return {
+            "game": row.id,
+            "status": "open" if seat is not None else "used",
+            "host": row.names[host],
+            "seat": 1 - host,
+            "rules": {"max_rounds": row.max_rounds},
+        }
+
+    async def join(
+        self, game_id: str, code: Any, name: Any, holder: str | None = None
+    ) -> tuple[LiveGame, int, str]:
+        """Claim a friend game's invitation: the game, the seat and its new token (once only).
+
+        ``holder`` is the token the visitor already holds for this game, if any: the game's
+        creator cannot take the seat they invited someone else to.
+        """
+        game = await self._invited(game_id, code)
+        if token_seat(game.row, holder) is not None:
+            raise WebError(
+                "not-allowed",
+                "this is your own invitation: send the link to the friend you want to play",
+            )
+        seat = invitation_open(game.row)
+        if seat is None:
+            raise WebError("used", "this invitation has been used: ask your friend for a new one")
+        default = "Player 2" if game.row.names[1 - seat] != "Player 2" else "Player 1"
+        chosen = clean_name(name, default)
+        token = secrets.token_urlsafe(18)
+        async with self._lock(game_id):
+            if not await self.store.claim(game_id, seat, token, chosen):
+                await self._reload(game_id)
+                raise WebError(
+                    "used", "this invitation has been used: ask your friend for a new one"
+                )
+            game = self._games.get(game_id, game)
+            tokens = list(game.row.tokens)
+            names = list(game.row.names)
+            joined = list(game.row.joined)
+            tokens[seat], names[seat], joined[seat] = token, chosen, True
+            game.row = replace(
+                game.row,
+                tokens=(tokens[0], tokens[1]),
+                names=(names[0], names[1]),
+                joined=(joined[0], joined[1]),
+            )
+        await self._announce(game_id)
+        return game, seat, token
+
+    async def _invited(self, game_id: str, code: Any) -> LiveGame:
+        """The friend game whose invitation ``code`` is (compared in constant time)."""
+        game = await self.get(game_id)
+        invite = game.row.invite if game is not None else None
+        if (
+            game is None
+            or invite is None
+            or not isinstance(code, str)
+            or not hmac.compare_digest(invite.encode(), code.encode("utf-8", "replace"))
+        ):
+            raise WebError(
+                "bad-token", "this invitation link is not valid: check it was copied whole"
+            )
+        return game
+
     async def play(self, game_id: str, seat: int, text: Any, version: Any = None) -> LiveGame:
         """Play ``text`` for ``seat``; checked, stored, then announced."""
         if not isinstance(text, str):
@@ -356,7 +477,7 @@ class GameService:
         except InvalidMoveError as e:
             raise WebError("bad-request", str(e)) from None
         if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
-            raise WebError("bad-request", f"version must be a whole number, got {version!r}")
+            raise WebError("bad-request", f"version must be a whole number, got {show(version)}")
         return await self._change(game_id, seat, [str(move)], version)
 
     async def resign(self, game_id: str, seat: int) -> LiveGame:
@@ -417,11 +538,30 @@ class GameService:
                 raise WebError("over", "the game is over")
             keep = _undo_point(game, seat)
             if keep is None:
-                raise WebError("not-allowed", "you have no move to take back")
-            row = replace(game.row, moves=game.row.moves[:keep], status="playing", result=None)
-            state = replay(row)
+                raise WebError(
+                    "not-allowed",
+                    "you have no move to take back this round (undo stops at the round's start)",
+                )
+            # What the player could not see is dealt afresh, so that an undo never shows a card.
+            back = replay(replace(game.row, moves=game.row.moves[:keep]))
+            try:
+                fresh = redeal(back, seat, self._rng)
+            except RedealError as e:  # pragma: no cover - every reached position has a redeal
+                raise WebError("not-allowed", f"this move cannot be taken back: {e}") from None
+            plies = back.history
+            start = next((i for i, p in enumerate(plies) if p.round == back.round), len(plies))
+            rewritten = [(p.seat, str(p.move)) for p in fresh.state.history[start:]]
+            deals = {
+                "seed": fresh.seed,
+                "deals": [[d.removed, d.hands[0], d.hands[1], d.deck] for d in fresh.deals],
+            }
+            row = replace(game.row, moves=fresh.moves, status="playing", result=None, deals=deals)
+            state = fresh.state
             due = _ai_due(row, state)
-            if not await self.store.truncate(game_id, game.row.version, keep, ai_due=due):
+            stored = await self.store.truncate(
+                game_id, game.row.version, start, ai_due=due, moves=rewritten, deals=deals
+            )
+            if not stored:
                 await self._reload(game_id)
                 raise WebError("conflict", "the game changed meanwhile; try again")
             game.row = replace(row, version=row.version + 1, ai_due=due)
@@ -439,11 +579,23 @@ class GameService:
         if game.state.to_move != seat:
             raise WebError("not-your-turn", "a hint is for your own decision: wait for your turn")
         view = game.state.view(seat).to_json()
-        loop = asyncio.get_running_loop()
-        found: dict[str, Any] = await loop.run_in_executor(
-            self._executor, ai_worker.hint, view, game.row.max_rounds, self.hint_iterations
-        )
-        return {"type": "hint", "version": game.row.version, **found}
+        version = game.row.version
+        try:
+            found: dict[str, Any] = await self.ai.run(
+                "hint",
+                (game_id, "hint", version),  # asked again meanwhile: the same search answers
+                ai_worker.hint,
+                view,
+                game.row.max_rounds,
+                self.hint_iterations,
+                client=self._owners.get(game_id, ""),
+                cost="hint",
+            )
+        except Busy:
+            raise WebError(
+                "busy", "the server is busy: ask for the hint again in a moment", 10
+            ) from None
+        return {"type": "hint", "version": version, **found}
 
     async def rematch(self, game_id: str, seat: int) -> LiveGame:
         """A new game with the same players and settings, seats swapped (once per game)."""
@@ -484,6 +636,9 @@ class GameService:
     # -- after a change -------------------------------------------------------------------------
 
     async def _after_change(self, game: LiveGame) -> None:
+        owner = self._owners.get(game.id)
+        if owner is not None:
+            self.limits.touched(owner, game.id, over=game.state.is_over)
         self._schedule_ai(game)
         await self._announce(game.id)
 
@@ -520,10 +675,18 @@ class GameService:
             seed = (game.row.seed * 1_000_003 + len(game.row.moves)) % (1 << 62)
             game.thinking = True
             await self.publish(game_id)
-            loop = asyncio.get_running_loop()
             try:
-                move = await loop.run_in_executor(
-                    self._executor, ai_worker.choose, level, view, game.row.max_rounds, seed
+                # A game's move is never refused: the queue's bound is kept by refusing new games.
+                move = await self.ai.run(
+                    "move",
+                    (game_id, "move", version),
+                    ai_worker.choose,
+                    level,
+                    view,
+                    game.row.max_rounds,
+                    seed,
+                    client=self._owners.get(game_id, ""),
+                    cost=level,
                 )
             finally:
                 game.thinking = False
@@ -562,19 +725,28 @@ class GameService:
             return {"status": "ready", **stored}
         task = self._analysing.get(game_id)
         if task is None:
+            if self.ai.waiting("review") >= self.ai.limit("review"):
+                return {"status": "busy", "message": "the server is busy; reload in a minute"}
             task = asyncio.create_task(self._analyse(game))
             self._analysing[game_id] = task
         elif task.done():
             self._analysing.pop(game_id, None)
-            if task.exception() is not None:
+            error = task.exception()
+            if isinstance(error, Busy):
+                return {"status": "busy", "message": "the server is busy; reload in a minute"}
+            if error is not None:
                 return {"status": "failed", "message": "the analysis failed; reload to try again"}
         return {"status": "pending"}
 
     async def _analyse(self, game: LiveGame) -> None:
-        loop = asyncio.get_running_loop()
         record = self.record(game).to_json()
-        decisions = await loop.run_in_executor(
-            self._analyser, ai_worker.analyse, record, self.analysis_iterations
+        decisions = await self.ai.run(
+            "review",
+            (game.id, "review"),
+            ai_worker.analyse,
+            record,
+            self.analysis_iterations,
+            client=self._owners.get(game.id, ""),
         )
         await self.store.save_analysis(
             game.id, {"iterations": self.analysis_iterations, "decisions": decisions}
@@ -584,18 +756,6 @@ class GameService:
         """Wait until no AI move is being made (for tests and orderly shutdown)."""
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
-
-
-def _workers(processes: int) -> Executor:
-    """Worker processes for the AI (a thread when ``processes`` is 0, for tests)."""
-    if processes <= 0:
-        return ThreadPoolExecutor(max_workers=1)
-    return ProcessPoolExecutor(
-        max_workers=processes,
-        mp_context=get_context("spawn"),
-        initializer=ai_worker.start,
-        initargs=(os.getpid(),),
-    )
 
 
 async def _nobody(game_id: str) -> None:
@@ -624,15 +784,36 @@ def _apply(game: LiveGame, seat: int, entries: list[str]) -> State:
     return state
 
 
-def _clean_name(name: Any, default: str) -> str:
+def clean_name(name: Any, default: str) -> str:
+    """A player's name as typed: trimmed, spaces collapsed; printable text of at most 40 characters.
+
+    Control characters, escape sequences, invisible formatting and broken Unicode are refused:
+    names end up in records that other programs print.
+    """
     if name is None:
         return default
     if not isinstance(name, str):
-        raise WebError("bad-request", f"name must be a string, got {name!r}")
+        raise WebError("bad-request", f"name must be a string, got {show(name)}")
     text = " ".join(name.split())
     if len(text) > MAX_NAME:
         raise WebError("bad-request", f"name must be at most {MAX_NAME} characters")
+    if not text.isprintable():
+        raise WebError(
+            "bad-request",
+            "name must be printable text (letters, digits, spaces, punctuation), without control "
+            "characters",
+        )
     return text or default
+
+
+def show(value: Any, limit: int = 40) -> str:
+    """``value`` as it appears in an error message: its repr, shortened, always printable."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer too long to print in decimal
+        return "a number too large"
+    text = text.encode("ascii", "backslashreplace").decode()
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def review_frames(state: State) -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ database never both write the same ply: the loser reloads and checks its move ag
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import os
 import sqlite3
@@ -55,6 +56,8 @@ class GameRow:
     created_at: str = ""
     moves: tuple[str, ...] = field(default=())
     ai_due: bool = False  # the AI is to move (a server starting makes those moves)
+    invite: str | None = None  # a friend game's invitation code (spent once the seat is claimed)
+    deals: dict[str, Any] | None = None  # {"seed": S, "deals": [...]} once an undo dealt afresh
 
 
 # Each migration takes the schema from version i to i + 1; never edit one that has shipped.
@@ -98,12 +101,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 2: whether the AI is to move, so that a starting server finds those games without reading
     # every unfinished game (NULL for games stored before: they are read to find out).
     ("ALTER TABLE games ADD COLUMN ai_due INTEGER",),
+    # 3: a friend game's invitation, claimed once (the friend's seat token is made then), and
+    # the deals an undo drew afresh (NULL: the deals come from the seed).
+    (
+        "ALTER TABLE games ADD COLUMN invite TEXT",
+        "ALTER TABLE games ADD COLUMN deals TEXT",
+    ),
 )
 """The schema as migrations; ``schema_version`` in table ``meta`` says how far a database is."""
 
 _GAME_COLUMNS = (
     "id, seed, max_rounds, mode, level, ai_seat, token0, token1, name0, name1, "
-    "joined0, joined1, version, status, result, rematch, created_at, ai_due"
+    "joined0, joined1, version, status, result, rematch, created_at, ai_due, invite, deals"
 )
 
 Listener = Callable[[str], Awaitable[None]]
@@ -116,8 +125,8 @@ _SET_SCHEMA_VERSION = (
 )
 _INSERT_GAME = (
     "INSERT INTO games (id, created_at, updated_at, seed, max_rounds, mode, level, ai_seat, "
-    "token0, token1, name0, name1, joined0, joined1, version, status, result, rematch, ai_due) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "token0, token1, name0, name1, joined0, joined1, version, status, result, rematch, ai_due, "
+    "invite, deals) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _SELECT_GAME = f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?"
 _SELECT_MOVES = "SELECT move FROM moves WHERE game_id = ? ORDER BY ply"
@@ -126,6 +135,12 @@ _BUMP = (
     "WHERE id = ? AND version = ?"
 )
 _COUNT_MOVES = "SELECT COUNT(*) FROM moves WHERE game_id = ?"
+_SET_DEALS = "UPDATE games SET deals = ? WHERE id = ?"
+# A seat is claimed once: only while its token is still empty (the invitation unspent).
+_CLAIM = (
+    "UPDATE games SET token{seat} = ?, name{seat} = ?, joined{seat} = 1 "
+    "WHERE id = ? AND token{seat} = '' AND invite IS NOT NULL"
+)
 _INSERT_MOVE = "INSERT INTO moves (game_id, ply, seat, move, created_at) VALUES (?, ?, ?, ?, ?)"
 _DELETE_MOVES = "DELETE FROM moves WHERE game_id = ? AND ply >= ?"
 _AI_DUE = (
@@ -173,7 +188,7 @@ def _row(values: Sequence[Any], moves: Sequence[str]) -> GameRow:
     (gid, seed, max_rounds, mode, level, ai_seat, t0, t1, n0, n1, j0, j1, version, status) = values[
         :14
     ]
-    result, rematch, created, ai_due = values[14:18]
+    result, rematch, created, ai_due, invite, deals = values[14:20]
     return GameRow(
         id=gid,
         seed=int(seed),
@@ -191,6 +206,8 @@ def _row(values: Sequence[Any], moves: Sequence[str]) -> GameRow:
         created_at=str(created),
         moves=tuple(moves),
         ai_due=ai_due is None or bool(ai_due),
+        invite=invite,
+        deals=json.loads(deals) if deals else None,
     )
 
 
@@ -221,9 +238,24 @@ class Store(Protocol):
         ...
 
     async def truncate(
-        self, game_id: str, version: int, keep: int, *, ai_due: bool = False
+        self,
+        game_id: str,
+        version: int,
+        keep: int,
+        *,
+        ai_due: bool = False,
+        moves: Sequence[tuple[int, str]] = (),
+        deals: dict[str, Any] | None = None,
     ) -> bool:
-        """Keep only the first ``keep`` moves (an undo) if the game is still at ``version``."""
+        """Keep only the first ``keep`` moves (an undo) if the game is still at ``version``.
+
+        ``moves`` then follow them, and ``deals`` (if given) replaces the game's deals: an undo
+        that dealt the hidden cards afresh rewrites the round's moves with them.
+        """
+        ...
+
+    async def claim(self, game_id: str, seat: int, token: str, name: str) -> bool:
+        """Give ``seat`` of a friend game its token and name, if its invitation is unspent."""
         ...
 
     async def update(self, game_id: str, **fields: Any) -> None:
@@ -261,15 +293,16 @@ def default_db_path() -> Path:
     return Path(base) / "hanamikoji" / "games.sqlite3"
 
 
-async def open_store(url: str | None) -> Store:
+async def open_store(url: str | None, *, exclusive: bool = False) -> Store:
     """Open (and create or migrate) the database named by ``url``.
 
     ``None`` is the default SQLite file; ``sqlite:///PATH`` another file (``sqlite:////tmp/x``
     for an absolute path, as in SQLAlchemy); ``postgresql://...``
-    a PostgreSQL database. A plain path is taken as an SQLite file.
+    a PostgreSQL database. A plain path is taken as an SQLite file. With ``exclusive`` (a server)
+    an SQLite file is locked for this process: a second server on it is refused.
     """
     if url is None or not url.strip():
-        return SQLiteStore(default_db_path())
+        return SQLiteStore(default_db_path(), exclusive=exclusive)
     text = url.strip()
     scheme = urlparse(text).scheme.lower()
     if scheme in ("postgresql", "postgres"):
@@ -282,21 +315,29 @@ async def open_store(url: str | None) -> Store:
                 f"no file in {text!r}; expected sqlite:///relative/path.sqlite3 "
                 "or sqlite:////absolute/path.sqlite3"
             )
-        return SQLiteStore(Path(text[len("sqlite:///") :]))
+        return SQLiteStore(Path(text[len("sqlite:///") :]), exclusive=exclusive)
     if scheme == "":
-        return SQLiteStore(Path(text))
+        return SQLiteStore(Path(text), exclusive=exclusive)
     raise StoreError(
         f"unknown database {text!r}; expected sqlite:///PATH or postgresql://USER@HOST:PORT/DB"
     )
 
 
 class SQLiteStore:
-    """Games in an SQLite file (WAL: a write is safe once its call returns, even on kill -9)."""
+    """Games in an SQLite file (WAL: a write is safe once its call returns, even on kill -9).
 
-    def __init__(self, path: Path) -> None:
+    One server process at a time: a server's store (``exclusive``) holds a lock on ``PATH.lock``,
+    because a second server would keep its own games in memory and never hear of the first's
+    moves. Several servers share a PostgreSQL database instead.
+    """
+
+    def __init__(self, path: Path, *, exclusive: bool = False) -> None:
         self.url = f"sqlite:///{path}"
+        self._lock: int | None = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            if exclusive:
+                self._lock = _lock_file(Path(f"{path}.lock"), path)
             self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
@@ -304,7 +345,16 @@ class SQLiteStore:
             self._db.execute("PRAGMA busy_timeout=5000")
             self._migrate()
         except (OSError, sqlite3.Error) as e:
+            self._unlock()
             raise StoreError(f"cannot open the SQLite database {str(path)!r}: {e}") from None
+        except StoreError:
+            self._unlock()
+            raise
+
+    def _unlock(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)  # closing the file releases the lock
+            self._lock = None
 
     def _migrate(self) -> None:
         db = self._db
@@ -364,21 +414,36 @@ class SQLiteStore:
             raise
 
     async def truncate(
-        self, game_id: str, version: int, keep: int, *, ai_due: bool = False
+        self,
+        game_id: str,
+        version: int,
+        keep: int,
+        *,
+        ai_due: bool = False,
+        moves: Sequence[tuple[int, str]] = (),
+        deals: dict[str, Any] | None = None,
     ) -> bool:
         db = self._db
+        now = _now()
         db.execute("BEGIN IMMEDIATE")
         try:
-            cur = db.execute(_BUMP, _bump_values(game_id, version, "playing", None, ai_due, _now()))
+            cur = db.execute(_BUMP, _bump_values(game_id, version, "playing", None, ai_due, now))
             if cur.rowcount != 1:
                 db.execute("ROLLBACK")
                 return False
             db.execute(_DELETE_MOVES, (game_id, keep))
+            db.executemany(_INSERT_MOVE, _move_rows(game_id, keep, moves, now))
+            if deals is not None:
+                db.execute(_SET_DEALS, (json.dumps(deals), game_id))
             db.execute("COMMIT")
             return True
         except BaseException:
             db.execute("ROLLBACK")
             raise
+
+    async def claim(self, game_id: str, seat: int, token: str, name: str) -> bool:
+        cur = self._db.execute(_claim_sql(seat), (token, name, game_id))
+        return cur.rowcount == 1
 
     async def update(self, game_id: str, **fields: Any) -> None:
         sets, values = _updates(fields)
@@ -400,6 +465,25 @@ class SQLiteStore:
 
     async def close(self) -> None:
         self._db.close()
+        self._unlock()
+
+
+def _lock_file(lock: Path, db: Path) -> int:
+    """Lock ``lock`` for this process (released when it ends, even killed); its descriptor."""
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+        os.close(fd)
+        raise StoreError(
+            f"the SQLite database {str(db)!r} is in use by another hanamikoji server "
+            f"(process {holder}); stop it, or run several servers on one PostgreSQL database "
+            "(--db postgresql://...)"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.write(fd, str(os.getpid()).encode())
+    return fd
 
 
 def _move_rows(
@@ -430,7 +514,15 @@ def _insert_values(game: GameRow, now: str) -> tuple[Any, ...]:
         json.dumps(game.result) if game.result else None,
         game.rematch,
         int(game.ai_due),
+        game.invite,
+        json.dumps(game.deals) if game.deals else None,
     )
+
+
+def _claim_sql(seat: int) -> str:
+    if seat not in (0, 1):
+        raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+    return _CLAIM.format(seat=seat)
 
 
 _UPDATABLE = ("joined0", "joined1", "rematch")
@@ -531,16 +623,37 @@ class PostgresStore:
         return True
 
     async def truncate(
-        self, game_id: str, version: int, keep: int, *, ai_due: bool = False
+        self,
+        game_id: str,
+        version: int,
+        keep: int,
+        *,
+        ai_due: bool = False,
+        moves: Sequence[tuple[int, str]] = (),
+        deals: dict[str, Any] | None = None,
     ) -> bool:
+        now = _now()
         async with self._pool.connection() as conn, conn.transaction():
             cur = await conn.execute(
-                _pg(_BUMP), _bump_values(game_id, version, "playing", None, ai_due, _now())
+                _pg(_BUMP), _bump_values(game_id, version, "playing", None, ai_due, now)
             )
             if cur.rowcount != 1:
                 return False
             await self._announce(conn, game_id)
             await conn.execute(_pg(_DELETE_MOVES), (game_id, keep))
+            if moves:
+                async with conn.cursor() as c:
+                    await c.executemany(_pg(_INSERT_MOVE), _move_rows(game_id, keep, moves, now))
+            if deals is not None:
+                await conn.execute(_pg(_SET_DEALS), (json.dumps(deals), game_id))
+        return True
+
+    async def claim(self, game_id: str, seat: int, token: str, name: str) -> bool:
+        async with self._pool.connection() as conn, conn.transaction():
+            cur = await conn.execute(_pg(_claim_sql(seat)), (token, name, game_id))
+            if cur.rowcount != 1:
+                return False
+            await self._announce(conn, game_id)
         return True
 
     async def update(self, game_id: str, **fields: Any) -> None:

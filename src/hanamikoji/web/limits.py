@@ -1,0 +1,105 @@
+"""How much one client may ask of a public server: new games a minute, games open against the AI.
+
+A client is an address (the connecting one, or the proxy's ``X-Forwarded-For`` when the server is
+told it is behind one). The counts live in the server's memory: they protect the server from a
+flood, they are not an account's quota, and a restart forgets them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+__all__ = ["ClientLimits", "Limits", "TooMany"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The limits of a server (0 turns one off)."""
+
+    games_per_minute: int = 20
+    """New games (against the AI or a friend) one client may create in any 60 seconds."""
+    ai_games: int = 10
+    """Unfinished games against the AI one client may hold (idle ones stop counting after
+    ``idle_after`` seconds)."""
+    sockets_per_seat: int = 8
+    """Open WebSockets per seat of a game; a ninth closes the oldest."""
+    idle_after: float = 3600.0
+
+
+class TooMany(Exception):
+    """A client is over a limit: ``message`` says which, ``retry_after`` when to try again."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retry_after = retry_after
+
+
+@dataclass
+class ClientLimits:
+    """The counts behind :class:`Limits`, by client."""
+
+    limits: Limits = field(default_factory=Limits)
+    clock: Callable[[], float] = time.monotonic
+    _created: dict[str, deque[float]] = field(default_factory=dict)
+    _ai_games: dict[str, dict[str, float]] = field(default_factory=dict)  # game -> last change
+
+    def admit(self, client: str, *, ai: bool) -> None:
+        """Raise :class:`TooMany` if ``client`` may not create a game now."""
+        now = self.clock()
+        per_minute = self.limits.games_per_minute
+        if per_minute:
+            times = self._created.setdefault(client, deque())
+            while times and times[0] <= now - 60:
+                times.popleft()
+            if len(times) >= per_minute:
+                wait = max(1, int(times[0] + 60 - now) + 1)
+                raise TooMany(
+                    f"too many new games: at most {per_minute} a minute from one address; "
+                    f"try again in {wait} s",
+                    wait,
+                )
+        if ai and self.limits.ai_games:
+            games = self._ai_games.get(client, {})
+            for game_id, last in list(games.items()):
+                if last <= now - self.limits.idle_after:
+                    del games[game_id]
+            if len(games) >= self.limits.ai_games:
+                wait = max(1, int(min(games.values()) + self.limits.idle_after - now) + 1)
+                raise TooMany(
+                    f"too many games against the AI: you have {len(games)} unfinished "
+                    f"(at most {self.limits.ai_games}); finish or resign one first",
+                    wait,
+                )
+
+    def created(self, client: str, game_id: str, *, ai: bool) -> None:
+        """Count a game ``client`` created."""
+        now = self.clock()
+        if self.limits.games_per_minute:
+            self._created.setdefault(client, deque()).append(now)
+        if ai and self.limits.ai_games:
+            self._ai_games.setdefault(client, {})[game_id] = now
+
+    def touched(self, client: str, game_id: str, *, over: bool) -> None:
+        """A game of ``client`` changed (or ended: it no longer counts)."""
+        games = self._ai_games.get(client)
+        if games is None or game_id not in games:
+            return
+        if over:
+            del games[game_id]
+            if not games:
+                del self._ai_games[client]
+        else:
+            games[game_id] = self.clock()
+
+    def forget_idle(self) -> None:
+        """Drop the counts of clients with nothing recent (keeps memory bounded)."""
+        now = self.clock()
+        for client in [c for c, t in self._created.items() if not t or t[-1] <= now - 60]:
+            del self._created[client]
+        for client, games in list(self._ai_games.items()):
+            if all(last <= now - self.limits.idle_after for last in games.values()):
+                del self._ai_games[client]

@@ -1,0 +1,243 @@
+"""The AI's work queue: fair, bounded, moves first, so that no visitor can stall the others.
+
+Every AI job of the web app (a move, a hint, a game review) goes through one :class:`AiScheduler`.
+It hands jobs to worker processes one at a time per worker, so the queue is its own to order:
+
+- **moves before hints, hints before reviews** (reviews have a worker of their own as well);
+- **fair between clients**: within a kind, each client's jobs take turns with everyone else's
+  (start-time fair queuing), so a visitor with a hundred games waits behind their own games, not
+  in front of another visitor's one;
+- **one job per key**: asking again for a hint that is being searched gets the same answer;
+- **bounded**: a kind's queue has a limit; past it :class:`Busy` is raised at once, and a new game
+  against the AI is refused while the move queue is long, rather than anyone waiting minutes;
+- **thinking shrinks under load**: a move or hint dispatched behind a long queue searches a share
+  of its level's iterations (``scale``), so that a reply comes within about ``target`` seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from typing import Any
+
+from hanamikoji.web import ai_worker
+
+__all__ = ["KINDS", "AiScheduler", "Busy"]
+
+KINDS = ("move", "hint", "review")
+"""Job kinds, most urgent first."""
+
+_NICE = {"move": 5, "review": 15}  # workers yield the CPU to the server's own event loop
+
+
+class Busy(Exception):
+    """The queue for a kind of job is full: the caller should say so and not wait."""
+
+
+@dataclass(order=True)
+class _Job:
+    tag: float
+    seq: int
+    kind: str = field(compare=False)
+    key: Any = field(compare=False)
+    client: str = field(compare=False)
+    cost: str = field(compare=False)  # what the scale estimate is kept for (a level, "hint")
+    fn: Callable[..., Any] = field(compare=False)
+    args: tuple[Any, ...] = field(compare=False)
+    future: asyncio.Future[Any] = field(compare=False)
+    queued: float = field(compare=False, default=0.0)
+
+
+@dataclass
+class _Queue:
+    """The waiting jobs of one kind, and the fair-queuing clock."""
+
+    limit: int
+    heap: list[_Job] = field(default_factory=list)
+    clock: float = 0.0  # the tag of the job dispatched last
+    last: dict[str, float] = field(default_factory=dict)  # each client's latest tag
+
+
+class AiScheduler:
+    """Runs AI jobs on ``workers`` processes (a thread when 0, for tests), fairly and boundedly.
+
+    ``limits`` caps the waiting jobs of each kind; ``target`` is the reply time (seconds) the
+    move and hint budgets shrink towards when the queue is long.
+    """
+
+    def __init__(
+        self,
+        workers: int,
+        *,
+        limits: dict[str, int] | None = None,
+        target: float = 1.0,
+        min_scale: float = 0.02,
+    ) -> None:
+        self.workers = max(1, workers)
+        self.target = target
+        self.min_scale = min_scale
+        given = limits or {}
+        self._queues = {
+            "move": _Queue(given.get("move", 64 * self.workers)),
+            "hint": _Queue(given.get("hint", 4 * self.workers)),
+            "review": _Queue(given.get("review", 16)),
+        }
+        self._pools = {
+            "play": _pool(workers, _NICE["move"]),  # moves and hints
+            "review": _pool(1 if workers > 0 else 0, _NICE["review"]),
+        }
+        self._slots = {"play": self.workers, "review": 1}
+        self._running: dict[str, int] = {"play": 0, "review": 0}
+        self._pending: dict[Any, asyncio.Future[Any]] = {}
+        self._seq = itertools.count()
+        self._cost: dict[str, float] = {}  # seconds a job of full budget takes, by cost key
+        self.done = 0
+
+    # -- what callers use ---------------------------------------------------------------------
+
+    def waiting(self, kind: str) -> int:
+        """How many jobs of ``kind`` wait for a worker."""
+        return len(self._queues[kind].heap)
+
+    def limit(self, kind: str) -> int:
+        """How many jobs of ``kind`` may wait."""
+        return self._queues[kind].limit
+
+    def crowded(self) -> bool:
+        """Whether the move queue is so long that a new game against the AI should be refused."""
+        queue = self._queues["move"]
+        return len(queue.heap) >= queue.limit // 2
+
+    def pending(self, key: Any) -> bool:
+        """Whether a job with ``key`` is waiting or running."""
+        return key in self._pending
+
+    async def run(
+        self,
+        kind: str,
+        key: Any,
+        fn: Callable[..., Any],
+        *args: Any,
+        client: str = "",
+        cost: str = "",
+    ) -> Any:
+        """Run ``fn(*args, scale=...)`` (moves and hints) or ``fn(*args)`` (reviews) in a worker.
+
+        A job whose ``key`` is already waiting or running is not queued again: the caller gets
+        the running one's result. Raises :class:`Busy` when ``kind``'s queue is full.
+        """
+        existing = self._pending.get(key)
+        if existing is not None:
+            return await asyncio.shield(existing)
+        queue = self._queues[kind]
+        if len(queue.heap) >= queue.limit:
+            raise Busy(f"the server is busy: {len(queue.heap)} {kind} jobs are waiting")
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        tag = max(queue.clock, queue.last.get(client, 0.0)) + 1.0
+        queue.last[client] = tag
+        job = _Job(tag, next(self._seq), kind, key, client, cost or kind, fn, args, future)
+        job.queued = time.monotonic()
+        heapq.heappush(queue.heap, job)
+        self._pending[key] = future
+        future.add_done_callback(lambda _: self._pending.pop(key, None))
+        self._dispatch()
+        return await asyncio.shield(future)
+
+    def close(self) -> None:
+        """Stop: waiting jobs are cancelled, workers are not waited for."""
+        for queue in self._queues.values():
+            for job in queue.heap:
+                job.future.cancel()
+            queue.heap.clear()
+        for pool in self._pools.values():
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def warm_up(self) -> None:
+        """Start the workers now (they load the search's compiled kernels)."""
+        for pool in self._pools.values():
+            pool.submit(ai_worker.warm_up)
+
+    # -- inside -------------------------------------------------------------------------------
+
+    def _dispatch(self) -> None:
+        for pool in ("play", "review"):
+            kinds = ("move", "hint") if pool == "play" else ("review",)
+            while self._running[pool] < self._slots[pool]:
+                job = self._next(kinds)
+                if job is None:
+                    break
+                self._start(pool, job)
+
+    def _next(self, kinds: tuple[str, ...]) -> _Job | None:
+        for kind in kinds:
+            queue = self._queues[kind]
+            while queue.heap:
+                job = heapq.heappop(queue.heap)
+                queue.clock = max(queue.clock, job.tag)
+                if not job.future.cancelled():
+                    return job
+        return None
+
+    def _scale(self, job: _Job) -> float:
+        """The share of its budget a move or hint searches, from the queue behind it."""
+        full = self._cost.get(job.cost)
+        if full is None or full <= 0:
+            return 1.0
+        behind = sum(len(self._queues[k].heap) for k in ("move", "hint")) + self._running["play"]
+        waited = time.monotonic() - job.queued
+        left = max(self.target - waited, self.target / 4)
+        share = left * self.workers / ((behind + 1) * full)
+        return max(self.min_scale, min(1.0, share))
+
+    def _start(self, pool: str, job: _Job) -> None:
+        self._running[pool] += 1
+        loop = asyncio.get_running_loop()
+        scale = self._scale(job) if pool == "play" else 1.0
+        started = time.monotonic()
+        if pool == "play":
+            inner = loop.run_in_executor(self._pools[pool], _call, job.fn, job.args, scale)
+        else:
+            inner = loop.run_in_executor(self._pools[pool], job.fn, *job.args)
+
+        def finished(f: asyncio.Future[Any]) -> None:
+            self._running[pool] -= 1
+            self.done += 1
+            if pool == "play" and not f.cancelled() and f.exception() is None:
+                seconds = (time.monotonic() - started) / scale
+                old = self._cost.get(job.cost)
+                self._cost[job.cost] = seconds if old is None else 0.8 * old + 0.2 * seconds
+            if not job.future.done():
+                if f.cancelled():
+                    job.future.cancel()
+                elif f.exception() is not None:
+                    job.future.set_exception(f.exception())  # type: ignore[arg-type]
+                else:
+                    job.future.set_result(f.result())
+            self._dispatch()
+
+        inner.add_done_callback(finished)
+
+
+def _call(fn: Callable[..., Any], args: tuple[Any, ...], scale: float) -> Any:
+    """Run in a worker: ``fn(*args, scale=scale)``."""
+    return fn(*args, scale=scale)
+
+
+def _pool(processes: int, nice: int) -> Executor:
+    """Worker processes for the AI (a thread when ``processes`` is 0, for tests)."""
+    if processes <= 0:
+        return ThreadPoolExecutor(max_workers=1)
+    return ProcessPoolExecutor(
+        max_workers=processes,
+        mp_context=get_context("spawn"),
+        initializer=ai_worker.start,
+        initargs=(os.getpid(), nice),
+    )
