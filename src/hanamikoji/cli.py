@@ -15,6 +15,7 @@ from hanamikoji.ai import AGENTS, LEVELS
 from hanamikoji.ai.analysis import DEFAULT_ITERATIONS
 from hanamikoji.record import Record, RecordError
 from hanamikoji.replay import render_replay
+from hanamikoji.terminal import printable, printable_lines, tolerate_unencodable
 
 EXIT_USAGE = 2
 
@@ -191,6 +192,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command in ("replay", "analyze", "match"):
+        # These print names and messages from records and engines; a name in a script the
+        # terminal's encoding lacks is shown escaped rather than ending the command.
+        tolerate_unencodable()
     try:
         if args.command == "replay":
             return _replay(args.file, as_json=args.json)
@@ -218,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\ninterrupted", file=sys.stderr)
         return 130
     except Exception as e:  # a bug: still one line for the user, never a traceback
-        what = f"{type(e).__name__}: {e}"
+        what = printable(f"{type(e).__name__}: {e}")
         print(f"hanamikoji: internal error: {what} (please report it)", file=sys.stderr)
         return 1
     parser.print_help()
@@ -293,15 +298,16 @@ def _match(args: argparse.Namespace) -> int:
                 print(line, file=sys.stderr)
 
         summary = run_match(config, on_pair=progress)
-    except (MatchError, ValueError) as e:
-        print(f"hanamikoji match: {e}", file=sys.stderr)
+    except (MatchError, ValueError) as e:  # may quote an engine's output
+        print(f"hanamikoji match: {printable(str(e))}", file=sys.stderr)
         return EXIT_USAGE
     if live:
         print(file=sys.stderr)
     if args.json:
-        print(json.dumps(summary.to_json()))
+        print(json.dumps(summary.to_json(), ensure_ascii=True))
     else:
-        print(summary.render(), end="")
+        # Forfeit reasons quote engines (their stderr, their lines): escaped, line by line.
+        print(printable_lines(summary.render()), end="")
     return 130 if summary.stopped == "interrupted" else 0
 
 
@@ -312,9 +318,9 @@ def _analyze(path: Path, seat: int | None, iterations: int, *, as_json: bool) ->
         record = Record.read(path)
         record.replay()
     except RecordError as e:
-        print(f"hanamikoji analyze: {path}: {e}", file=sys.stderr)
+        print(f"hanamikoji analyze: {printable(str(path))}: {printable(str(e))}", file=sys.stderr)
         return EXIT_USAGE
-    names = record.players
+    names = tuple(printable(name) for name in record.players)
     for r in review(record, seat=seat, iterations=iterations):
         if as_json:
             print(
@@ -348,11 +354,12 @@ def _replay(path: Path, *, as_json: bool) -> int:
         record = Record.read(path)
         state = record.replay()
     except RecordError as e:
-        print(f"hanamikoji replay: {path}: {e}", file=sys.stderr)
+        print(f"hanamikoji replay: {printable(str(path))}: {printable(str(e))}", file=sys.stderr)
         return EXIT_USAGE
     if as_json:
         outcome = state.outcome
-        print(json.dumps(outcome.to_json() if outcome is not None else None))
+        # ensure_ascii: the record's text (the result's why) arrives as escapes, never raw.
+        print(json.dumps(outcome.to_json() if outcome is not None else None, ensure_ascii=True))
     else:
         print(render_replay(record, state), end="")
     return 0

@@ -38,6 +38,7 @@ from hanamikoji import __version__
 from hanamikoji.ai.base import Agent, start_game
 from hanamikoji.moves import InvalidMoveError, Move
 from hanamikoji.state import Rules
+from hanamikoji.terminal import printable
 from hanamikoji.view import View
 
 PROTOCOL = "hanamikoji-engine/1"
@@ -87,7 +88,8 @@ def serve(
         out.flush()
 
     def complain(number: int, why: str) -> None:
-        err.write(f"{agent.name}: line {number}: {why}\n")
+        # ``why`` may quote the referee's input: escaped, so a log read on a terminal is safe.
+        err.write(f"{agent.name}: line {number}: {printable(why)}\n")
         err.flush()
 
     for number, raw in enumerate(inp, start=1):

@@ -11,7 +11,9 @@ True
 from __future__ import annotations
 
 import json
+import os
 import random
+import reprlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,13 +33,38 @@ from hanamikoji.state import (
 
 FORMAT = "hanamikoji-record/1"
 
-__all__ = ["FORMAT", "Record", "RecordError", "RoundRecord"]
+MAX_RECORD_BYTES = 4 * 1024 * 1024
+"""The largest record read, in bytes of UTF-8; larger ones are refused before parsing.
+
+A round takes about 300 bytes as written here (1 KB even laid out generously), so a game of
+100 rounds without a round limit is some 100 KB: 4 MiB is far above any real game and keeps
+the memory a hostile record can make the reader use to about 100 MB at worst.
+"""
+
+_MAX_DIGITS = 30
+"""The longest integer literal parsed. A record's numbers are small; converting thousands of
+digits is slow (quadratic) and past Python's limit (4,300 digits) it raises a bare ValueError."""
+
+__all__ = ["FORMAT", "MAX_RECORD_BYTES", "Record", "RecordError", "RoundRecord"]
+
+_MAX_REASON = 400
+
+# Quoting foreign values in messages: short, one line, bounded however big or deep the value is.
+_quote = reprlib.Repr()
+_quote.maxstring = 60
+_quote.maxother = 60
+_quote.maxlist = 8
+_quote.maxdict = 8
+_quote.maxlevel = 3
 
 
 class RecordError(ValueError):
     """A record that cannot be read or replayed; names the round and move where it went wrong."""
 
     def __init__(self, reason: str, round: int | None = None, index: int | None = None) -> None:
+        # The checks below quote what they found; a hostile record could make that megabytes.
+        if len(reason) > _MAX_REASON:
+            reason = reason[: _MAX_REASON - 1] + "…"
         self.reason = reason
         self.round = round
         self.index = index
@@ -110,22 +137,46 @@ class Record:
 
     @classmethod
     def loads(cls, text: str | bytes) -> Record:
-        """Parse a record from JSON text (structure only: ``replay`` checks the moves)."""
+        """Parse a record from JSON text (structure only: ``replay`` checks the moves).
+
+        Every way the text can be broken is a RecordError: over :data:`MAX_RECORD_BYTES`, not
+        UTF-8, not JSON, nested too deeply, numbers too long, or not a record.
+        """
+        size = _utf8_size(text)
+        if size > MAX_RECORD_BYTES:
+            raise _too_big(size)
         try:
-            obj = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            obj = json.loads(text, parse_int=_parse_int)
+        except RecordError:
+            raise
+        except UnicodeDecodeError as e:
+            raise RecordError(
+                f"not valid JSON (not UTF-8 text: cannot decode byte {e.object[e.start]:#04x} "
+                f"at offset {e.start}); a record is JSON text in UTF-8"
+            ) from None
+        except json.JSONDecodeError as e:
             raise RecordError(f"not valid JSON ({e})") from None
         except RecursionError:
             raise RecordError("not a record: JSON nested too deeply") from None
+        except ValueError as e:  # whatever else the parser meets: still the reader's error
+            raise RecordError(f"not valid JSON ({e})") from None
         return cls.from_json(obj)
 
     @classmethod
     def read(cls, path: str | Path) -> Record:
-        """Read a record file."""
+        """Read a record file; one larger than :data:`MAX_RECORD_BYTES` is refused unread."""
         try:
-            data = Path(path).read_bytes()
+            with Path(path).open("rb") as file:
+                # A regular file's size is known at once; a pipe or device is read only up to
+                # one byte past the limit, so neither is ever read whole.
+                size = os.fstat(file.fileno()).st_size
+                if size > MAX_RECORD_BYTES:
+                    raise _too_big(size)
+                data = file.read(MAX_RECORD_BYTES + 1)
         except OSError as e:
             raise RecordError(f"cannot read {path}: {e.strerror or e}") from None
+        if len(data) > MAX_RECORD_BYTES:
+            raise _too_big(None)
         return cls.loads(data)
 
     @classmethod
@@ -135,7 +186,7 @@ class Record:
             raise RecordError(f"a record must be a JSON object, got {type(obj).__name__}")
         fmt = obj.get("format")
         if fmt != FORMAT:
-            got = "no format tag" if fmt is None else f"format {fmt!r}"
+            got = "no format tag" if fmt is None else f"format {_brief(fmt)}"
             raise RecordError(f'not a {FORMAT} record: {got}, expected "format": "{FORMAT}"')
         try:
             rules = Rules.from_json(obj.get("rules"))
@@ -147,7 +198,9 @@ class Record:
             or len(players) != 2
             or not all(isinstance(p, str) for p in players)
         ):
-            raise RecordError(f"players must be a list of two names, got {players!r}")
+            raise RecordError(f"players must be a list of two names, got {_brief(players)}")
+        for seat, name in enumerate(players):
+            _check_text(name, f"the name of seat {seat}")
         rounds_obj = obj.get("rounds")
         if not isinstance(rounds_obj, list) or not rounds_obj:
             raise RecordError("rounds must be a non-empty list of rounds")
@@ -242,18 +295,20 @@ def _round(obj: Any, number: int) -> RoundRecord:
             raise RecordError(f"the round lacks {key!r}", number)
     hands = obj["hands"]
     if not isinstance(hands, list) or len(hands) != 2:
-        raise RecordError(f"hands must be a list of two hands, got {hands!r}", number)
+        raise RecordError(f"hands must be a list of two hands, got {_brief(hands)}", number)
     try:
         deal = Deal(obj["removed"], (hands[0], hands[1]), obj["deck"])
     except DealError as e:
         raise RecordError(f"bad deal: {e}", number) from None
     moves = obj.get("moves", [])
     if not isinstance(moves, list):
-        raise RecordError(f"moves must be a list of strings, got {moves!r}", number)
+        raise RecordError(f"moves must be a list of strings, got {_brief(moves)}", number)
     canonical = []
     for i, m in enumerate(moves):
         if not isinstance(m, str):
-            raise RecordError(f"a move must be a string in move notation, got {m!r}", number, i)
+            raise RecordError(
+                f"a move must be a string in move notation, got {_brief(m)}", number, i
+            )
         try:
             canonical.append(str(Move.parse(m)))
         except InvalidMoveError as e:
@@ -263,28 +318,32 @@ def _round(obj: Any, number: int) -> RoundRecord:
 
 def _result(obj: Any) -> Outcome:
     if not isinstance(obj, dict):
-        raise RecordError(f"result must be an object or null, got {obj!r}")
+        raise RecordError(f"result must be an object or null, got {_brief(obj)}")
     try:
         reason = Termination(obj.get("reason"))
     except ValueError:
         allowed = ", ".join(t.value for t in Termination)
         raise RecordError(
-            f"result reason must be one of {allowed}, got {obj.get('reason')!r}"
+            f"result reason must be one of {allowed}, got {_brief(obj.get('reason'))}"
         ) from None
     winner = obj.get("winner")
     if winner not in (None, 0, 1) or isinstance(winner, bool):
-        raise RecordError(f"result winner must be 0, 1 or null, got {winner!r}")
+        raise RecordError(f"result winner must be 0, 1 or null, got {_brief(winner)}")
     markers = obj.get("markers")
     if (
         not isinstance(markers, list)
         or len(markers) != 7
         or any(m not in (None, 0, 1) or isinstance(m, bool) for m in markers)
     ):
-        raise RecordError(f"result markers must be 7 entries of 0, 1 or null, got {markers!r}")
+        raise RecordError(
+            f"result markers must be 7 entries of 0, 1 or null, got {_brief(markers)}"
+        )
     charm, geisha = standing(markers)
     got_charm = _int_pair(obj.get("charm", list(charm)), "charm")
     got_geisha = _int_pair(obj.get("geisha", list(geisha)), "geisha")
     why = obj.get("why")
+    if isinstance(why, str):
+        _check_text(why, "result why")
     return Outcome(
         winner, reason, got_charm, got_geisha, tuple(markers), why if isinstance(why, str) else None
     )
@@ -296,8 +355,52 @@ def _int_pair(value: Any, name: str) -> tuple[int, int]:
         or len(value) != 2
         or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
     ):
-        raise RecordError(f"result {name} must be two whole numbers, got {value!r}")
+        raise RecordError(f"result {name} must be two whole numbers, got {_brief(value)}")
     return (value[0], value[1])
+
+
+def _brief(value: Any) -> str:
+    """``value`` quoted for a message: short and on one line, however big or deep it is."""
+    try:
+        return _quote.repr(value)
+    except (ValueError, RecursionError):  # an int too long to convert, say
+        return f"a {type(value).__name__}"
+
+
+def _utf8_size(text: str | bytes) -> int:
+    if isinstance(text, bytes):
+        return len(text)
+    if len(text) * 4 <= MAX_RECORD_BYTES:  # at most 4 bytes a character: surely small enough
+        return len(text)
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _too_big(size: int | None) -> RecordError:
+    got = "over" if size is None else f"{size:,} bytes, over"
+    return RecordError(
+        f"too large for a record: {got} the limit of {MAX_RECORD_BYTES:,} bytes (4 MiB), "
+        "far more than any game needs"
+    )
+
+
+def _parse_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > _MAX_DIGITS:
+        raise RecordError(
+            f"not a record: a number of {len(digits.lstrip('-')):,} digits; "
+            f"a record's numbers are small whole numbers (at most {_MAX_DIGITS} digits)"
+        )
+    return int(digits)
+
+
+def _check_text(text: str, what: str) -> None:
+    """Refuse a string that is not Unicode text: it could not be written back as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise RecordError(
+            f"{what} is not valid Unicode text: a lone surrogate {text[e.start]!r} at character "
+            f"{e.start}; names and texts must be encodable as UTF-8"
+        ) from None
 
 
 def _show(value: Any) -> str:

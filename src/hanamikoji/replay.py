@@ -1,11 +1,18 @@
-"""A game record told in words: each round's deal, every move, the scoring and the result."""
+"""A game record told in words: each round's deal, every move, the scoring and the result.
+
+The names and the result's reason come from the record, so they are shown escaped
+(:func:`hanamikoji.terminal.printable`): the text is safe to print on a terminal.
+"""
 
 from __future__ import annotations
+
+import dataclasses
 
 from hanamikoji.cards import CHARM, GEISHA
 from hanamikoji.moves import Action
 from hanamikoji.record import Record
 from hanamikoji.state import RoundScore, State
+from hanamikoji.terminal import printable
 
 __all__ = ["describe_scoring", "render_replay"]
 
@@ -36,8 +43,8 @@ def describe_scoring(score: RoundScore, names: tuple[str, str]) -> list[str]:
 
 def render_replay(record: Record, state: State) -> str:
     """The whole game of ``record`` (already replayed to ``state``) as readable text."""
-    names = record.players
-    if names[0] == names[1]:
+    names = (printable(record.players[0]), printable(record.players[1]))
+    if names[0] == names[1]:  # compared as shown: names that only look the same are told apart
         names = (f"{names[0]} [seat 0]", f"{names[1]} [seat 1]")
     limit = record.rules.max_rounds
     rules = "no round limit" if limit is None else f"at most {limit} rounds"
@@ -70,5 +77,7 @@ def render_replay(record: Record, state: State) -> str:
             f"Unfinished: {state.phase.value} of {names[state.to_move or 0]} in round {state.round}"
         )
     else:
+        if outcome.why is not None:
+            outcome = dataclasses.replace(outcome, why=printable(outcome.why))
         out.append("Result: " + outcome.describe(names))
     return "\n".join(out) + "\n"
