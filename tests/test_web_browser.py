@@ -374,28 +374,106 @@ def test_a_whole_game_against_the_ai_by_clicks(server: Server, page: Page) -> No
     assert response.status == 403  # it is on
 
 
+def create_friend_game(page: Page, server: Server, *, name: str, seat: str = "0") -> str:
+    """Create a friend game (3 rounds) from the home page's form; the invitation link it shows."""
+    page.goto(f"{server.url}/")
+    page.locator("#seat").select_option(seat)
+    page.locator("#rounds").select_option("3")
+    page.locator("#name").fill(name)
+    page.locator("#invite").click()
+    link = page.locator("#invite-link")
+    link.wait_for()
+    invite = link.input_value()
+    assert re.fullmatch(re.escape(server.url) + r"/join/[^/?#]+\?i=[A-Za-z0-9_-]+", invite), invite
+    return invite
+
+
+def game_of_invite(invite: str) -> str:
+    match = re.search(r"/join/([^/?#]+)", invite)
+    assert match, invite
+    return match.group(1)
+
+
+def join_state(page: Page) -> str | None:
+    return page.locator("#join").get_attribute("data-state")
+
+
+def wait_join(page: Page, state: str) -> None:
+    """The invitation page shows ``state`` (open, used, own, invalid or error)."""
+    until(
+        page,
+        "s => document.querySelector('#join')?.dataset.state === s",
+        state,
+        why=f"the invitation page never showed {state!r} (it shows {join_state(page)!r})",
+    )
+
+
+def seat_cookies(context: BrowserContext, game: str) -> list[str]:
+    """The values of the context's seat cookies for ``game``."""
+    return [c["value"] for c in context.cookies() if c["name"] == f"hk_{game}"]
+
+
 def test_a_friend_game_through_the_invite_link(server: Server, browser: Browser) -> None:
     host_context, guest_context = new_context(browser), new_context(browser)
     try:
         host, guest = open_page(host_context), open_page(guest_context)
-        host.goto(f"{server.url}/")
-        host.locator("#seat").select_option("0")
-        host.locator("#rounds").select_option("3")
-        host.locator("#name").fill("Hostess")
-        host.locator("#invite").click()
-        link = host.locator("#invite-link")
-        link.wait_for()
-        invite = link.input_value()
-        assert re.fullmatch(re.escape(server.url) + r"/g/[^/?#]+\?t=\S+", invite), invite
+        invite = create_friend_game(host, server, name="Hostess")
+        game = game_of_invite(invite)
         host.locator("#go").click()
-        host.wait_for_url(re.compile(r"/g/[^/?#]+"))
-        game = game_id(host)
-        assert invite.startswith(f"{server.url}/g/{game}?")
+        host.wait_for_url(re.compile(rf"/g/{re.escape(game)}\?t="))
         wait_for_game(host)
+        # the table shows the same link while the friend has not come
+        until(
+            host,
+            "() => !document.querySelector('#invite-box').hidden",
+            why="the host's table shows no #invite-box before the friend comes",
+        )
+        assert host.locator("#invite-box #invite-link").input_value() == invite
 
         guest.goto(invite)
+        wait_join(guest, "open")
+        title = guest.locator("#join-title")
+        assert title.inner_text() == "Hostess invites you to play Hanamikoji"
+        assert title.evaluate("e => e === document.activeElement"), "the heading has no focus"
+        text = guest.locator("#join-text").inner_text()
+        assert "at most 3 rounds" in text and "Hostess starts round 1." in text, text
+        assert guest.locator("#name").get_attribute("maxlength") == "40"
+        assert guest.locator("label[for=name]").is_visible()
+        assert guest.locator("#table-link").is_hidden() and guest.locator("#own").is_hidden()
+        assert seat_cookies(guest_context, game) == []
+        shot(guest, "join-desktop.png")
+        guest.set_viewport_size(PHONE)
+        try:
+            guest.wait_for_timeout(300)
+            no_horizontal_scroll(guest)
+            assert guest.locator("#take").is_visible()
+            shot(guest, "join-phone.png")
+        finally:
+            guest.set_viewport_size(DESKTOP)
+
+        history = guest.evaluate("() => history.length")
+        guest.locator("#name").fill("Guesto")
+        guest.locator("#take").click()
+        guest.wait_for_url(re.compile(rf"/g/{re.escape(game)}\?t="))
         wait_for_game(guest)
         assert game_id(guest) == game
+        # location.replace: Back does not lead to the spent invitation
+        assert guest.evaluate("() => history.length") == history
+        assert guest.evaluate("() => localStorage.getItem('hanamikoji.name')") == "Guesto"
+        assert len(seat_cookies(guest_context, game)) == 1
+        # each sees the other's name; the host's invitation box goes away
+        until(
+            host,
+            "() => document.querySelector('#opp-name').textContent === 'Guesto'",
+            why="the host never sees the guest's name",
+        )
+        until(
+            host,
+            "() => document.querySelector('#invite-box').hidden",
+            why="the host's #invite-box stays after the friend came",
+        )
+        assert guest.locator("#opp-name").inner_text() == "Hostess"
+        assert guest.locator("#invite-box").is_hidden()
         # seat 0 starts: the host has a decision, the guest waits
         until(
             host,
@@ -412,7 +490,7 @@ def test_a_friend_game_through_the_invite_link(server: Server, browser: Browser)
         expected = {("me", "opponent"), ("opponent", "me"), ("draw", "draw")}
         assert winners in expected, winners
         record = record_of(host, server, game)
-        assert record.players[0] == "Hostess"
+        assert list(record.players) == ["Hostess", "Guesto"]
         assert winners[0] == winner_for(record, 0)
         assert winners[1] == winner_for(record, 1)
         assert scorings == [len(record.rounds)] * 2
@@ -422,6 +500,257 @@ def test_a_friend_game_through_the_invite_link(server: Server, browser: Browser)
     finally:
         host_context.close()
         guest_context.close()
+
+
+def test_a_used_invitation_gives_no_seat(server: Server, browser: Browser) -> None:
+    contexts = [new_context(browser) for _ in range(3)]
+    try:
+        host, guest, late = (open_page(c) for c in contexts)
+        invite = create_friend_game(host, server, name="Anna")
+        game = game_of_invite(invite)
+        late.goto(invite)  # opened before the guest, taken after
+        wait_join(late, "open")
+        guest.goto(invite)
+        wait_join(guest, "open")
+        guest.locator("#take").click()
+        guest.wait_for_url(re.compile(rf"/g/{re.escape(game)}\?t="))
+        wait_for_game(guest)
+
+        guest.goto(invite)  # the guest's own seat is one click away
+        wait_join(guest, "used")
+        assert guest.locator("#table-link").is_visible()
+        guest.locator("#table-link").click()
+        guest.wait_for_url(f"{server.url}/g/{game}")
+        wait_for_game(guest)
+
+        late.locator("#name").fill("Latecomer")
+        late.locator("#take").click()  # the server answers 410
+        wait_join(late, "used")
+        for _ in range(2):
+            assert late.locator("#join-title").inner_text() == "This invitation has been used"
+            assert late.locator("#join-form").is_hidden() and late.locator("#take").is_hidden()
+            assert late.locator("#table-link").is_hidden()
+            home = late.locator("#home-link")
+            assert home.is_visible() and home.inner_text() == "Start a new game"
+            assert home.get_attribute("href") == "/"
+            assert seat_cookies(contexts[2], game) == []
+            late.reload()  # and read from the invitation itself
+            wait_join(late, "used")
+        shot(late, "join-used.png")
+        assert late.locator("#game").count() == 0
+
+        # the game page opens no seat for them either
+        late.goto(f"{server.url}/g/{game}")
+        until(
+            late,
+            "() => !document.querySelector('#error').hidden",
+            why="the game page shows no error to a visitor without a seat",
+        )
+        assert "does not give you a seat" in error_text(late)
+        assert status(late) == "" and late.locator("#hand button.card").count() == 0
+        assert seat_cookies(contexts[2], game) == []
+        code = invite.split("?i=")[1]
+        answer = late.request.get(f"{server.url}/api/games/{game}/invitation?i={code}")
+        assert answer.ok and answer.json()["status"] == "used" and not answer.json()["yours"]
+        no_page_errors(late)
+        no_page_errors(guest)
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def test_the_creator_cannot_take_their_own_invitation(server: Server, browser: Browser) -> None:
+    host_context, friend_context = new_context(browser), new_context(browser)
+    try:
+        host = open_page(host_context)
+        invite = create_friend_game(host, server, name="Anna", seat="1")
+        game = game_of_invite(invite)
+        cookie = seat_cookies(host_context, game)
+        assert len(cookie) == 1
+
+        host.goto(invite)
+        wait_join(host, "own")
+        assert host.locator("#join-title").inner_text() == "This is your own invitation"
+        assert "Send the link to your friend" in host.locator("#join-text").inner_text()
+        assert host.locator("#join-form").is_hidden() and host.locator("#take").is_hidden()
+        assert host.locator("#invite-link").input_value() == invite
+        assert host.locator("#copy-invite").is_visible()
+        shot(host, "join-own.png")
+        # nor by asking the server directly
+        code = invite.split("?i=")[1]
+        answer = host.request.post(
+            f"{server.url}/api/games/{game}/join", data={"invite": code, "name": "Anna again"}
+        )
+        assert answer.status == 403 and answer.json()["code"] == "not-allowed", answer.text()
+        assert seat_cookies(host_context, game) == cookie
+
+        table = host.locator("#table-link")
+        assert table.get_attribute("href") == f"/g/{game}"
+        table.click()
+        host.wait_for_url(f"{server.url}/g/{game}")
+        wait_for_game(host)
+        assert host.locator("#my-name").inner_text() == "Anna"
+
+        # the invitation is still open for the friend
+        friend = open_page(friend_context)
+        friend.goto(invite)
+        wait_join(friend, "open")
+        assert friend.locator("#join-title").inner_text() == "Anna invites you to play Hanamikoji"
+        assert "You start round 1." in friend.locator("#join-text").inner_text()
+        no_page_errors(host)
+        no_page_errors(friend)
+    finally:
+        host_context.close()
+        friend_context.close()
+
+
+def test_a_crafted_seat_link_does_not_replace_the_seat_cookie(
+    server: Server, context: BrowserContext, page: Page
+) -> None:
+    invite = create_friend_game(page, server, name="Anna")
+    game = game_of_invite(invite)
+    cookie = seat_cookies(context, game)
+    assert len(cookie) == 1
+
+    page.goto(f"{server.url}/g/{game}?t=WRONG")
+    until(
+        page,
+        "() => !document.querySelector('#error').hidden",
+        why="a wrong ?t= shows no error",
+    )
+    assert "does not give you a seat" in error_text(page)
+    assert seat_cookies(context, game) == cookie
+
+    page.goto(f"{server.url}/g/{game}")  # the cookie still opens the creator's seat
+    wait_for_game(page)
+    assert status(page) == "playing" and page.locator("#my-name").inner_text() == "Anna"
+    assert seat_cookies(context, game) == cookie
+    no_page_errors(page)
+
+
+def test_the_invitation_page_can_try_again_after_an_error(server: Server, browser: Browser) -> None:
+    host_context, friend_context = new_context(browser), new_context(browser)
+    try:
+        invite = create_friend_game(open_page(host_context), server, name="Anna")
+        game = game_of_invite(invite)
+        friend = open_page(friend_context)
+        failures = {"invitation": 1, "join": 1}
+
+        def busy(route: Any) -> None:  # the server's answers when it is busy or limited
+            kind = "join" if route.request.method == "POST" else "invitation"
+            if failures[kind]:
+                failures[kind] -= 1
+                status, code, message = (
+                    (503, "busy", "the server is busy: try again in a minute")
+                    if kind == "invitation"
+                    else (
+                        429,
+                        "too-many",
+                        "too many new games: at most 20 a minute from one address",
+                    )
+                )
+                route.fulfill(
+                    status=status,
+                    json={"code": code, "error": message},
+                    headers={"Retry-After": "12"},
+                )
+            else:
+                route.continue_()
+
+        friend.route(re.compile(rf"/api/games/{re.escape(game)}/(invitation|join)"), busy)
+        friend.goto(invite)
+        wait_join(friend, "error")
+        error = friend.locator("#error")
+        assert error.get_attribute("role") == "alert"
+        assert error.inner_text() == (
+            "The invitation could not be loaded. The server is busy: try again in a minute."
+        )
+        assert friend.locator("#join-form").is_hidden()
+        friend.locator("#retry").click()
+        wait_join(friend, "open")
+        assert error.is_hidden() and friend.locator("#retry").is_hidden()
+
+        friend.locator("#name").fill("Bob")
+        friend.locator("#take").click()
+        until(
+            friend,
+            "() => !document.querySelector('#error').hidden",
+            why="a 429 on taking the seat shows no error",
+        )
+        assert error.inner_text() == (
+            "The seat could not be taken. Too many new games: at most 20 a minute from one address."
+        )
+        assert join_state(friend) == "open" and friend.locator("#take").is_enabled()
+        assert seat_cookies(friend_context, game) == []
+        friend.locator("#take").click()  # again: now the server answers
+        friend.wait_for_url(re.compile(rf"/g/{re.escape(game)}\?t="))
+        wait_for_game(friend)
+        assert friend.locator("#my-name").inner_text() == "Bob"
+        no_page_errors(friend)
+    finally:
+        host_context.close()
+        friend_context.close()
+
+
+def test_the_home_page_says_why_a_game_was_not_created(server: Server, page: Page) -> None:
+    answers = [
+        (
+            429,
+            "too-many",
+            "too many new games: at most 20 a minute from one address; try again in 12 s",
+        ),
+        (
+            503,
+            "busy",
+            "the server is busy: too many games are waiting for the AI; try again in a minute",
+        ),
+    ]
+
+    def refuse(route: Any) -> None:
+        if route.request.method != "POST" or not answers:
+            route.continue_()
+            return
+        status, code, message = answers.pop(0)
+        route.fulfill(status=status, json={"code": code, "error": message})
+
+    page.route(re.compile(r"/api/games$"), refuse)
+    page.goto(f"{server.url}/")
+    page.locator("#invite").click()
+    until(page, "() => !document.querySelector('#error').hidden", why="a 429 shows no #error")
+    assert error_text(page) == (
+        "The game could not be created. Too many new games: at most 20 a minute from one "
+        "address; try again in 12 s."
+    )
+    page.locator("#start-ai").click()
+    until(
+        page,
+        "() => document.querySelector('#error').textContent.includes('busy')",
+        why="a 503 shows no #error",
+    )
+    assert (
+        error_text(page)
+        == "The game could not be created. The server is busy: try again in a minute."
+    )
+    page.locator("#invite").click()  # and the third time it works
+    page.locator("#invite-link").wait_for()
+    assert error_text(page) == ""
+    no_page_errors(page)
+
+
+def test_a_wrong_invitation_link_is_not_valid(server: Server, page: Page) -> None:
+    invite = create_friend_game(page, server, name="Anna")
+    game = game_of_invite(invite)
+    for link in (
+        f"{server.url}/join/{game}?i=WRONG",
+        f"{server.url}/join/{game}",
+        f"{server.url}/join/nosuchgame?i=WRONG",
+    ):
+        page.goto(link)
+        wait_join(page, "invalid")
+        assert page.locator("#join-title").inner_text() == "This invitation link is not valid"
+        assert page.locator("#join-form").is_hidden()
+        assert page.locator("#home-link").is_visible()
+    no_page_errors(page)
 
 
 def test_a_reload_mid_game_brings_the_same_table_back(server: Server, page: Page) -> None:
@@ -452,6 +781,31 @@ def test_a_reload_mid_game_brings_the_same_table_back(server: Server, page: Page
     wait_for_my_turn(page)
     if not game_over(page):
         make_move(page, rng.choice(legal(page)))
+    no_page_errors(page)
+
+
+def test_a_seat_opened_in_too_many_windows_closes_the_oldest_for_good(
+    server: Server, context: BrowserContext, page: Page
+) -> None:
+    start_ai_game(page, server, seat="0")
+    url = f"{server.url}/g/{game_id(page)}"
+    newer = []
+    for _ in range(8):  # the server keeps 8 windows of a seat: the ninth closes the first
+        window = open_page(context)
+        window.goto(url)
+        wait_for_game(window)
+        newer.append(window)
+    until(
+        page,
+        "() => !document.querySelector('#error').hidden",
+        why="the oldest window does not say it was closed",
+    )
+    assert "too many windows" in error_text(page)
+    page.wait_for_timeout(3_000)  # it does not come back (and close another window in turn)
+    assert "too many windows" in error_text(page)
+    for window in newer:
+        assert error_text(window) == "" and window.locator("#conn").is_hidden()
+        no_page_errors(window)
     no_page_errors(page)
 
 
@@ -675,4 +1029,25 @@ def test_the_review_page_steps_through_a_finished_game(server: Server, page: Pag
     assert record.replay().outcome is not None
     assert record.to_json() == record_of(page, server, game).to_json()
     shot(page, "review.png")
+    no_page_errors(page)
+
+
+def test_the_review_says_when_the_server_is_too_busy_to_analyse(server: Server, page: Page) -> None:
+    game = FINISHED[0] if FINISHED else finished_by_websockets(server)
+    asked: list[str] = []
+
+    def busy(route: Any) -> None:
+        asked.append(route.request.url)
+        route.fulfill(json={"status": "busy", "message": "the server is busy; reload in a minute"})
+
+    page.route(re.compile(r"/api/games/[^/]+/analysis"), busy)
+    page.goto(f"{server.url}/review/{game}")
+    until(
+        page,
+        "() => document.querySelector('#analysis-status').textContent.includes('busy')",
+        why="#analysis-status does not say the server is busy",
+    )
+    assert page.locator("svg#winprob").is_hidden()
+    page.wait_for_timeout(3_000)  # not asked again at once: the next try is later
+    assert len(asked) == 1, asked
     no_page_errors(page)

@@ -1,16 +1,53 @@
 // The server: HTTP API and the WebSocket hanamikoji-web/1 (docs/web.md).
 
-/** POST /api/games; resolves to the server's answer, rejects with {status, error}. */
+/**
+ * Send a JSON request; resolves to {status, ok, body} (body null when not JSON), rejects with
+ * {status: 0, code: "offline"} when the server cannot be reached.
+ */
+async function request(method, url, payload) {
+  let response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers: payload === undefined ? {} : { "Content-Type": "application/json" },
+      credentials: "same-origin",
+      body: payload === undefined ? undefined : JSON.stringify(payload),
+    });
+  } catch {
+    throw { status: 0, code: "offline", error: "" };
+  }
+  const body = await response.json().catch(() => null);
+  return { status: response.status, ok: response.ok, body };
+}
+
+/** The error a failed answer stands for: {status, code, error}. */
+function failure(answer) {
+  const body = answer.body || {};
+  return { status: answer.status, code: body.code || null, error: body.error || "" };
+}
+
+/** POST /api/games; resolves to the server's answer, rejects with {status, code, error}. */
 export async function createGame(options) {
-  const response = await fetch("/api/games", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    credentials: "same-origin",
-    body: JSON.stringify(options),
-  });
-  const body = await response.json().catch(() => ({}));
-  if (!response.ok) throw { status: response.status, error: body.error || response.statusText };
-  return body;
+  const answer = await request("POST", "/api/games", options);
+  if (!answer.ok) throw failure(answer);
+  return answer.body;
+}
+
+/** GET a friend game's invitation: {game, status: open | used, host, seat, rules, yours}. */
+export async function getInvitation(gameId, code) {
+  const query = new URLSearchParams({ i: code || "" });
+  const answer = await request("GET", `/api/games/${encodeURIComponent(gameId)}/invitation?${query}`);
+  if (!answer.ok || !answer.body) throw failure(answer);
+  return answer.body;
+}
+
+/** Claim a friend game's invitation: {game, seat, token, url} (the seat's cookie comes with it). */
+export async function joinGame(gameId, code, name) {
+  const payload = { invite: code || "" };
+  if (name) payload.name = name;
+  const answer = await request("POST", `/api/games/${encodeURIComponent(gameId)}/join`, payload);
+  if (!answer.ok || !answer.body) throw failure(answer);
+  return answer.body;
 }
 
 /** GET a JSON resource: {status, body} (body null when not JSON). */
@@ -30,6 +67,11 @@ export function gameIdFromPath() {
 export function tokenFromSearch() {
   return new URLSearchParams(location.search).get("t");
 }
+
+/** No seat, no game, or this window was closed for a newer one: reconnecting cannot help. */
+const STOP = ["bad-token", "not-found", "replaced"];
+/** The server's close codes for the same, should its error message not have come first. */
+const CLOSE_CODES = { 4403: "bad-token", 4404: "not-found", 4409: "replaced" };
 
 /**
  * A seat's WebSocket that reconnects by itself (backoff 0.5 s .. 15 s) and pings every 25 s.
@@ -64,13 +106,17 @@ export class GameSocket {
       } catch {
         return;
       }
-      // no seat or no game: retrying cannot help
-      if (msg && msg.type === "error" && ["bad-token", "not-found"].includes(msg.code)) this.stopped = true;
+      if (msg && msg.type === "error" && STOP.includes(msg.code)) this.stopped = true;
       this.handlers.message?.(msg);
     });
-    socket.addEventListener("close", () => {
+    socket.addEventListener("close", (event) => {
       clearInterval(this.pinger);
       if (this.socket !== socket) return;
+      const code = CLOSE_CODES[event.code];
+      if (code && !this.stopped) {
+        this.stopped = true;
+        this.handlers.message?.({ type: "error", code, message: event.reason || "" });
+      }
       this.handlers.close?.(!this.stopped);
       if (this.stopped) return;
       setTimeout(() => this.connect(), this.delay);

@@ -24,11 +24,14 @@ const ui = {
   hintAsked: false,
   fresh: { near: "", far: "", drawn: "", oppSecret: false, oppDiscard: false, offer: false, log: 0 },
   error: null, // {code, message}
-  conn: "connecting", // connecting | open | lost | failed | bad-token
+  conn: "connecting", // connecting | open | lost | failed | bad-token | not-found | replaced
   failures: 0,
   resignAsked: false,
   rematchAsked: false,
 };
+
+/** Errors after which the socket stays closed: no seat, no game, or a newer window took over. */
+const FINAL = ["bad-token", "not-found", "replaced"];
 
 let socket = null;
 let scoring = null;
@@ -142,7 +145,7 @@ function onMessage(msg) {
     showError({ code: msg.code, message: msg.message });
     ui.sent = false;
     ui.hintAsked = false;
-    if (msg.code === "bad-token" || msg.code === "not-found") ui.conn = msg.code;
+    if (FINAL.includes(msg.code)) ui.conn = msg.code;
     render();
   }
 }
@@ -169,7 +172,7 @@ function applyHint(hint) {
 function showError(error) {
   ui.error = error;
   clearTimeout(ui.errorTimer);
-  if (error.code === "bad-token" || error.code === "not-found") return; // stays: nothing more will happen
+  if (FINAL.includes(error.code)) return; // stays: nothing more will happen
   ui.errorTimer = setTimeout(() => {
     if (ui.error === error) {
       ui.error = null;
@@ -231,7 +234,7 @@ function renderNotices() {
     connecting: t("conn.connecting"),
     lost: t("conn.lost"),
     failed: t("conn.failed"),
-  }[ui.conn]; // bad-token and not-found: the error below says it
+  }[ui.conn]; // bad-token, not-found and replaced: the error below says it
   conn.hidden = !text;
   conn.textContent = text || "";
   const error = $("#error");
@@ -633,7 +636,7 @@ async function main() {
     },
     message: onMessage,
     close(retrying) {
-      if (ui.conn === "bad-token" || ui.conn === "not-found") return render();
+      if (FINAL.includes(ui.conn)) return render();
       ui.failures += 1;
       ui.conn = !retrying ? "failed" : ui.failures > 4 && !ui.msg ? "failed" : "lost";
       ui.sent = false;

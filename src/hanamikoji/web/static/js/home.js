@@ -4,6 +4,7 @@ import { createGame } from "./api.js";
 import { geishaSvg, GEISHA } from "./cards.js";
 import { copyButton } from "./copy.js";
 import { $, fill } from "./dom.js";
+import { reasonOf } from "./errors.js";
 import { initI18n, onLanguageChange, t } from "./i18n.js";
 
 const NAME_KEY = "hanamikoji.name";
@@ -37,7 +38,7 @@ function showError(error) {
   lastError = error;
   const box = $("#error");
   box.hidden = !error;
-  box.textContent = error ? t("errors.create", { reason: error.error || error.message || String(error.status || "") }) : "";
+  box.textContent = error ? t("errors.create", { reason: reasonOf(error) }) : "";
 }
 
 async function start(mode, button) {

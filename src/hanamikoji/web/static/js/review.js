@@ -11,6 +11,7 @@ import { parseMove } from "./notation.js";
 
 const gameId = gameIdFromPath();
 const POLL_MS = 2000;
+const BUSY_POLL_MS = 30000; // the server had no room for the analysis: ask again later
 
 const state = {
   review: null, // {game, record, frames}
@@ -18,7 +19,7 @@ const state = {
   near: 0, // the seat shown at the bottom
   moves: [], // per frame index: {round, index} of the move that made it (null for a deal)
   decisions: null, // the analysis, once ready
-  analysis: "loading", // loading | pending | ready | failed
+  analysis: "loading", // loading | pending | busy | ready | failed
 };
 
 const names = () => {
@@ -187,6 +188,7 @@ function renderAnalysis() {
   status.textContent = {
     loading: t("review.analysis_loading"),
     pending: t("review.analysing"),
+    busy: t("review.analysis_busy"),
     failed: t("review.analysis_failed"),
     ready: "",
   }[state.analysis];
@@ -277,6 +279,12 @@ async function pollAnalysis() {
       state.analysis = "pending";
       render();
       setTimeout(pollAnalysis, POLL_MS);
+      return;
+    }
+    if (ok && body?.status === "busy") {
+      state.analysis = "busy";
+      render();
+      setTimeout(pollAnalysis, BUSY_POLL_MS);
       return;
     }
     state.analysis = "failed";
