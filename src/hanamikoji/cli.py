@@ -16,6 +16,7 @@ from hanamikoji.ai.analysis import DEFAULT_ITERATIONS
 from hanamikoji.record import Record, RecordError
 from hanamikoji.replay import render_replay
 from hanamikoji.terminal import printable, printable_lines, tolerate_unencodable
+from hanamikoji.web.limits import Limits
 
 EXIT_USAGE = 2
 
@@ -41,6 +42,16 @@ def _positive(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: must be 1 or more")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be 0 or more")
     return value
 
 
@@ -178,8 +189,51 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--ai-workers",
         type=_positive,
-        default=1,
-        help="processes that run the AI's moves, hints and analyses (default 1)",
+        default=None,
+        help="processes that run the AI's moves and hints (default: the machine's cores)",
+    )
+    serve.add_argument(
+        "--public-url",
+        default=None,
+        metavar="URL",
+        help="the address people open, e.g. https://hanamikoji.example.org behind a proxy "
+        "(https: Secure cookies and HSTS)",
+    )
+    serve.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="another origin whose pages may use this server (repeatable)",
+    )
+    serve.add_argument(
+        "--behind-proxy",
+        action="store_true",
+        help="take each client's address from the proxy's X-Forwarded-For (for the limits)",
+    )
+    serve.add_argument(
+        "--games-per-minute",
+        type=_count,
+        default=Limits.games_per_minute,
+        metavar="N",
+        help=f"new games one client may create a minute (default {Limits.games_per_minute}; "
+        "0: no limit)",
+    )
+    serve.add_argument(
+        "--ai-games",
+        type=_count,
+        default=Limits.ai_games,
+        metavar="N",
+        help=f"unfinished games one client may hold against the AI (default {Limits.ai_games}; "
+        "0: no limit)",
+    )
+    serve.add_argument(
+        "--sockets-per-seat",
+        type=_count,
+        default=Limits.sockets_per_seat,
+        metavar="N",
+        help=f"open connections per seat, the oldest closed beyond (default "
+        f"{Limits.sockets_per_seat}; 0: no limit)",
     )
 
     replay = sub.add_parser("replay", help="replay a game record, checking every move")
@@ -206,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "analyze":
             return _analyze(args.file, args.seat, args.iterations, as_json=args.json)
         if args.command == "serve":
-            return _serve(args.host, args.port, args.db, args.ai_workers)
+            return _serve(args)
         if args.command == "play":
             from hanamikoji.play import play_game
 
@@ -230,12 +284,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     return EXIT_USAGE
 
 
-def _serve(host: str, port: int, db: str | None, ai_workers: int) -> int:
-    from hanamikoji.web.server import serve
+def _serve(args: argparse.Namespace) -> int:
+    from hanamikoji.web.server import Settings, origin_of, serve
     from hanamikoji.web.store import StoreError
 
+    host, port = args.host, args.port
     try:
-        serve(host, port, db, ai_workers=ai_workers)
+        urls = ([args.public_url] if args.public_url else []) + list(args.allow_origin)
+        origins = tuple(origin_of(url) for url in urls)
+    except ValueError as e:
+        print(f"hanamikoji serve: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    settings = Settings(
+        public_url=args.public_url,
+        allowed_origins=origins,
+        behind_proxy=args.behind_proxy,
+        limits=Limits(
+            games_per_minute=args.games_per_minute,
+            ai_games=args.ai_games,
+            sockets_per_seat=args.sockets_per_seat,
+        ),
+    )
+    try:
+        serve(host, port, args.db, ai_workers=args.ai_workers, settings=settings)
     except StoreError as e:
         print(f"hanamikoji serve: {e}", file=sys.stderr)
         return 1

@@ -146,6 +146,7 @@ class Connection:
     ws: web.WebSocketResponse
     seat: int
     transport: Any = None
+    client: str = ""  # the address it came from (for the limits)
     sent: list[str] | None = None  # every message sent, when a test asks to keep them
     opened: float = field(default_factory=time.monotonic)
     queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(SEND_QUEUE))
@@ -175,6 +176,7 @@ class Connection:
                 return
             try:
                 await asyncio.wait_for(self.ws.send_str(text), SEND_TIMEOUT)
+                self.queue.task_done()
             except TimeoutError:
                 log.info("closing a socket that took over %s s to take a message", SEND_TIMEOUT)
                 self.drop()
@@ -192,7 +194,8 @@ class Connection:
     async def close(self, code: int, why: str) -> None:
         """Close politely: an error message saying why, then the closing handshake."""
         await self.send(_error("replaced", why))
-        await asyncio.sleep(0)
+        with contextlib.suppress(Exception):  # the message leaves before the closing frame
+            await asyncio.wait_for(self.queue.join(), 2)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.ws.close(code=code, message=why[:100].encode()), 2)
         self.drop()
@@ -268,12 +271,12 @@ def _json_error(
 
 def _page(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
     async def handler(request: web.Request) -> web.StreamResponse:
-        path = STATIC / _PAGES[name]
-        if not path.is_file():
-            return web.Response(status=500, text=f"the front end is missing ({path.name})")
         game_id = request.match_info.get("game")
         if game_id is not None and not _GAME_ID.fullmatch(game_id):
             return web.Response(status=404, text=f"there is no game {show(game_id)}")
+        path = STATIC / _PAGES[name]
+        if not path.is_file():
+            return web.Response(status=500, text=f"the front end is missing ({path.name})")
         response = web.FileResponse(path, headers={"Cache-Control": "no-cache"})
         token = request.query.get("t")
         if name == "game" and game_id is not None and token:
@@ -471,7 +474,7 @@ async def _socket(request: web.Request) -> web.StreamResponse:
         await ws.send_json(_error(e.code, e.message))
         await ws.close(code=4403 if e.code == "bad-token" else 4404, message=e.code.encode())
         return ws
-    conn = Connection(ws, seat, transport=request.transport)
+    conn = Connection(ws, seat, transport=request.transport, client=client_of(request))
     conn.start()
     if hub.on_connect is not None:
         hub.on_connect(conn)
@@ -527,7 +530,7 @@ async def _handle(hub: Hub, game_id: str, conn: Connection, text: str) -> None:
         elif kind == "resign":
             await service.resign(game_id, conn.seat)
         elif kind == "rematch":
-            await service.rematch(game_id, conn.seat)
+            await service.rematch(game_id, conn.seat, conn.client)
         elif kind == "hint":
             await conn.send(await service.hint(game_id, conn.seat))
         elif kind == "ping":

@@ -456,10 +456,11 @@ class GameService:
     async def _invited(self, game_id: str, code: Any) -> LiveGame:
         """The friend game whose invitation ``code`` is (compared in constant time)."""
         game = await self.get(game_id)
-        invite = game.row.invite if game is not None else None
+        if game is None:
+            raise WebError("not-found", f"there is no game {show(game_id)}")
+        invite = game.row.invite
         if (
-            game is None
-            or invite is None
+            invite is None
             or not isinstance(code, str)
             or not hmac.compare_digest(invite.encode(), code.encode("utf-8", "replace"))
         ):
@@ -472,6 +473,10 @@ class GameService:
         """Play ``text`` for ``seat``; checked, stored, then announced."""
         if not isinstance(text, str):
             raise WebError("bad-request", 'a move must be a string in move notation, e.g. "G147"')
+        if len(text) > 16:
+            raise WebError(
+                "bad-request", f"{show(text)} is not a move: moves are short, e.g. S4, G147, C12-47"
+            )
         try:
             move = Move.parse(text)
         except InvalidMoveError as e:
@@ -597,8 +602,11 @@ class GameService:
             ) from None
         return {"type": "hint", "version": version, **found}
 
-    async def rematch(self, game_id: str, seat: int) -> LiveGame:
-        """A new game with the same players and settings, seats swapped (once per game)."""
+    async def rematch(self, game_id: str, seat: int, client: str = "") -> LiveGame:
+        """A new game with the same players and settings, seats swapped (once per game).
+
+        It counts as a new game of ``client`` (who asked) for the limits.
+        """
         async with self._lock(game_id):
             game = await self.get(game_id)
             if game is None:
@@ -606,6 +614,11 @@ class GameService:
             if not game.state.is_over:
                 raise WebError("not-allowed", "a rematch is offered when the game is over")
             if game.row.rematch is None:
+                ai = game.row.mode == "ai"
+                try:
+                    self.limits.admit(client, ai=ai)
+                except TooMany as e:
+                    raise WebError("too-many", e.message, e.retry_after) from None
                 old = game.row
                 row = GameRow(
                     id=secrets.token_urlsafe(9),
@@ -618,6 +631,8 @@ class GameService:
                     names=(old.names[1], old.names[0]),
                     joined=(old.joined[1], old.joined[0]),
                 )
+                self.limits.created(client, row.id, ai=ai)
+                self._owners[row.id] = client
                 await self._new(row)
                 await self.store.update(game_id, rematch=row.id)
                 game.row = replace(old, rematch=row.id)
