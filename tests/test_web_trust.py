@@ -386,6 +386,7 @@ async def test_a_socket_that_never_reads_stalls_nobody(client: Client) -> None:
     host = await joined(client, data["game"], data["token"])
     _, friend, _ = await join(base(client), data["invite"])
     guest = await joined(client, data["game"], friend["token"])
+    assert client.port is not None
     stalled = await _raw_socket(client.host, client.port, f"/ws/{data['game']}?t={data['token']}")
     ping = _frame('{"type":"ping"}') * 200
     loop = asyncio.get_running_loop()

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
@@ -132,9 +132,10 @@ SERVE = [sys.executable, "-m", "hanamikoji.cli", "serve"]
 class Server:
     """``hanamikoji serve`` as a separate process (killable with SIGKILL)."""
 
-    def __init__(self, db: str, port: int | None = None) -> None:
+    def __init__(self, db: str, port: int | None = None, args: Sequence[str] = ()) -> None:
         self.db = db
         self.port = port or free_port()
+        self.args = list(args)
         self.proc: subprocess.Popen[str] | None = None
 
     @property
@@ -146,7 +147,7 @@ class Server:
         self.log = Path(tempfile.mkstemp(prefix="hanamikoji-serve-", suffix=".log")[1])
         with self.log.open("w") as out:
             self.proc = subprocess.Popen(
-                [*SERVE, "--port", str(self.port), "--db", self.db],
+                [*SERVE, "--port", str(self.port), "--db", self.db, *self.args],
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 text=True,

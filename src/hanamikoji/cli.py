@@ -228,6 +228,13 @@ def build_parser() -> argparse.ArgumentParser:
         "0: no limit)",
     )
     serve.add_argument(
+        "--header-timeout",
+        type=float,
+        default=15.0,
+        metavar="SECONDS",
+        help="time a connection has to send a whole request (default 15)",
+    )
+    serve.add_argument(
         "--sockets-per-seat",
         type=_count,
         default=Limits.sockets_per_seat,
@@ -299,6 +306,7 @@ def _serve(args: argparse.Namespace) -> int:
         public_url=args.public_url,
         allowed_origins=origins,
         behind_proxy=args.behind_proxy,
+        header_timeout=args.header_timeout,
         limits=Limits(
             games_per_minute=args.games_per_minute,
             ai_games=args.ai_games,

@@ -47,7 +47,6 @@ SERVICE = web.AppKey("service", GameService)
 MAX_MESSAGE = 16 * 1024
 SEND_QUEUE = 64  # messages waiting for one socket; a socket further behind is closed
 SEND_TIMEOUT = 10.0  # seconds one message may take to leave; a socket slower is closed
-HEADER_TIMEOUT = 15.0  # seconds to send a whole request (headers trickled slower are dropped)
 
 _GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
 _PAGES = {
@@ -87,6 +86,8 @@ class Settings:
     allowed_origins: tuple[str, ...] = ()
     behind_proxy: bool = False
     limits: Limits = field(default_factory=Limits)
+    header_timeout: float = 15.0
+    """Seconds a connection may take to send a whole request (slower ones are dropped)."""
 
     @property
     def https(self) -> bool:
@@ -596,18 +597,54 @@ _CSP = (
 )
 
 
-async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
-    """On every response, error pages included: no framing, no sniffing, no referrer, no
-    version in ``Server``; HSTS when people reach the server over HTTPS."""
-    headers = response.headers
+def harden(headers: Any, *, https: bool) -> None:
+    """The headers every response carries: no framing, no sniffing, no referrer, no version in
+    ``Server``; HSTS when people reach the server over HTTPS."""
     headers["Server"] = "hanamikoji"
     headers.setdefault("Content-Security-Policy", _CSP)
     headers.setdefault("X-Content-Type-Options", "nosniff")
     headers.setdefault("X-Frame-Options", "DENY")
     headers.setdefault("Referrer-Policy", "no-referrer")
     headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
-    if request.app[SETTINGS].https:
+    if https:
         headers.setdefault("Strict-Transport-Security", "max-age=31536000")
+
+
+async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """Every response of the application, error pages included."""
+    harden(response.headers, https=request.app[SETTINGS].https)
+
+
+class _Handler(web.RequestHandler):
+    """aiohttp's connection handler; its own answers to malformed requests (which never reach
+    the application) get the same headers."""
+
+    https = False
+
+    def handle_error(
+        self,
+        request: web.BaseRequest,
+        status: int = 500,
+        exc: BaseException | None = None,
+        message: str | None = None,
+    ) -> web.StreamResponse:
+        response = super().handle_error(request, status, exc, message)
+        harden(response.headers, https=self.https)
+        return response
+
+
+class _Server(web.Server):
+    def __call__(self) -> web.RequestHandler:
+        return _Handler(self, loop=self._loop, **self._kwargs)
+
+
+class _Runner(web.AppRunner):
+    """The application runner whose connections are :class:`_Handler` s."""
+
+    async def _make_server(self) -> web.Server:
+        server = await super()._make_server()
+        server.__class__ = _Server  # same state, one method more
+        return server
 
 
 def create_app(service: GameService, settings: Settings | None = None) -> web.Application:
@@ -664,8 +701,9 @@ async def _run(
     store: Store = await open_store(db, exclusive=True)
     service = GameService(store, ai_workers=ai_workers, limits=settings.limits)
     # keepalive_timeout also ends a connection that has not sent a whole request by then.
-    runner = web.AppRunner(
-        create_app(service, settings), access_log=None, keepalive_timeout=HEADER_TIMEOUT
+    _Handler.https = settings.https
+    runner = _Runner(
+        create_app(service, settings), access_log=None, keepalive_timeout=settings.header_timeout
     )
     await runner.setup()
     try:

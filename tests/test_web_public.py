@@ -1,0 +1,98 @@
+"""A public server as a process: what reaches it below the application, and who may start it."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from web_support import SERVE, Server, free_port, sqlite_url
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Server:
+    started = Server(sqlite_url(tmp_path / "games.sqlite3"), args=["--header-timeout", "1"])
+    started.start()
+    yield started  # type: ignore[misc]
+    started.stop()
+
+
+def _raw(port: int, data: bytes) -> str:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(data)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks).decode(errors="replace")
+
+
+def test_a_malformed_request_gets_the_security_headers_and_no_version(server: Server) -> None:
+    answer = _raw(server.port, b"GARBAGE\x00 / HTTP/1.1\r\nHost: x\r\n\r\n")
+    head = answer.split("\r\n\r\n")[0].lower()
+    assert head.startswith("http/1.") and " 400 " in head.split("\r\n")[0]
+    assert "server: hanamikoji\r\n" in head + "\r\n" and "aiohttp" not in head
+    assert "x-content-type-options: nosniff" in head
+    assert "content-security-policy:" in head
+
+
+def test_a_request_trickled_slower_than_the_header_timeout_is_dropped(server: Server) -> None:
+    started = time.monotonic()
+    closed = None
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+        for _ in range(100):  # ten seconds of one header line every 0.1 s
+            try:
+                sock.sendall(b"X-Slow: a\r\n")
+                if sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b"":
+                    closed = time.monotonic() - started  # the server hung up
+                    break
+            except BlockingIOError:
+                pass  # nothing to read: still open
+            except OSError:
+                closed = time.monotonic() - started
+                break
+            time.sleep(0.1)
+    assert closed is not None and closed < 5
+
+
+def test_a_second_server_on_the_same_sqlite_file_is_refused(server: Server, tmp_path: Path) -> None:
+    second = subprocess.run(
+        [*SERVE, "--port", str(free_port()), "--db", server.db],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert second.returncode == 1
+    lines = second.stderr.strip().splitlines()
+    assert len(lines) == 1 and "in use by another hanamikoji server" in lines[0]
+    assert "PostgreSQL" in lines[0] and "Traceback" not in second.stderr
+    server.stop()  # once it is gone, the file is free again (even after a kill)
+    again = Server(server.db)
+    again.start()
+    again.kill()
+    after_kill = Server(server.db)
+    after_kill.start()
+    after_kill.stop()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--public-url", "nowhere"], "expected an origin like https://example.org"),
+        (["--allow-origin", "example.org"], "expected an origin like https://example.org"),
+        (["--games-per-minute", "-1"], "must be 0 or more"),
+    ],
+)
+def test_bad_public_settings_are_one_clear_line(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    done = subprocess.run(
+        [*SERVE, "--port", str(free_port()), "--db", sqlite_url(tmp_path / "x.sqlite3"), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
