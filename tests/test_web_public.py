@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,10 +14,10 @@ from web_support import SERVE, Server, free_port, sqlite_url
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Server:
+def server(tmp_path: Path) -> Iterator[Server]:
     started = Server(sqlite_url(tmp_path / "games.sqlite3"), args=["--header-timeout", "1"])
     started.start()
-    yield started  # type: ignore[misc]
+    yield started
     started.stop()
 
 
