@@ -1,0 +1,125 @@
+"""The AI's work queue: moves before hints, fair between clients, one job per key, bounded."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from hanamikoji.web.scheduler import AiScheduler, Busy
+
+order: list[str] = []
+gate = threading.Event()
+calls: list[tuple[str, float]] = []
+
+
+def blocker(name: str, scale: float = 1.0) -> str:
+    """Hold the worker until the test opens the gate."""
+    gate.wait(10)
+    order.append(name)
+    return name
+
+
+def job(name: str, scale: float = 1.0) -> str:
+    order.append(name)
+    calls.append((name, scale))
+    return name
+
+
+def review(name: str) -> str:
+    order.append(name)
+    return name
+
+
+@pytest.fixture
+async def scheduler() -> AsyncIterator[AiScheduler]:
+    order.clear()
+    calls.clear()
+    gate.clear()
+    ai = AiScheduler(0, limits={"move": 20, "hint": 3, "review": 2})
+    yield ai
+    gate.set()
+    ai.close()
+
+
+async def _queued(ai: AiScheduler, kind: str, name: str, client: str = "") -> asyncio.Task[Any]:
+    task = asyncio.create_task(ai.run(kind, name, job, name, client=client))
+    await asyncio.sleep(0)
+    return task
+
+
+async def test_moves_go_before_hints(scheduler: AiScheduler) -> None:
+    held = asyncio.create_task(scheduler.run("move", "held", blocker, "held"))
+    await asyncio.sleep(0.05)
+    tasks = [
+        await _queued(scheduler, "hint", "hint-1"),
+        await _queued(scheduler, "move", "move-1"),
+        await _queued(scheduler, "hint", "hint-2"),
+        await _queued(scheduler, "move", "move-2"),
+    ]
+    gate.set()
+    await asyncio.gather(held, *tasks)
+    assert order == ["held", "move-1", "move-2", "hint-1", "hint-2"]
+
+
+async def test_a_client_with_many_jobs_does_not_go_before_another(scheduler: AiScheduler) -> None:
+    held = asyncio.create_task(scheduler.run("move", "held", blocker, "held"))
+    await asyncio.sleep(0.05)
+    flood = [await _queued(scheduler, "move", f"a{i}", client="A") for i in range(6)]
+    other = await _queued(scheduler, "move", "b0", client="B")
+    gate.set()
+    await asyncio.gather(held, other, *flood)
+    assert order.index("b0") <= 2  # behind at most one of A's, not all six
+
+
+async def test_the_same_key_is_searched_once(scheduler: AiScheduler) -> None:
+    held = asyncio.create_task(scheduler.run("move", "held", blocker, "held"))
+    await asyncio.sleep(0.05)
+    twins = [await _queued(scheduler, "hint", "same") for _ in range(5)]
+    assert scheduler.waiting("hint") == 1
+    gate.set()
+    assert await asyncio.gather(*twins) == ["same"] * 5
+    await held
+    assert order.count("same") == 1
+
+
+async def test_a_full_queue_is_busy_at_once(scheduler: AiScheduler) -> None:
+    held = asyncio.create_task(scheduler.run("move", "held", blocker, "held"))
+    await asyncio.sleep(0.05)
+    waiting = [await _queued(scheduler, "hint", f"h{i}") for i in range(3)]
+    with pytest.raises(Busy, match="busy"):
+        await scheduler.run("hint", "one too many", job, "x")
+    gate.set()
+    await asyncio.gather(held, *waiting)
+    assert await scheduler.run("hint", "room again", job, "room again") == "room again"
+
+
+async def test_reviews_have_a_worker_of_their_own(scheduler: AiScheduler) -> None:
+    held = asyncio.create_task(scheduler.run("move", "held", blocker, "held"))
+    await asyncio.sleep(0.05)
+    done = await asyncio.wait_for(scheduler.run("review", "r", review, "r"), 5)
+    assert done == "r" and order == ["r"]  # while every move worker is busy
+    gate.set()
+    await held
+
+
+async def test_the_search_shrinks_behind_a_long_queue(scheduler: AiScheduler) -> None:
+    assert await scheduler.run("move", "first", job, "first", cost="master") == "first"
+    assert calls[-1][1] == 1.0  # an empty queue: the whole budget
+    scheduler._cost["master"] = 0.5  # a full search takes half a second
+    held = asyncio.create_task(scheduler.run("move", "held", blocker, "held"))
+    await asyncio.sleep(0.05)
+    tasks = [
+        asyncio.create_task(scheduler.run("move", f"m{i}", job, f"m{i}", cost="master"))
+        for i in range(10)
+    ]
+    await asyncio.sleep(0.05)
+    gate.set()
+    await asyncio.gather(held, *tasks)
+    scales = [scale for name, scale in calls if name.startswith("m")]
+    assert scales[0] < 0.5  # ten waiting behind it: a share of the budget
+    assert all(scheduler.min_scale <= s <= 1.0 for s in scales)
+    assert scales[-1] > scales[0]  # the queue drained: more for the last
