@@ -85,6 +85,7 @@ def test_a_second_server_on_the_same_sqlite_file_is_refused(server: Server, tmp_
         (["--public-url", "nowhere"], "expected an origin like https://example.org"),
         (["--allow-origin", "example.org"], "expected an origin like https://example.org"),
         (["--games-per-minute", "-1"], "must be 0 or more"),
+        (["--header-timeout", "nan"], "must be from 0.1 to 3600 seconds"),
     ],
 )
 def test_bad_public_settings_are_one_clear_line(

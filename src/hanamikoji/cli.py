@@ -55,6 +55,16 @@ def _count(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0.1 <= value <= 3600:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be from 0.1 to 3600 seconds")
+    return value
+
+
 def _port(text: str) -> int:
     try:
         value = int(text)
@@ -228,8 +238,14 @@ def build_parser() -> argparse.ArgumentParser:
         "0: no limit)",
     )
     serve.add_argument(
+        "--log-level",
+        choices=("warning", "info", "debug"),
+        default="warning",
+        help="warning: errors only (default); info: also each refusal and each socket cut",
+    )
+    serve.add_argument(
         "--header-timeout",
-        type=float,
+        type=_seconds,
         default=15.0,
         metavar="SECONDS",
         help="time a connection has to send a whole request (default 15)",
@@ -314,7 +330,14 @@ def _serve(args: argparse.Namespace) -> int:
         ),
     )
     try:
-        serve(host, port, args.db, ai_workers=args.ai_workers, settings=settings)
+        serve(
+            host,
+            port,
+            args.db,
+            ai_workers=args.ai_workers,
+            settings=settings,
+            log_level=args.log_level,
+        )
     except StoreError as e:
         print(f"hanamikoji serve: {e}", file=sys.stderr)
         return 1

@@ -565,6 +565,13 @@ async def _guard(
     """Refuse what another site's page may not do, and answer every error as JSON or text."""
     upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
     if (request.method not in _SAFE_METHODS or upgrade) and not _origin_allowed(request):
+        log.info(
+            "refused %s %s from origin %s (client %s)",
+            request.method,
+            show(request.path, 80),
+            show(request.headers.get("Origin"), 80),
+            client_of(request),
+        )
         return _json_error(
             "bad-origin",
             "this request comes from a page of another site; open the game from this server",
@@ -728,15 +735,21 @@ def serve(
     *,
     ai_workers: int | None = None,
     settings: Settings | None = None,
+    log_level: str = "warning",
 ) -> None:
     """Run the web app until interrupted; prints the URL to open.
 
-    ``ai_workers`` defaults to the machine's cores.
+    ``ai_workers`` defaults to the machine's cores; ``log_level`` (``warning``: errors only,
+    ``info``: also every refusal and every socket cut) is what reaches standard error.
     """
 
     def ready(where: str) -> None:
         print(f"hanamikoji: serving on {where}", flush=True)
         print("Press Ctrl+C to stop.", flush=True)
 
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    logging.basicConfig(
+        level=getattr(logging, log_level.upper()),
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     asyncio.run(_run(host, port, db, ai_workers, settings or Settings(), ready))

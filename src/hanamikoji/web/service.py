@@ -309,8 +309,10 @@ class GameService:
         try:
             self.limits.admit(client, ai=mode == "ai")
         except TooMany as e:
+            log.info("refused a new game of %s: %s", client, e.message)
             raise WebError("too-many", e.message, e.retry_after) from None
         if mode == "ai" and self.ai.crowded():
+            log.info("refused a new game against the AI of %s: the queue is long", client)
             raise WebError(
                 "busy",
                 "the server is busy: too many games are waiting for the AI; try again in a minute",
