@@ -188,3 +188,67 @@ def test_the_twin_differs_only_in_what_the_seat_cannot_see() -> None:
     assert deals[0].removed != state.deals[0].removed
     assert other.view(0) == state.view(0)
     assert other.view(1) != state.view(1)
+
+
+async def test_undo_shows_nothing_a_twin_game_would_not(
+    aiohttp_client: Callable[..., Awaitable[Client]], tmp_path: Path
+) -> None:
+    """Two games the player cannot tell apart (they differ in a card of the pile the player has
+    not drawn yet) stay byte for byte the same through an undo and the rest of the game: undo
+    deals the unseen cards afresh, so the pile that was there before tells nothing."""
+    services = []
+    clients = []
+    for name in ("one", "two"):
+        store = await open_store(f"sqlite:///{tmp_path / name}.sqlite3")
+        services.append(GameService(store, ai_workers=0, seed=3))
+        clients.append(await aiohttp_client(create_app(services[-1])))
+    data = await (
+        await clients[0].post("/api/games", json={"mode": "ai", "level": "easy", "seat": 0})
+    ).json()
+    seat = Seat(await clients[0].ws_connect(f"/ws/{data['game']}?t={data['token']}"))
+    rng = random.Random(6)
+    await seat.until(lambda s: s["legal"] != [])
+    for _ in range(3):  # three moves of the player this round, the AI's replies between
+        version = seat.state["game"]["version"]  # type: ignore[index]
+        await seat.send(type="move", move=rng.choice(seat.state["legal"]), version=version)  # type: ignore[index]
+        await seat.until(lambda s, v=version: s["legal"] != [] and s["game"]["version"] > v + 1)
+    await seat.ws.close()
+    game = await services[0].get(data["game"])
+    assert game is not None and game.state.round == 1 and game.state.to_move == 0
+    state = game.state
+    deal = state.deal
+    # A card of the pile the player will draw later, swapped with the removed card.
+    future = next(
+        j
+        for j in range(state.turn + 1, 8)
+        if state.first ^ (j & 1) == 0 and deal.deck[j] != deal.removed
+    )
+    deck = list(deal.deck)
+    removed = deck[future]
+    deck[future] = deal.removed
+    twin_deal = Deal(removed, deal.hands, "".join(deck))
+    twin_row = replace(
+        game.row,
+        id="twin" + game.row.id[4:],
+        deals={"seed": 99, "deals": [[removed, deal.hands[0], deal.hands[1], "".join(deck)]]},
+    )
+    await services[1]._new(twin_row)
+    twin_game = await services[1].get(twin_row.id)
+    assert twin_game is not None
+    assert twin_game.state.view(0) == state.view(0) and twin_game.state.deal == twin_deal
+
+    received = []
+    before = game.row.version
+    for service, client, game_id in zip(services, clients, (game.row.id, twin_row.id), strict=True):
+        service._rng = random.Random(17)  # the same fresh deal for the same view
+        seat = Seat(await client.ws_connect(f"/ws/{game_id}?t={game.row.tokens[0]}"))
+        await seat.until(lambda s: s["legal"] != [])
+        await seat.send(type="undo")
+        await seat.until(lambda s: s["game"]["version"] > before and s["legal"] != [])
+        await play_out([seat], random.Random(8))
+        await seat.ws.close()
+        for message in seat.messages:
+            message.get("game", {}).pop("id", None)
+        received.append(seat.messages)
+    assert len(received[0]) > 5
+    assert received[0] == received[1]
