@@ -570,3 +570,37 @@ async def test_security_headers_on_every_response_and_no_version(client: Client)
         assert headers["X-Content-Type-Options"] == "nosniff", path
         assert "frame-ancestors 'none'" in headers["Content-Security-Policy"], path
         assert headers["Referrer-Policy"] == "no-referrer", path
+
+
+async def test_a_flood_of_master_games_does_not_delay_another_visitors_ai(
+    aiohttp_client: MakeClient, tmp_path: Path
+) -> None:
+    store = await open_store(f"sqlite:///{tmp_path / 'flood.sqlite3'}")
+    unlimited = Limits(games_per_minute=0, ai_games=0)  # many addresses would get as far
+    service = GameService(store, ai_workers=0, seed=2, limits=unlimited)
+    client = await aiohttp_client(
+        create_app(service, Settings(limits=unlimited, behind_proxy=True))
+    )
+    flood = []
+    for _ in range(12):  # the AI moves first in each: twelve master searches queued at once
+        response = await client.post(
+            "/api/games",
+            json={"mode": "ai", "level": "master", "seat": 1},
+            headers={"X-Forwarded-For": "10.0.0.1"},
+        )
+        flood.append((await response.json())["game"])
+    response = await client.post(
+        "/api/games",
+        json={"mode": "ai", "level": "beginner", "seat": 1},
+        headers={"X-Forwarded-For": "10.0.0.2"},
+    )
+    data = await response.json()
+    seat = await joined(client, data["game"], data["token"])
+    await seat.until(lambda s: s["game"]["version"] >= 1, timeout=60)
+    await service.settle()
+    db = store._db  # type: ignore[attr-defined]
+    first = dict(db.execute("SELECT game_id, created_at FROM moves WHERE ply = 0").fetchall())
+    before = [g for g in flood if first[g] < first[data["game"]]]
+    assert len(before) <= 2  # the other visitor's move came after at most two of the flood's
+    await seat.ws.close()
+    await service.close()
