@@ -46,7 +46,9 @@ FINISHED: list[str] = []
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     db = sqlite_url(tmp_path_factory.mktemp("web-browser") / "games.sqlite3")
-    srv = Server(db)
+    # Every test's browser is the same address, and together they start more games than one
+    # person would: the per-client limits (tested in test_web_trust.py) are off here.
+    srv = Server(db, args=["--games-per-minute", "0", "--ai-games", "0"])
     try:
         srv.start()
         yield srv
