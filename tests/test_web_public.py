@@ -39,6 +39,64 @@ def test_a_malformed_request_gets_the_security_headers_and_no_version(server: Se
     assert "content-security-policy:" in head
 
 
+def _log(server: Server) -> str:
+    return server.log.read_text()
+
+
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"GARBAGE\x00 / HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /" + b"a" * 20_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: x\r\nX: \x01\r\n\r\n",
+    ],
+)
+def test_malformed_requests_are_a_400_and_one_quiet_line(
+    server: Server, request_bytes: bytes
+) -> None:
+    answer = _raw(server.port, request_bytes)
+    assert " 400 " in answer.split("\r\n")[0]
+    assert "this is not a request this server understands" in answer
+    time.sleep(0.2)
+    assert "Traceback" not in _log(server) and "ERROR" not in _log(server)
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+def test_a_body_that_cannot_be_decoded_is_a_bad_request(server: Server, encoding: str) -> None:
+    answer = _raw(
+        server.port,
+        b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Encoding: "
+        + encoding.encode()
+        + b"\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+    )
+    assert " 400 " in answer.split("\r\n")[0]  # the JSON's words, or the parser's own
+    time.sleep(0.2)
+    assert "Traceback" not in _log(server) and "ERROR" not in _log(server)
+
+
+def test_a_body_trickled_slower_than_the_header_timeout_is_refused(server: Server) -> None:
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Length: 200\r\n\r\n{")
+        answer = b""
+        for _ in range(100):  # a byte every 0.1 s: 200 bytes would take 20 s
+            try:
+                sock.sendall(b" ")
+            except OSError:
+                break
+            sock.settimeout(0.1)
+            try:
+                chunk = sock.recv(65536)
+            except TimeoutError:
+                continue
+            answer += chunk
+            if not chunk or b"too slowly" in answer:
+                break
+    assert b" 400 " in answer and b"the body came too slowly" in answer
+    assert time.monotonic() - started < 5
+
+
 def test_a_request_trickled_slower_than_the_header_timeout_is_dropped(server: Server) -> None:
     started = time.monotonic()
     closed = None
@@ -70,6 +128,15 @@ def test_a_second_server_on_the_same_sqlite_file_is_refused(server: Server, tmp_
     lines = second.stderr.strip().splitlines()
     assert len(lines) == 1 and "in use by another hanamikoji server" in lines[0]
     assert "PostgreSQL" in lines[0] and "Traceback" not in second.stderr
+    link = tmp_path / "link.sqlite3"
+    link.symlink_to(server.db.removeprefix("sqlite:///"))
+    through_link = subprocess.run(
+        [*SERVE, "--port", str(free_port()), "--db", sqlite_url(link)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert through_link.returncode == 1 and "in use" in through_link.stderr
     server.stop()  # once it is gone, the file is free again (even after a kill)
     again = Server(server.db)
     again.start()

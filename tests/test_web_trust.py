@@ -165,12 +165,25 @@ async def test_a_link_with_a_token_of_no_seat_sets_no_cookie(client: Client) -> 
         assert response.status == 200 and "Set-Cookie" not in response.headers
     jar = client.session.cookie_jar.filter_cookies(client.make_url("/"))
     assert jar[f"hk_{game}"].value == data["token"]  # the visitor's own seat still opens
+    client.session.cookie_jar.clear()  # another browser of the same player: the link sets it
     response = await client.get(f"/g/{game}?t={data['token']}")
     assert f"hk_{game}={data['token']}" in response.headers["Set-Cookie"]
     for path in ("/g/a(b)?t=x", "/g/a%20b?t=x", "/review/a;b", "/join/%00?i=1"):
         response = await client.get(path)
         assert response.status == 404, path
         assert "Set-Cookie" not in response.headers
+
+
+async def test_a_link_with_the_other_seats_token_does_not_replace_a_seat_held(
+    client: Client,
+) -> None:
+    data = await create(client, mode="friend", seat=0)
+    _, friend, _ = await join(base(client), data["invite"])
+    # The opponent sends the creator a link with the opponent's own (valid) token.
+    response = await client.get(f"/g/{data['game']}?t={friend['token']}")
+    assert response.status == 200 and "Set-Cookie" not in response.headers
+    jar = client.session.cookie_jar.filter_cookies(client.make_url("/"))
+    assert jar[f"hk_{data['game']}"].value == data["token"]
 
 
 # -- 3. undo never shows a card ----------------------------------------------------------------
@@ -487,6 +500,42 @@ async def test_a_ninth_window_closes_the_oldest(client: Client) -> None:
         await seat.send(type="ping")
         assert (await seat.receive())["type"] in ("pong", "state")
         await seat.ws.close()
+
+
+async def test_reconnecting_again_and_again_does_not_flood_the_opponent(client: Client) -> None:
+    data = await create(client, mode="friend", seat=0)
+    _, friend, _ = await join(base(client), data["invite"])
+    host = await joined(client, data["game"], data["token"])
+    guest = await joined(client, data["game"], friend["token"])
+    await host.until(lambda s: s["game"]["opponent_online"])
+    heard = len(host.messages)
+    for _ in range(20):  # the guest's second window opens and closes, twenty times
+        extra = await joined(client, data["game"], friend["token"])
+        await extra.ws.close()
+    await guest.send(type="ping")
+    while (await guest.receive())["type"] != "pong":
+        pass
+    await host.send(type="ping")
+    while (await host.receive())["type"] != "pong":
+        pass
+    assert len(host.messages) - heard == 1  # only the pong: the guest never left
+    await guest.ws.close()
+    state = await host.until(lambda s: not s["game"]["opponent_online"])
+    assert state["game"]["opponent_joined"]
+    await host.ws.close()
+
+
+async def test_a_hint_being_searched_does_not_hold_up_the_socket(client: Client) -> None:
+    data = await create(client, mode="ai", level="easy", seat=0)
+    seat = await joined(client, data["game"], data["token"])
+    await seat.until(my_turn)
+    await seat.send(type="hint")
+    await seat.send(type="ping")
+    kinds = []
+    while "hint" not in kinds:
+        kinds.append((await seat.receive())["type"])
+    assert kinds.index("pong") < kinds.index("hint")
+    await seat.ws.close()
 
 
 # -- 9. hostile input ------------------------------------------------------------------------------

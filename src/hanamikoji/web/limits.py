@@ -46,6 +46,7 @@ class ClientLimits:
     clock: Callable[[], float] = time.monotonic
     _created: dict[str, deque[float]] = field(default_factory=dict)
     _ai_games: dict[str, dict[str, float]] = field(default_factory=dict)  # game -> last change
+    _swept: float = float("-inf")
 
     def admit(self, client: str, *, ai: bool) -> None:
         """Raise :class:`TooMany` if ``client`` may not create a game now."""
@@ -96,8 +97,12 @@ class ClientLimits:
             games[game_id] = self.clock()
 
     def forget_idle(self) -> None:
-        """Drop the counts of clients with nothing recent (keeps memory bounded)."""
+        """Drop the counts of clients with nothing recent (keeps memory bounded); at most once
+        a minute, however often it is called."""
         now = self.clock()
+        if now < self._swept + 60:
+            return
+        self._swept = now
         for client in [c for c, t in self._created.items() if not t or t[-1] <= now - 60]:
             del self._created[client]
         for client, games in list(self._ai_games.items()):

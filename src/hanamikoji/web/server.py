@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from hanamikoji.ai.levels import LEVELS
 from hanamikoji.web.limits import Limits
@@ -134,6 +135,9 @@ def _reason(error: ValueError) -> str:
     return text.encode("ascii", "backslashreplace").decode()[:120]
 
 
+_WRITERS: set[asyncio.Task[None]] = set()
+
+
 @dataclass(eq=False)
 class Connection:
     """One open WebSocket: a seat of a game.
@@ -156,6 +160,8 @@ class Connection:
     def start(self) -> None:
         """Start writing queued messages."""
         self.writer = asyncio.create_task(self._write())
+        _WRITERS.add(self.writer)  # held until it ends, never collected while pending
+        self.writer.add_done_callback(_WRITERS.discard)
 
     async def send(self, message: dict[str, Any]) -> None:
         """Queue ``message`` (never waits)."""
@@ -215,7 +221,10 @@ class Hub:
         """Run ``work`` in the background (kept referenced until done)."""
 
         async def run() -> None:
-            await work
+            try:
+                await work
+            except Exception:
+                log.exception("background work failed")
 
         task = asyncio.create_task(run())
         self.tasks.add(task)
@@ -284,7 +293,12 @@ def _page(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
             # Only a token that opens a seat of this game is kept: a crafted link must not
             # replace the visitor's own seat cookie.
             game = await request.app[SERVICE].get(game_id)
-            if game is not None and token_seat(game.row, token) is not None:
+            held = request.cookies.get(cookie_name(game_id))
+            if (
+                game is not None
+                and token_seat(game.row, token) is not None
+                and token_seat(game.row, held) is None  # never replaces a seat already held
+            ):
                 _set_seat_cookie(request, response, game_id, token)
         return response
 
@@ -321,9 +335,18 @@ def client_of(request: web.Request) -> str:
 async def _body(request: web.Request, example: str) -> dict[str, Any]:
     """The request's JSON object body (a clear ``bad-request`` for anything else)."""
     try:
-        raw = await request.read()
+        # The whole request within the header timeout: a body trickled in holds nothing long.
+        raw = await asyncio.wait_for(request.read(), request.app[SETTINGS].header_timeout)
     except web.HTTPRequestEntityTooLarge:
         raise WebError("bad-request", "the body is too large (at most 64 KB)") from None
+    except web.RequestPayloadError:
+        raise WebError(
+            "bad-request", "the body could not be read (its Content-Encoding or length is wrong)"
+        ) from None
+    except TimeoutError:
+        raise WebError("bad-request", "the body came too slowly") from None
+    except ConnectionError:  # the client went away mid-body: nobody to answer
+        raise WebError("bad-request", "the connection was lost") from None
     expected = f"the body must be a JSON object, e.g. {example}"
     try:
         body = read_json(raw) if raw.strip() else None
@@ -480,6 +503,7 @@ async def _socket(request: web.Request) -> web.StreamResponse:
     if hub.on_connect is not None:
         hub.on_connect(conn)
     conns = hub.games.setdefault(game_id, set())
+    was_online = hub.online(game_id, seat)
     same = sorted((c for c in conns if c.seat == seat), key=lambda c: c.opened)
     limit = request.app[SETTINGS].limits.sockets_per_seat
     for old in same[: max(0, len(same) - limit + 1)] if limit else ():
@@ -487,7 +511,12 @@ async def _socket(request: web.Request) -> web.StreamResponse:
         hub.spawn(old.close(4409, "this seat was opened in too many windows: this one closed"))
     conns.add(conn)
     try:
-        await hub.publish(game_id)  # this seat's state, and the opponent learns it is online
+        if was_online:  # only this socket needs a state: nobody's view of the table changed
+            game = await service.get(game_id)
+            if game is not None:
+                await conn.send(await hub.state_for(game, seat))
+        else:
+            await hub.publish(game_id)  # this seat's state; the opponent learns it is online
         async for msg in ws:
             if msg.type == WSMsgType.TEXT:
                 await _handle(hub, game_id, conn, msg.data)
@@ -503,8 +532,9 @@ async def _socket(request: web.Request) -> web.StreamResponse:
             held.discard(conn)
             if not held:
                 del hub.games[game_id]
-        with contextlib.suppress(Exception):
-            await hub.publish(game_id)  # the opponent learns this seat left
+        if not hub.online(game_id, seat):
+            with contextlib.suppress(Exception):
+                await hub.publish(game_id)  # the opponent learns this seat left
     return ws
 
 
@@ -532,8 +562,8 @@ async def _handle(hub: Hub, game_id: str, conn: Connection, text: str) -> None:
             await service.resign(game_id, conn.seat)
         elif kind == "rematch":
             await service.rematch(game_id, conn.seat, conn.client)
-        elif kind == "hint":
-            await conn.send(await service.hint(game_id, conn.seat))
+        elif kind == "hint":  # searched meanwhile: the socket goes on reading
+            hub.spawn(_hint(service, game_id, conn))
         elif kind == "ping":
             await conn.send({"type": "pong"})
         else:
@@ -550,6 +580,13 @@ async def _handle(hub: Hub, game_id: str, conn: Connection, text: str) -> None:
             game = await service.get(game_id)
             if game is not None:
                 await conn.send(await hub.state_for(game, conn.seat))
+
+
+async def _hint(service: GameService, game_id: str, conn: Connection) -> None:
+    try:
+        await conn.send(await service.hint(game_id, conn.seat))
+    except WebError as e:
+        await conn.send(_error(e.code, e.message))
 
 
 # -- the application -------------------------------------------------------------------------------
@@ -628,6 +665,14 @@ class _Handler(web.RequestHandler):
 
     https = False
 
+    def log_exception(self, *args: Any, **kw: Any) -> None:
+        """A malformed request is the client's fault: one line at info, not a traceback."""
+        error = kw.get("exc_info")
+        if isinstance(error, (HttpProcessingError, web.RequestPayloadError, ConnectionError)):
+            log.info("malformed request: %s", show(str(error), 120))
+            return
+        super().log_exception(*args, **kw)
+
     def handle_error(
         self,
         request: web.BaseRequest,
@@ -636,6 +681,8 @@ class _Handler(web.RequestHandler):
         message: str | None = None,
     ) -> web.StreamResponse:
         response = super().handle_error(request, status, exc, message)
+        if status < 500 and isinstance(response, web.Response):
+            response.text = f"{status} Bad Request: this is not a request this server understands"
         harden(response.headers, https=self.https)
         return response
 

@@ -306,18 +306,7 @@ class GameService:
             else clean_name(opponent_name, "Player 2" if me != "Player 2" else "Player 1")
         )
         names = (me, other) if seat == 0 else (other, me)
-        try:
-            self.limits.admit(client, ai=mode == "ai")
-        except TooMany as e:
-            log.info("refused a new game of %s: %s", client, e.message)
-            raise WebError("too-many", e.message, e.retry_after) from None
-        if mode == "ai" and self.ai.crowded():
-            log.info("refused a new game against the AI of %s: the queue is long", client)
-            raise WebError(
-                "busy",
-                "the server is busy: too many games are waiting for the AI; try again in a minute",
-                60,
-            )
+        self._admit(client, ai=mode == "ai")
         mine = secrets.token_urlsafe(18)
         if mode == "ai":
             tokens = (mine, secrets.token_urlsafe(18))
@@ -336,9 +325,26 @@ class GameService:
             invite=secrets.token_urlsafe(18) if mode == "friend" else None,
         )
         self.limits.created(client, row.id, ai=mode == "ai")
-        self._owners[row.id] = client
+        self._own(row.id, client)
         game = await self._new(row)
         return game, seat
+
+    def _admit(self, client: str, *, ai: bool) -> None:
+        """Refuse a new game (or rematch) of ``client`` over its limits, or while the AI is
+        crowded."""
+        self.limits.forget_idle()
+        try:
+            self.limits.admit(client, ai=ai)
+        except TooMany as e:
+            log.info("refused a new game of %s: %s", client, e.message)
+            raise WebError("too-many", e.message, e.retry_after) from None
+        if ai and self.ai.crowded():
+            log.info("refused a new game against the AI of %s: the queue is long", client)
+            raise WebError(
+                "busy",
+                "the server is busy: too many games are waiting for the AI; try again in a minute",
+                60,
+            )
 
     async def _new(self, row: GameRow) -> LiveGame:
         """Store a new game and hold it (its AI, if to move, starts thinking)."""
@@ -369,6 +375,12 @@ class GameService:
         game = LiveGame(row, replay(row), thinking=old.thinking if old else False)
         self._keep(game)
         return game
+
+    def _own(self, game_id: str, client: str) -> None:
+        """Remember who created ``game_id`` (for fairness and limits), the newest ``cache_size``."""
+        self._owners[game_id] = client
+        while len(self._owners) > self.cache_size:
+            del self._owners[next(iter(self._owners))]
 
     def _keep(self, game: LiveGame) -> None:
         """Hold ``game`` in memory, forgetting the least recently used beyond ``cache_size``.
@@ -617,10 +629,7 @@ class GameService:
                 raise WebError("not-allowed", "a rematch is offered when the game is over")
             if game.row.rematch is None:
                 ai = game.row.mode == "ai"
-                try:
-                    self.limits.admit(client, ai=ai)
-                except TooMany as e:
-                    raise WebError("too-many", e.message, e.retry_after) from None
+                self._admit(client, ai=ai)
                 old = game.row
                 row = GameRow(
                     id=secrets.token_urlsafe(9),
@@ -634,7 +643,7 @@ class GameService:
                     joined=(old.joined[1], old.joined[0]),
                 )
                 self.limits.created(client, row.id, ai=ai)
-                self._owners[row.id] = client
+                self._own(row.id, client)
                 await self._new(row)
                 await self.store.update(game_id, rematch=row.id)
                 game.row = replace(old, rematch=row.id)
@@ -656,6 +665,8 @@ class GameService:
         owner = self._owners.get(game.id)
         if owner is not None:
             self.limits.touched(owner, game.id, over=game.state.is_over)
+            if game.state.is_over:
+                del self._owners[game.id]
         self._schedule_ai(game)
         await self._announce(game.id)
 

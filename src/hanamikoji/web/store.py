@@ -336,8 +336,8 @@ class SQLiteStore:
         self._lock: int | None = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            if exclusive:
-                self._lock = _lock_file(Path(f"{path}.lock"), path)
+            if exclusive:  # one lock per file, however it is named (a symbolic link, ..)
+                self._lock = _lock_file(Path(f"{path.resolve()}.lock"), path)
             self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
