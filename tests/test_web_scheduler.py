@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import AsyncIterator
+from concurrent.futures import BrokenExecutor
 from typing import Any
 
 import pytest
@@ -123,3 +125,33 @@ async def test_the_search_shrinks_behind_a_long_queue(scheduler: AiScheduler) ->
     assert scales[0] < 0.5  # ten waiting behind it: a share of the budget
     assert all(scheduler.min_scale <= s <= 1.0 for s in scales)
     assert scales[-1] > scales[0]  # the queue drained: more for the last
+
+
+async def test_a_move_is_never_refused_however_long_the_queue(scheduler: AiScheduler) -> None:
+    held = asyncio.create_task(scheduler.run("move", "held", blocker, "held"))
+    await asyncio.sleep(0.05)
+    moves = [await _queued(scheduler, "move", f"m{i}") for i in range(30)]  # limit 20
+    assert scheduler.waiting("move") == 30
+    assert scheduler.crowded(30) and not scheduler.crowded(19)
+    gate.set()
+    assert len(await asyncio.gather(held, *moves)) == 31
+
+
+def pid(scale: float = 1.0) -> int:
+    return os.getpid()
+
+
+def die(scale: float = 1.0) -> int:
+    os._exit(3)  # a worker killed mid-search (out of memory, by hand)
+
+
+async def test_a_killed_worker_is_replaced() -> None:
+    ai = AiScheduler(1)
+    try:
+        first = await ai.run("move", "a", pid)
+        with pytest.raises(BrokenExecutor):
+            await ai.run("move", "b", die)  # tried twice: on the pool it broke and on a new one
+        after = await ai.run("move", "c", pid)
+        assert after != first  # the game after it still gets its move, from a new worker
+    finally:
+        ai.close()

@@ -353,12 +353,13 @@ async def test_a_crowded_ai_queue_refuses_new_ai_games(
     store = await open_store(f"sqlite:///{tmp_path / 'busy.sqlite3'}")
     service = GameService(store, ai_workers=0, seed=1, queue_limits={"move": 2})
     client = await aiohttp_client(create_app(service))
-    service.ai._queues["move"].heap.append(None)  # type: ignore[arg-type]
-    answer = await client.post("/api/games", json={"mode": "ai"})
+    service._ai_pending.update({("other", 1), ("another", 1)})  # two moves owed: the limit
+    answer = await client.post("/api/games", json={"mode": "ai", "level": "master"})
     assert answer.status == 503 and "busy" in (await answer.json())["error"]
     assert answer.headers["Retry-After"]
-    service.ai._queues["move"].heap.clear()
-    await create(client, mode="ai", level="easy")
+    await create(client, mode="ai", level="beginner")  # no search: always open
+    service._ai_pending.clear()
+    await create(client, mode="ai", level="master")
 
 
 # -- 6. a client that never reads ----------------------------------------------------------------

@@ -8,8 +8,9 @@ It hands jobs to worker processes one at a time per worker, so the queue is its 
   (start-time fair queuing), so a visitor with a hundred games waits behind their own games, not
   in front of another visitor's one;
 - **one job per key**: asking again for a hint that is being searched gets the same answer;
-- **bounded**: a kind's queue has a limit; past it :class:`Busy` is raised at once, and a new game
-  against the AI is refused while the move queue is long, rather than anyone waiting minutes;
+- **bounded**: hints and reviews have a queue limit, past which :class:`Busy` is raised at once;
+  a game's own move is never refused (the game would stall): the moves are bounded by refusing
+  new games against the searching levels while many moves wait (:meth:`AiScheduler.crowded`);
 - **thinking shrinks under load**: a move or hint dispatched behind a long queue searches a share
   of its level's iterations (``scale``), so that a reply comes within about ``target`` seconds.
 """
@@ -22,7 +23,7 @@ import itertools
 import os
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any
@@ -34,7 +35,7 @@ __all__ = ["KINDS", "AiScheduler", "Busy"]
 KINDS = ("move", "hint", "review")
 """Job kinds, most urgent first."""
 
-_NICE = {"move": 5, "review": 15}  # workers yield the CPU to the server's own event loop
+_NICE = {"play": 5, "review": 15}  # workers yield the CPU to the server's own event loop
 
 
 class Busy(Exception):
@@ -53,6 +54,7 @@ class _Job:
     args: tuple[Any, ...] = field(compare=False)
     future: asyncio.Future[Any] = field(compare=False)
     queued: float = field(compare=False, default=0.0)
+    retried: bool = field(compare=False, default=False)
 
 
 @dataclass
@@ -89,10 +91,8 @@ class AiScheduler:
             "hint": _Queue(given.get("hint", 4 * self.workers)),
             "review": _Queue(given.get("review", 16)),
         }
-        self._pools = {
-            "play": _pool(workers, _NICE["move"]),  # moves and hints
-            "review": _pool(1 if workers > 0 else 0, _NICE["review"]),
-        }
+        self._processes = {"play": workers, "review": 1 if workers > 0 else 0}
+        self._pools = {name: _pool(n, _NICE[name]) for name, n in self._processes.items()}
         self._slots = {"play": self.workers, "review": 1}
         self._running: dict[str, int] = {"play": 0, "review": 0}
         self._pending: dict[Any, asyncio.Future[Any]] = {}
@@ -110,10 +110,10 @@ class AiScheduler:
         """How many jobs of ``kind`` may wait."""
         return self._queues[kind].limit
 
-    def crowded(self) -> bool:
-        """Whether the move queue is so long that a new game against the AI should be refused."""
-        queue = self._queues["move"]
-        return len(queue.heap) >= queue.limit // 2
+    def crowded(self, moves_due: int) -> bool:
+        """Whether ``moves_due`` (the AI moves the server owes, queued or about to be) are so
+        many that a new game against a searching level should be refused."""
+        return moves_due >= self._queues["move"].limit
 
     def pending(self, key: Any) -> bool:
         """Whether a job with ``key`` is waiting or running."""
@@ -137,7 +137,7 @@ class AiScheduler:
         if existing is not None:
             return await asyncio.shield(existing)
         queue = self._queues[kind]
-        if len(queue.heap) >= queue.limit:
+        if kind != "move" and len(queue.heap) >= queue.limit:
             raise Busy(f"the server is busy: {len(queue.heap)} {kind} jobs are waiting")
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
@@ -166,6 +166,14 @@ class AiScheduler:
             pool.submit(ai_worker.warm_up)
 
     # -- inside -------------------------------------------------------------------------------
+
+    def _replace(self, pool: str) -> None:
+        """A new pool in place of a broken one."""
+        old = self._pools[pool]
+        if isinstance(old, ProcessPoolExecutor) and not getattr(old, "_broken", False):
+            return  # already replaced by an earlier job of the same pool
+        old.shutdown(wait=False, cancel_futures=True)
+        self._pools[pool] = _pool(self._processes[pool], _NICE[pool])
 
     def _dispatch(self) -> None:
         for pool in ("play", "review"):
@@ -210,6 +218,15 @@ class AiScheduler:
         def finished(f: asyncio.Future[Any]) -> None:
             self._running[pool] -= 1
             self.done += 1
+            if not f.cancelled() and isinstance(f.exception(), BrokenExecutor):
+                # A worker died (killed, out of memory): the pool is unusable, so it is
+                # replaced, and the job tried once more on the new one.
+                self._replace(pool)
+                if not job.retried:
+                    job.retried = True
+                    heapq.heappush(self._queues[job.kind].heap, job)
+                    self._dispatch()
+                    return
             if pool == "play" and not f.cancelled() and f.exception() is None:
                 seconds = (time.monotonic() - started) / scale
                 old = self._cost.get(job.cost)

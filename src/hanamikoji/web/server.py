@@ -154,7 +154,7 @@ class Connection:
     client: str = ""  # the address it came from (for the limits)
     sent: list[str] | None = None  # every message sent, when a test asks to keep them
     opened: float = field(default_factory=time.monotonic)
-    queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(SEND_QUEUE))
+    queue: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(SEND_QUEUE))
     writer: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -179,10 +179,11 @@ class Connection:
     async def _write(self) -> None:
         while True:
             text = await self.queue.get()
-            if self.ws.closed:
+            if text is None or self.ws.closed:
                 return
             try:
-                await asyncio.wait_for(self.ws.send_str(text), SEND_TIMEOUT)
+                async with asyncio.timeout(SEND_TIMEOUT):  # (wait_for may swallow a cancel)
+                    await self.ws.send_str(text)
                 self.queue.task_done()
             except TimeoutError:
                 log.info("closing a socket that took over %s s to take a message", SEND_TIMEOUT)
@@ -195,8 +196,14 @@ class Connection:
         """Cut the connection at once (no closing handshake: the peer is not reading)."""
         if self.transport is not None:
             self.transport.abort()
+        self.stop()
+
+    def stop(self) -> None:
+        """End the writer: cancelled, and woken by an end mark should the cancel be lost."""
         if self.writer is not None and self.writer is not asyncio.current_task():
             self.writer.cancel()
+        with contextlib.suppress(asyncio.QueueFull):
+            self.queue.put_nowait(None)
 
     async def close(self, code: int, why: str) -> None:
         """Close politely: an error message saying why, then the closing handshake."""
@@ -525,8 +532,7 @@ async def _socket(request: web.Request) -> web.StreamResponse:
             elif msg.type == WSMsgType.ERROR:
                 break
     finally:
-        if conn.writer is not None:
-            conn.writer.cancel()
+        conn.stop()
         held = hub.games.get(game_id)
         if held is not None:
             held.discard(conn)

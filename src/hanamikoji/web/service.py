@@ -44,6 +44,7 @@ DEFAULT_LEVEL = "medium"
 MAX_NAME = 40
 MAX_ROUNDS = 99  # the most rounds a game may be limited to (or no limit at all)
 RESIGN = "resign:"
+_NO_SEARCH = ("beginner", "easy")  # levels whose moves take a millisecond: never refused as busy
 
 
 class WebError(Exception):
@@ -306,7 +307,7 @@ class GameService:
             else clean_name(opponent_name, "Player 2" if me != "Player 2" else "Player 1")
         )
         names = (me, other) if seat == 0 else (other, me)
-        self._admit(client, ai=mode == "ai")
+        self._admit(client, ai=mode == "ai", level=level)
         mine = secrets.token_urlsafe(18)
         if mode == "ai":
             tokens = (mine, secrets.token_urlsafe(18))
@@ -329,16 +330,17 @@ class GameService:
         game = await self._new(row)
         return game, seat
 
-    def _admit(self, client: str, *, ai: bool) -> None:
-        """Refuse a new game (or rematch) of ``client`` over its limits, or while the AI is
-        crowded."""
+    def _admit(self, client: str, *, ai: bool, level: str | None = None) -> None:
+        """Refuse a new game (or rematch) of ``client`` over its limits, or one against a
+        searching level while the AI owes many moves (beginner and easy search nothing)."""
         self.limits.forget_idle()
         try:
             self.limits.admit(client, ai=ai)
         except TooMany as e:
             log.info("refused a new game of %s: %s", client, e.message)
             raise WebError("too-many", e.message, e.retry_after) from None
-        if ai and self.ai.crowded():
+        searching = level not in _NO_SEARCH
+        if ai and searching and self.ai.crowded(len(self._ai_pending)):
             log.info("refused a new game against the AI of %s: the queue is long", client)
             raise WebError(
                 "busy",
@@ -629,7 +631,7 @@ class GameService:
                 raise WebError("not-allowed", "a rematch is offered when the game is over")
             if game.row.rematch is None:
                 ai = game.row.mode == "ai"
-                self._admit(client, ai=ai)
+                self._admit(client, ai=ai, level=game.row.level)
                 old = game.row
                 row = GameRow(
                     id=secrets.token_urlsafe(9),
