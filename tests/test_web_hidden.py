@@ -252,3 +252,25 @@ async def test_undo_shows_nothing_a_twin_game_would_not(
         received.append(seat.messages)
     assert len(received[0]) > 5
     assert received[0] == received[1]
+
+
+async def test_no_endpoint_tells_a_card_while_the_game_is_on(
+    aiohttp_client: Callable[..., Awaitable[Client]], service: GameService
+) -> None:
+    client = await aiohttp_client(create_app(service))
+    for mode in ("ai", "friend"):
+        body: dict[str, Any] = {"mode": mode, "seat": 0} | (
+            {"level": "easy"} if mode == "ai" else {}
+        )
+        data = await (await client.post("/api/games", json=body)).json()
+        assert set(data) == {"game", "seat", "token", "url", "invite"}
+        game = data["game"]
+        for path in ("record", "review", "analysis"):
+            response = await client.get(f"/api/games/{game}/{path}")
+            assert response.status == 403, (mode, path)
+            assert set(await response.json()) == {"error", "code"}
+        if data["invite"]:
+            code = data["invite"].split("i=")[1]
+            info = await (await client.get(f"/api/games/{game}/invitation?i={code}")).json()
+            assert set(info) == {"game", "status", "host", "seat", "rules", "yours"}
+            assert info["rules"] == {"max_rounds": 3} and isinstance(info["host"], str)

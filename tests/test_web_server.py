@@ -355,6 +355,7 @@ async def test_pages_and_headers(client: Client) -> None:
         assert response.status == 200, path
         assert "<html" in (await response.text()).lower()
         assert "default-src 'self'" in response.headers["Content-Security-Policy"]
+    client.session.cookie_jar.clear()  # the link in another browser sets the seat's cookie
     response = await client.get(f"/g/{data['game']}?t={data['token']}")
     assert f"hk_{data['game']}" in response.cookies
     response = await client.get("/api/games/nope/review")

@@ -152,6 +152,15 @@ async def test_a_database_of_schema_1_is_migrated(tmp_path: Path) -> None:
         "INSERT INTO games VALUES ('old', 'then', 'then', 7, 3, 'ai', 'easy', 1, 't0', 't1', "
         "'Anna', 'easy', 1, 1, 0, 'playing', NULL, NULL)"
     )
+    # Friend games of the permanent links: one waiting for its friend, one the friend joined.
+    db.execute(
+        "INSERT INTO games VALUES ('waits', 'then', 'then', 8, 3, 'friend', NULL, NULL, 'h0', "
+        "'f1', 'Anna', 'Player 2', 1, 0, 0, 'playing', NULL, NULL)"
+    )
+    db.execute(
+        "INSERT INTO games VALUES ('joined', 'then', 'then', 9, 3, 'friend', NULL, NULL, 'f0', "
+        "'h1', 'Bob', 'Anna', 1, 1, 0, 'playing', NULL, NULL)"
+    )
     db.commit()
     db.close()
     store = SQLiteStore(path)
@@ -160,6 +169,10 @@ async def test_a_database_of_schema_1_is_migrated(tmp_path: Path) -> None:
     assert old is not None and old.names == ("Anna", "easy")
     assert old.ai_due  # not known for a game stored before: a starting server looks at it
     assert await store.ai_due() == ["old"]
+    waits = await store.load("waits")
+    assert waits is not None and waits.tokens == ("h0", "") and waits.invite == "f1"
+    joined = await store.load("joined")
+    assert joined is not None and joined.tokens == ("f0", "h1") and joined.invite is None
     await store.close()
 
 

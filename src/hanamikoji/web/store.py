@@ -102,10 +102,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # every unfinished game (NULL for games stored before: they are read to find out).
     ("ALTER TABLE games ADD COLUMN ai_due INTEGER",),
     # 3: a friend game's invitation, claimed once (the friend's seat token is made then), and
-    # the deals an undo drew afresh (NULL: the deals come from the seed).
+    # the deals an undo drew afresh (NULL: the deals come from the seed). A game stored before,
+    # still waiting for its friend, turns the friend's token into the invitation: the old link
+    # no longer opens a seat, and its code can be claimed once on the invitation page.
     (
         "ALTER TABLE games ADD COLUMN invite TEXT",
         "ALTER TABLE games ADD COLUMN deals TEXT",
+        "UPDATE games SET invite = token1, token1 = '' "
+        "WHERE mode = 'friend' AND joined1 = 0 AND status = 'playing'",
+        "UPDATE games SET invite = token0, token0 = '' "
+        "WHERE mode = 'friend' AND joined0 = 0 AND status = 'playing'",
     ),
 )
 """The schema as migrations; ``schema_version`` in table ``meta`` says how far a database is."""
