@@ -173,6 +173,56 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--backend", choices=("local", "ray"), default="local")
     match.add_argument("--json", action="store_true", help="print the summary as JSON")
 
+    tour = sub.add_parser(
+        "tournament",
+        help="play many players in a round robin or a gauntlet and rate them all in one fit",
+    )
+    tour.add_argument(
+        "players",
+        nargs="+",
+        metavar="PLAYER",
+        help="built-in agents (NAME[:KEY=VALUE,...]), levels (level:NAME) or cmd:COMMAND",
+    )
+    tour.add_argument(
+        "--gauntlet", default=None, metavar="PLAYER", help="play only PLAYER against the others"
+    )
+    tour.add_argument(
+        "--games-per-pair",
+        type=_positive,
+        default=10,
+        metavar="N",
+        help="games each two players play (default 10, in duplicate pairs)",
+    )
+    tour.add_argument("--jobs", type=_positive, default=1, help="pairs at once (default 1)")
+    tour.add_argument(
+        "--clock-ms", type=_positive, default=1000, help="time per move to aim for (default 1000)"
+    )
+    tour.add_argument(
+        "--hard-limit-ms",
+        type=_positive,
+        default=None,
+        help="forfeit an engine silent this long (default clock-ms + 1000)",
+    )
+    tour.add_argument("--seed", type=int, default=0, help="tournament seed: deals and agents (0)")
+    tour.add_argument(
+        "--max-rounds", type=_max_rounds, default=3, metavar="R", help="round limit or 'none'"
+    )
+    tour.add_argument(
+        "--anchor",
+        default=None,
+        metavar="PLAYER=ELO",
+        help="the player whose rating is fixed, e.g. random=0 (default: the first player at 0)",
+    )
+    tour.add_argument(
+        "--state",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="save results here after each pair and resume from them",
+    )
+    tour.add_argument("--backend", choices=("local", "ray"), default="local")
+    tour.add_argument("--json", action="store_true", help="print the results as JSON")
+
     analyze = sub.add_parser(
         "analyze", help="review a game: for each decision the best move and what the move lost"
     )
@@ -269,7 +319,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command in ("replay", "analyze", "match"):
+    if args.command in ("replay", "analyze", "match", "tournament"):
         # These print names and messages from records and engines; a name in a script the
         # terminal's encoding lacks is shown escaped rather than ending the command.
         tolerate_unencodable()
@@ -280,6 +330,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _engine(args.name, args.seed, args.option)
         if args.command == "match":
             return _match(args)
+        if args.command == "tournament":
+            return _tournament(args)
         if args.command == "analyze":
             return _analyze(args.file, args.seat, args.iterations, as_json=args.json)
         if args.command == "serve":
@@ -411,6 +463,68 @@ def _match(args: argparse.Namespace) -> int:
         # Forfeit reasons quote engines (their stderr, their lines): escaped, line by line.
         print(printable_lines(summary.render()), end="")
     return 130 if summary.stopped == "interrupted" else 0
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    from hanamikoji.match import MatchError
+    from hanamikoji.state import Rules
+    from hanamikoji.tournament import TournamentConfig, run_tournament
+
+    try:
+        anchor, anchor_elo = None, 0.0
+        if args.anchor is not None:
+            name, eq, value = args.anchor.rpartition("=")
+            try:
+                anchor, anchor_elo = name, float(value)
+            except ValueError:
+                eq = ""
+            if not eq or not name:
+                raise MatchError(f"--anchor takes PLAYER=ELO, e.g. random=0, got {args.anchor!r}")
+        players = tuple(args.players)
+        if args.gauntlet is not None and args.gauntlet not in players:
+            players = (args.gauntlet, *players)
+        config = TournamentConfig(
+            players=players,
+            gauntlet=args.gauntlet,
+            games_per_pair=args.games_per_pair,
+            jobs=args.jobs,
+            clock_ms=args.clock_ms,
+            hard_limit_ms=args.hard_limit_ms,
+            seed=args.seed,
+            rules=Rules(args.max_rounds),
+            anchor=anchor,
+            anchor_elo=anchor_elo,
+            state=args.state,
+            backend=args.backend,
+        )
+        live = sys.stderr.isatty()
+        every = max(1, len(config.all_players) ** 2 * config.pairs_per_pairing // 40)
+
+        def progress(t: Any) -> None:
+            line = t.progress()
+            if live:
+                print(
+                    "\r" + line[: shutil.get_terminal_size().columns - 1], end="", file=sys.stderr
+                )
+            elif (len(t.pairs) - t.resumed) % every == 0:
+                print(line, file=sys.stderr, flush=True)
+
+        result = run_tournament(config, on_pair=progress)
+    except (MatchError, ValueError) as e:  # may quote an engine's output
+        print(f"hanamikoji tournament: {printable(str(e))}", file=sys.stderr)
+        return EXIT_USAGE
+    if live:
+        print(file=sys.stderr)
+    for player, why in result.dropped.items():
+        print(
+            f"hanamikoji tournament: left out {printable(player)}: {printable(why)}",
+            file=sys.stderr,
+        )
+    if args.json:
+        print(json.dumps(result.to_json(), ensure_ascii=True))
+    else:
+        print(printable_lines(result.render()), end="")
+    return 130 if result.stopped == "interrupted" else 0
 
 
 def _analyze(path: Path, seat: int | None, iterations: int, *, as_json: bool) -> int:

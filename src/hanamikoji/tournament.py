@@ -1,0 +1,669 @@
+"""Tournaments: many players in a round robin or a gauntlet, rated by one fit over all games.
+
+Every pairing plays duplicate pairs exactly as ``hanamikoji match`` does (``play_pair`` with a
+``MatchConfig`` whose seed is the tournament's), so pair ``i`` deals the same cards in every
+pairing and a game is reproducible from the seed. Pairs run ``jobs`` at once, locally or on Ray.
+A state file (JSON, replaced atomically after each pair) lets a stopped tournament resume
+without playing a finished pair again. A player that cannot start is reported and left out.
+
+>>> t = run_tournament(TournamentConfig(("greedy", "random", "level:beginner"), games_per_pair=2))
+>>> t.games, len(t.pairs)
+(6, 3)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import multiprocessing
+import os
+import signal
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hanamikoji.engine import EngineError, kill_all_engines
+from hanamikoji.match import (
+    EnginePlayer,
+    MatchConfig,
+    MatchError,
+    PairResult,
+    Player,
+    make_player,
+    play_pair,
+)
+from hanamikoji.rating import Fit, RatingError, fit_ratings
+from hanamikoji.state import Rules
+
+__all__ = [
+    "PairRecord",
+    "Tournament",
+    "TournamentConfig",
+    "run_tournament",
+    "schedule",
+]
+
+STATE_FORMAT = "hanamikoji-tournament/1"
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """Who plays (specs, as for ``match``), in which form, and under which conditions."""
+
+    players: tuple[str, ...]
+    gauntlet: str | None = None
+    games_per_pair: int = 10
+    jobs: int = 1
+    clock_ms: int = 1000
+    seed: int = 0
+    rules: Rules = field(default_factory=Rules)
+    hard_limit_ms: int | None = None
+    anchor: str | None = None
+    anchor_elo: float = 0.0
+    state: Path | None = None
+    backend: str = "local"
+
+    def __post_init__(self) -> None:
+        players = self.all_players
+        if len(players) < 2:
+            raise MatchError("a tournament needs at least two players")
+        seen: set[str] = set()
+        for p in players:
+            if p in seen:
+                raise MatchError(f"player {p!r} is named twice")
+            seen.add(p)
+        if self.anchor is not None and self.anchor not in seen:
+            raise MatchError(
+                f"--anchor {self.anchor!r} is not one of the players: {', '.join(players)}"
+            )
+        if self.games_per_pair < 1:
+            raise MatchError(f"--games-per-pair must be at least 1, got {self.games_per_pair}")
+        # The rest (jobs, clock, backend) is checked by MatchConfig, with match's messages.
+        self.match_config(players[0], players[1])
+
+    @property
+    def all_players(self) -> tuple[str, ...]:
+        """Every player, the gauntlet's first."""
+        if self.gauntlet is None:
+            return self.players
+        return (self.gauntlet, *(p for p in self.players if p != self.gauntlet))
+
+    @property
+    def pairs_per_pairing(self) -> int:
+        """Duplicate pairs each pairing plays (games rounded up to an even number)."""
+        return (self.games_per_pair + 1) // 2
+
+    def match_config(self, a: str, b: str) -> MatchConfig:
+        """The match settings of one pairing; the same seed everywhere, so the same deals."""
+        return MatchConfig(
+            a,
+            b,
+            games=self.games_per_pair,
+            jobs=self.jobs,
+            clock_ms=self.clock_ms,
+            seed=self.seed,
+            rules=self.rules,
+            hard_limit_ms=self.hard_limit_ms,
+            backend=self.backend,
+        )
+
+    def settings(self) -> dict[str, Any]:
+        """What a state file must agree on to be resumed."""
+        return {
+            "players": list(self.all_players),
+            "gauntlet": self.gauntlet,
+            "games_per_pair": self.games_per_pair,
+            "clock_ms": self.clock_ms,
+            "hard_limit_ms": self.hard_limit_ms,
+            "seed": self.seed,
+            "max_rounds": self.rules.max_rounds,
+        }
+
+
+def schedule(players: tuple[str, ...], gauntlet: str | None) -> list[tuple[str, str]]:
+    """The pairings: every two players (round robin) or the gauntlet against each other."""
+    if gauntlet is not None:
+        return [(gauntlet, p) for p in players if p != gauntlet]
+    return [(a, b) for i, a in enumerate(players) for b in players[i + 1 :]]
+
+
+# -- results ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairRecord:
+    """One finished pair of one pairing: per game the winner (a, b or None) and any forfeit."""
+
+    a: str
+    b: str
+    index: int
+    winners: tuple[str | None, str | None]
+    forfeits: tuple[str | None, str | None]
+    whys: tuple[str | None, str | None]
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        """What identifies the pair in a state file."""
+        return (self.a, self.b, self.index)
+
+    @property
+    def points_a(self) -> float:
+        """A's points over the two games."""
+        return sum(1.0 if w == self.a else 0.5 if w is None else 0.0 for w in self.winners)
+
+    @classmethod
+    def from_pair(cls, a: str, b: str, pair: PairResult) -> PairRecord:
+        """The record of a pair played by ``play_pair`` (sides A and B become names)."""
+        name = {"A": a, "B": b}
+        g0, g1 = pair.games
+        return cls(
+            a,
+            b,
+            pair.index,
+            (name.get(g0.winner or ""), name.get(g1.winner or "")),
+            (name.get(g0.forfeit or ""), name.get(g1.forfeit or "")),
+            (g0.why if g0.forfeit else None, g1.why if g1.forfeit else None),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The pair as a JSON-ready object."""
+        return {
+            "a": self.a,
+            "b": self.b,
+            "pair": self.index,
+            "winners": list(self.winners),
+            "forfeits": list(self.forfeits),
+            "why": list(self.whys),
+        }
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> PairRecord:
+        """A pair from its JSON object (as written by ``to_json``)."""
+        w, f, y = obj["winners"], obj["forfeits"], obj.get("why", [None, None])
+        return cls(obj["a"], obj["b"], int(obj["pair"]), (w[0], w[1]), (f[0], f[1]), (y[0], y[1]))
+
+
+@dataclass
+class Tournament:
+    """Everything a tournament has shown so far: pairs, dropped players, the fit."""
+
+    config: TournamentConfig
+    players: list[str]
+    dropped: dict[str, str] = field(default_factory=dict)
+    pairs: list[PairRecord] = field(default_factory=list)
+    resumed: int = 0
+    stopped: str | None = None
+    elapsed: float = 0.0
+
+    @property
+    def pairings(self) -> list[tuple[str, str]]:
+        """The pairings among the players that started."""
+        g = self.config.gauntlet
+        if g is not None and g not in self.players:
+            return []
+        return schedule(tuple(self.players), g)
+
+    @property
+    def planned(self) -> int:
+        """Games planned among the players that started."""
+        return len(self.pairings) * self.config.pairs_per_pairing * 2
+
+    @property
+    def games(self) -> int:
+        """Games played (including those of a resumed state)."""
+        return 2 * len(self.pairs)
+
+    def cross(self) -> dict[str, dict[str, list[float]]]:
+        """``cross[x][y] = [points of x, games, wins, draws, losses]`` against y."""
+        table: dict[str, dict[str, list[float]]] = {}
+        for pr in self.pairs:
+            for me, other in ((pr.a, pr.b), (pr.b, pr.a)):
+                cell = table.setdefault(me, {}).setdefault(other, [0.0, 0, 0, 0, 0])
+                for w in pr.winners:
+                    cell[1] += 1
+                    if w is None:
+                        cell[0] += 0.5
+                        cell[3] += 1
+                    elif w == me:
+                        cell[0] += 1
+                        cell[2] += 1
+                    else:
+                        cell[4] += 1
+        return table
+
+    def forfeits(self) -> dict[str, int]:
+        """Games each player lost by forfeit."""
+        out = {p: 0 for p in self.config.all_players}
+        for pr in self.pairs:
+            for f in pr.forfeits:
+                if f is not None:
+                    out[f] = out.get(f, 0) + 1
+        return out
+
+    def fit(self) -> Fit | None:
+        """The maximum-likelihood ratings so far (None before any game)."""
+        if not self.pairs:
+            return None
+        anchor = self.config.anchor or self.config.all_players[0]
+        rows = [(pr.a, pr.b, pr.points_a, 2) for pr in self.pairs]
+        names = [p for p in self.config.all_players if p not in self.dropped]
+        if anchor not in names:
+            names.insert(0, anchor)
+        try:
+            return fit_ratings(
+                rows, anchor=anchor, anchor_elo=self.config.anchor_elo, players=names
+            )
+        except RatingError:
+            return None
+
+    def progress(self) -> str:
+        """One line: games so far and the current leader."""
+        line = f"{self.games}/{self.planned} games"
+        fit = self.fit()
+        if fit is not None:
+            best = max(fit.ratings, key=lambda p: fit.ratings[p])
+            line += f"  leader {best} ({fit.ratings[best]:+.0f})"
+        return line
+
+    def to_json(self) -> dict[str, Any]:
+        """Ratings, cross table, forfeits and dropped players as a JSON-ready object."""
+        fit = self.fit()
+        cross = self.cross()
+        forfeits = self.forfeits()
+        ratings = []
+        for p in self._order(fit):
+            cells = cross.get(p, {})
+            games = sum(int(c[1]) for c in cells.values())
+            points = sum(c[0] for c in cells.values())
+            r = fit.ratings.get(p) if fit else None
+            lo, hi = fit.intervals[p] if fit and p in fit.intervals else (None, None)
+            ratings.append(
+                {
+                    "player": p,
+                    "elo": _num(r),
+                    "elo_95": [_num(lo), _num(hi)],
+                    "games": games,
+                    "score": round(points / games, 4) if games else None,
+                    "forfeits": forfeits.get(p, 0),
+                }
+            )
+        return {
+            "format": "hanamikoji-tournament-result/1",
+            "kind": "gauntlet" if self.config.gauntlet else "round robin",
+            "players": list(self.config.all_players),
+            "dropped": [{"player": p, "why": why} for p, why in self.dropped.items()],
+            "anchor": {
+                "player": fit.anchor if fit else self.config.anchor,
+                "elo": self.config.anchor_elo,
+            },
+            "games": self.games,
+            "planned": self.planned,
+            "resumed_games": 2 * self.resumed,
+            "ratings": ratings,
+            "cross_table": {
+                p: {
+                    q: {
+                        "points": c[0],
+                        "games": int(c[1]),
+                        "wins": int(c[2]),
+                        "draws": int(c[3]),
+                        "losses": int(c[4]),
+                    }
+                    for q, c in cross.get(p, {}).items()
+                }
+                for p in self._order(fit)
+            },
+            "stopped": self.stopped,
+            "seconds": round(self.elapsed, 3),
+        }
+
+    def _order(self, fit: Fit | None) -> list[str]:
+        """The players that started, best rated first (unrated last)."""
+        ratings = fit.ratings if fit else {}
+        return sorted(self.players, key=lambda p: -ratings.get(p, -math.inf))
+
+    def render(self) -> str:
+        """Rating list, cross table, forfeits and dropped players as readable text."""
+        fit = self.fit()
+        order = self._order(fit)
+        kind = f"gauntlet of {self.config.gauntlet}" if self.config.gauntlet else "round robin"
+        lines = [
+            f"{kind}: {len(self.players)} players, {self.games} of {self.planned} games "
+            f"({self.config.pairs_per_pairing} duplicate pairs a pairing)"
+            + (f", {2 * self.resumed} from the state file" if self.resumed else "")
+            + (f", stopped: {self.stopped}" if self.stopped else ""),
+        ]
+        if fit is not None:
+            lines.append(
+                f"ratings (one maximum-likelihood fit, {fit.anchor} = {fit.anchor_elo:g}, "
+                "95% intervals):"
+            )
+        data = self.to_json()["ratings"]
+        width = max(len(p) for p in order) if order else 6
+        lines.append(
+            f"  {'#':>2}  {'player':<{width}}  {'Elo':>6}  {'95% interval':>15}  "
+            f"{'games':>5}  {'score':>6}  forfeits"
+        )
+        for rank, row in enumerate(data, 1):
+            elo, (lo, hi) = row["elo"], row["elo_95"]
+            e = f"{elo:+.0f}" if elo is not None else "-"
+            iv = f"{lo:+.0f} to {hi:+.0f}" if lo is not None and hi is not None else "-"
+            sc = f"{100 * row['score']:.1f}%" if row["score"] is not None else "-"
+            lines.append(
+                f"  {rank:>2}  {row['player']:<{width}}  {e:>6}  {iv:>15}  {row['games']:>5}  "
+                f"{sc:>6}  {row['forfeits']}"
+            )
+        lines.append("cross table (points of the row's player / games):")
+        cross = self.cross()
+        cols = [str(i) for i in range(1, len(order) + 1)]
+        lines.append(f"  {'':>2}  {'':<{width}}  " + "  ".join(f"{c:>9}" for c in cols))
+        for rank, p in enumerate(order, 1):
+            cells = []
+            for q in order:
+                c = cross.get(p, {}).get(q)
+                cells.append("x" if p == q else f"{c[0]:g}/{c[1]:g}" if c else "-")
+            lines.append(f"  {rank:>2}  {p:<{width}}  " + "  ".join(f"{c:>9}" for c in cells))
+        if fit is not None and fit.unrated:
+            lines.append(
+                "not rated (no games linking them to the anchor): " + ", ".join(fit.unrated)
+            )
+        for p, why in self.dropped.items():
+            lines.append(f"left out: {p}: {why}")
+        lines.append(f"time {self.elapsed:.1f} s")
+        return "\n".join(lines) + "\n"
+
+
+def _num(x: float | None) -> float | None:
+    return None if x is None else round(x, 1)
+
+
+# -- the state file --------------------------------------------------------------------------
+
+
+def load_state(config: TournamentConfig) -> list[PairRecord]:
+    """The pairs a state file already holds ([] when there is none); refuses other settings."""
+    path = config.state
+    if path is None or not path.exists():
+        return []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("format") != STATE_FORMAT:
+            raise MatchError(f"{path} is not a tournament state file ({STATE_FORMAT})")
+        pairs = [PairRecord.from_json(p) for p in data["pairs"]]
+        saved = data["settings"]
+    except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
+        raise MatchError(f"cannot read the state file {path}: {e}") from None
+    want = config.settings()
+    diff = [f"{k}: {saved.get(k)!r} there, {v!r} now" for k, v in want.items() if saved.get(k) != v]
+    if diff:
+        raise MatchError(
+            f"the state file {path} is of another tournament ({'; '.join(diff)}); "
+            "use the same players and settings to resume, or another --state file"
+        )
+    return pairs
+
+
+def save_state(config: TournamentConfig, pairs: list[PairRecord]) -> None:
+    """Write the state file atomically (a temporary file renamed over the old one)."""
+    path = config.state
+    if path is None:
+        return
+    data = {
+        "format": STATE_FORMAT,
+        "settings": config.settings(),
+        "pairs": [p.to_json() for p in pairs],
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=0)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+# -- running ---------------------------------------------------------------------------------
+
+
+def preflight(spec: str, config: TournamentConfig) -> str | None:
+    """Why ``spec`` cannot play (a bad spec, an engine that does not start), or None."""
+    try:
+        player = make_player(spec, hard_limit_ms=config.hard_limit_ms)
+    except MatchError as e:
+        return str(e)
+    try:
+        if isinstance(player, EnginePlayer):
+            player._get()
+    except EngineError as e:
+        return f"{e.kind}: {e}"
+    finally:
+        player.close()
+    return None
+
+
+Task = tuple[str, str, int]
+
+
+def run_tournament(
+    config: TournamentConfig,
+    *,
+    on_pair: Callable[[Tournament], None] | None = None,
+) -> Tournament:
+    """Play the tournament; Ctrl-C or SIGTERM stop it with the results so far (state saved)."""
+    done = load_state(config)
+    dropped: dict[str, str] = {}
+    for spec in config.all_players:
+        why = preflight(spec, config)
+        if why is not None:
+            dropped[spec] = why
+    live = [p for p in config.all_players if p not in dropped]
+    t = Tournament(config, live, dropped, list(done), resumed=len(done))
+    if config.gauntlet is not None and config.gauntlet in dropped:
+        t.stopped = "the gauntlet's player cannot start"
+        return t
+    finished = {p.key for p in done}
+    # Pair by pair across all pairings, so a tournament stopped early is still balanced.
+    tasks: list[Task] = [
+        (a, b, i)
+        for i in range(config.pairs_per_pairing)
+        for a, b in t.pairings
+        if (a, b, i) not in finished
+    ]
+    start = time.monotonic()
+    with _Stop() as stop:
+        results = _play(config, tasks)
+        try:
+            for a, b, pair in results:
+                # A stop that lands here waits until the pair is both counted and saved, so
+                # the table shown and the state file always hold the same pairs.
+                with stop.shielded():
+                    t.pairs.append(PairRecord.from_pair(a, b, pair))
+                    save_state(config, t.pairs)
+                t.elapsed = time.monotonic() - start
+                if on_pair is not None:
+                    on_pair(t)
+        except KeyboardInterrupt:
+            t.stopped = "interrupted"
+        finally:
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()
+    t.elapsed = time.monotonic() - start
+    return t
+
+
+class _Stop:
+    """Ctrl-C and SIGTERM stop the tournament, but never inside a ``shielded`` block."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.critical = False
+        self._old: dict[int, Any] = {}
+
+    def _handler(self, signum: int, frame: object) -> None:
+        self.requested = True
+        if not self.critical:
+            raise KeyboardInterrupt
+
+    def __enter__(self) -> _Stop:
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                old = signal.getsignal(sig)
+                if sig == signal.SIGINT and old is not signal.default_int_handler:
+                    continue  # Ctrl-C ignored (a background job) stays ignored
+                self._old[sig] = old
+                signal.signal(sig, self._handler)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+
+    @contextlib.contextmanager
+    def shielded(self) -> Iterator[None]:
+        """Hold a stop back until the block is done."""
+        self.critical = True
+        try:
+            yield
+        finally:
+            self.critical = False
+        if self.requested:
+            raise KeyboardInterrupt
+
+
+def _play(config: TournamentConfig, tasks: list[Task]) -> Iterator[tuple[str, str, PairResult]]:
+    if not tasks:
+        return iter(())
+    if config.backend == "ray":
+        return _ray(config, tasks)
+    if config.jobs == 1:
+        return _serial(config, tasks)
+    return _parallel(config, tasks)
+
+
+class _Table:
+    """Players by spec, kept from pair to pair (engine processes are started once)."""
+
+    def __init__(self, config: TournamentConfig) -> None:
+        self.config = config
+        self.players: dict[str, Player] = {}
+        self.configs: dict[tuple[str, str], MatchConfig] = {}
+
+    def play(self, task: Task) -> tuple[str, str, PairResult]:
+        a, b, index = task
+        for spec in (a, b):
+            if spec not in self.players:
+                self.players[spec] = make_player(spec, hard_limit_ms=self.config.hard_limit_ms)
+        if (a, b) not in self.configs:
+            self.configs[a, b] = self.config.match_config(a, b)
+        pair = play_pair({"A": self.players[a], "B": self.players[b]}, self.configs[a, b], index)
+        return a, b, pair
+
+    def close(self) -> None:
+        for p in self.players.values():
+            p.close()
+        self.players.clear()
+
+
+def _serial(config: TournamentConfig, tasks: list[Task]) -> Iterator[tuple[str, str, PairResult]]:
+    table = _Table(config)
+    try:
+        for task in tasks:
+            yield table.play(task)
+    finally:
+        table.close()
+
+
+_WORKER: dict[str, _Table] = {}
+
+
+def _init_worker(config: TournamentConfig) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
+    _WORKER["table"] = _Table(config)
+
+    def stop(signum: int, frame: object) -> None:
+        # No I/O here: the signal may land in the middle of a write to an engine.
+        try:
+            kill_all_engines()
+        finally:
+            os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
+def _worker_task(task: Task) -> tuple[str, str, PairResult]:
+    return _WORKER["table"].play(task)
+
+
+def _parallel(config: TournamentConfig, tasks: list[Task]) -> Iterator[tuple[str, str, PairResult]]:
+    ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
+    pool = ctx.Pool(config.jobs, initializer=_init_worker, initargs=(config,))
+    finished = False
+    try:
+        yield from pool.imap_unordered(_worker_task, tasks)
+        finished = True
+    finally:
+        if finished:
+            pool.close()
+        else:
+            pool.terminate()
+        pool.join()
+
+
+def _ray(config: TournamentConfig, tasks: list[Task]) -> Iterator[tuple[str, str, PairResult]]:
+    """The tasks on Ray actors, each keeping its players (as ``match --backend ray`` does)."""
+    try:
+        import ray
+    except ImportError:
+        raise MatchError(
+            "the ray backend needs Ray: pip install 'hanamikoji[ray]' (or use --backend local)"
+        ) from None
+    started = False
+    if not ray.is_initialized():
+        address = os.environ.get("RAY_ADDRESS") or None
+        ray.init(
+            address=address,
+            num_cpus=None if address else config.jobs,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+        )
+        started = True
+    remote: Any = ray.remote(num_cpus=1)(_Table)
+    actors: list[Any] = [remote.remote(config) for _ in range(min(config.jobs, len(tasks)))]
+    pending: dict[Any, Any] = {}
+    queue = iter(tasks)
+
+    def feed(actor: Any) -> None:
+        task = next(queue, None)
+        if task is not None:
+            pending[actor.play.remote(task)] = actor
+
+    try:
+        for actor in actors:
+            feed(actor)
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            actor = pending.pop(ready[0])
+            result: tuple[str, str, PairResult] = ray.get(ready[0])
+            feed(actor)
+            yield result
+    finally:
+        for actor in actors:
+            with contextlib.suppress(Exception):  # an actor already gone has nothing to close
+                ray.get(actor.close.remote(), timeout=5)
+            ray.kill(actor)
+        if started:
+            ray.shutdown()

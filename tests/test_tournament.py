@@ -1,0 +1,372 @@
+"""Tournaments: the rating fit, the schedule, resuming, players left out, JSON, the CLI."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import hanamikoji.tournament as tournament_module
+from conftest import run_cli
+from hanamikoji.match import MatchError, play_pair
+from hanamikoji.rating import RatingError, fit_ratings
+from hanamikoji.stats import score_from_elo
+from hanamikoji.tournament import (
+    Tournament,
+    TournamentConfig,
+    _Table,
+    run_tournament,
+    schedule,
+)
+
+PY = shlex.quote(sys.executable)
+BROKEN = Path(__file__).resolve().parent / "engines" / "broken_engine.py"
+
+
+def broken(mode: str) -> str:
+    return f"cmd:{PY} {shlex.quote(str(BROKEN))} {mode}"
+
+
+# -- the fit ---------------------------------------------------------------------------------
+
+
+def simulate(true: dict[str, float], games: int, seed: int) -> list[tuple[str, str, float, int]]:
+    """Every two players play ``games`` games drawn from the model (10% draws)."""
+    rng = random.Random(seed)
+    names = list(true)
+    rows = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            p = score_from_elo(true[a] - true[b])
+            points = 0.0
+            for _ in range(games):
+                u = rng.random()
+                # a draw (half a point) takes 10% out of the middle, keeping the mean at p
+                points += 0.5 if abs(u - p) < 0.05 else 1.0 if u < p else 0.0
+            rows.append((a, b, points, games))
+    return rows
+
+
+def test_the_fit_recovers_known_ratings_within_its_intervals() -> None:
+    true = {"r": 0.0, "a": 100.0, "b": 250.0, "c": 400.0, "d": 420.0}
+    fit = fit_ratings(simulate(true, 400, seed=7), anchor="r")
+    for name, elo in true.items():
+        lo, hi = fit.intervals[name]
+        assert lo <= elo <= hi, (name, elo, fit.intervals[name])
+        assert abs(fit.ratings[name] - elo) < 45
+    assert fit.ratings["r"] == 0.0 and fit.intervals["r"] == (0.0, 0.0)
+    assert fit.unrated == ()
+
+
+def test_exact_scores_give_exact_differences() -> None:
+    # Expected scores in huge numbers: the fit returns the ratings that produced them.
+    true = {"x": 0.0, "y": 150.0, "z": -80.0}
+    n = 10**6
+    rows = [
+        (a, b, n * score_from_elo(true[a] - true[b]), n)
+        for a, b in (("x", "y"), ("y", "z"), ("x", "z"))
+    ]
+    fit = fit_ratings(rows, anchor="x", prior_draws=0)
+    for name, elo in true.items():
+        assert fit.ratings[name] == pytest.approx(elo, abs=0.01)
+
+
+def test_the_anchor_only_shifts_the_scale() -> None:
+    rows = simulate({"p": 0.0, "q": 200.0, "s": 50.0}, 100, seed=3)
+    one = fit_ratings(rows, anchor="p")
+    two = fit_ratings(rows, anchor="q", anchor_elo=1500.0)
+    assert two.ratings["q"] == 1500.0
+    shift = two.ratings["p"] - one.ratings["p"]
+    for name in ("p", "q", "s"):
+        assert two.ratings[name] - one.ratings[name] == pytest.approx(shift, abs=1e-6)
+    with pytest.raises(RatingError, match="the anchor 'nobody' is not among the players"):
+        fit_ratings(rows, anchor="nobody")
+
+
+def test_a_player_who_wins_everything_gets_a_finite_rating() -> None:
+    # The prior (one virtual draw per pairing) keeps a perfect score finite and its interval
+    # entirely above the players it beat.
+    rows = [("top", "a", 20.0, 20), ("top", "b", 20.0, 20), ("a", "b", 10.0, 20)]
+    fit = fit_ratings(rows, anchor="a")
+    lo = fit.intervals["top"][0]
+    assert 300 < fit.ratings["top"] < 1000
+    assert lo > max(fit.intervals["b"][1], 0.0)
+    rows = [("bottom", "a", 0.0, 20), ("a", "b", 10.0, 20)]
+    assert -1000 < fit_ratings(rows, anchor="a").ratings["bottom"] < -300
+
+
+def test_players_without_games_linking_them_are_unrated() -> None:
+    fit = fit_ratings([("a", "b", 3.0, 4), ("c", "d", 1.0, 2)], anchor="a", players=["e"])
+    assert set(fit.ratings) == {"a", "b"}
+    assert set(fit.unrated) == {"c", "d", "e"}
+
+
+# -- the schedule ----------------------------------------------------------------------------
+
+
+def test_round_robin_and_gauntlet_pairings() -> None:
+    players = ("a", "b", "c", "d")
+    assert schedule(players, None) == [
+        ("a", "b"),
+        ("a", "c"),
+        ("a", "d"),
+        ("b", "c"),
+        ("b", "d"),
+        ("c", "d"),
+    ]
+    assert schedule(players, "c") == [("c", "a"), ("c", "b"), ("c", "d")]
+    config = TournamentConfig(("random", "greedy"), gauntlet="level:easy", games_per_pair=3)
+    assert config.all_players == ("level:easy", "random", "greedy")
+    assert config.pairs_per_pairing == 2
+
+
+def test_every_pairing_plays_the_same_deals_for_a_pair_index() -> None:
+    config = TournamentConfig(("random", "greedy", "level:beginner"), seed=5)
+    table = _Table(config)
+    try:
+        deals = {}
+        for a, b in schedule(config.all_players, None):
+            _, _, pair = table.play((a, b, 1))
+            deals[a, b] = [g.record["rounds"][0]["hands"] for g in pair.games]
+            assert pair.games[0].seat_of_a == 0 and pair.games[1].seat_of_a == 1
+    finally:
+        table.close()
+    first = next(iter(deals.values()))
+    assert first[0] == first[1]  # the pair: the same deal twice
+    assert all(d == first for d in deals.values())
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "says"),
+    [
+        ({"players": ("random",)}, "at least two players"),
+        ({"players": ("random", "random")}, "named twice"),
+        ({"players": ("random", "greedy"), "anchor": "master"}, "--anchor 'master' is not"),
+        ({"players": ("random", "greedy"), "games_per_pair": 0}, "--games-per-pair"),
+        ({"players": ("random", "greedy"), "jobs": 0}, "--jobs"),
+    ],
+)
+def test_config_rejects_bad_values(kwargs: dict[str, Any], says: str) -> None:
+    with pytest.raises(MatchError, match=says):
+        TournamentConfig(**kwargs)
+
+
+# -- running, resuming -----------------------------------------------------------------------
+
+
+def comparable(t: Tournament) -> dict[str, Any]:
+    out = t.to_json()
+    for key in ("seconds", "resumed_games", "stopped"):
+        del out[key]
+    return out
+
+
+def test_a_tournament_counts_every_game() -> None:
+    config = TournamentConfig(("greedy", "random", "level:beginner"), games_per_pair=4, seed=2)
+    t = run_tournament(config)
+    assert t.games == t.planned == 12
+    data = t.to_json()
+    assert sum(r["games"] for r in data["ratings"]) == 24
+    cross = data["cross_table"]
+    for a in cross:
+        for b, cell in cross[a].items():
+            assert cell["games"] == 4
+            assert cell["points"] + cross[b][a]["points"] == 4
+            assert cell["wins"] == cross[b][a]["losses"]
+
+
+def test_parallel_gives_exactly_the_serial_results() -> None:
+    players = ("greedy", "random", "level:beginner")
+    serial = run_tournament(TournamentConfig(players, games_per_pair=4, seed=3))
+    parallel = run_tournament(TournamentConfig(players, games_per_pair=4, seed=3, jobs=2))
+    assert comparable(serial) == comparable(parallel)
+
+
+def test_resume_plays_only_the_pairs_not_yet_played(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played: list[tuple[str, str, int]] = []
+    real = play_pair
+
+    def counting(players: Any, config: Any, index: int) -> Any:
+        played.append((config.a, config.b, index))
+        return real(players, config, index)
+
+    monkeypatch.setattr(tournament_module, "play_pair", counting)
+    state = tmp_path / "t.json"
+    config = TournamentConfig(("greedy", "random", "level:easy"), games_per_pair=6, state=state)
+
+    def stop_after_four(t: Tournament) -> None:
+        if len(t.pairs) == 4:
+            raise KeyboardInterrupt
+
+    first = run_tournament(config, on_pair=stop_after_four)
+    assert first.stopped == "interrupted"
+    assert len(played) == 4 and len(set(played)) == 4
+    assert len(json.loads(state.read_text())["pairs"]) == 4
+    before = list(played)
+    second = run_tournament(config)
+    assert second.resumed == 4 and second.stopped is None
+    assert len(played) == 9  # 3 pairings x 3 pairs, each once
+    assert set(played[4:]).isdisjoint(before)
+    assert sorted(played) == sorted({*played})
+    again = run_tournament(config)  # all played: nothing more
+    assert len(played) == 9 and again.games == 18
+    fresh = run_tournament(TournamentConfig(config.players, games_per_pair=6))
+    assert comparable(second) == comparable(fresh)
+
+
+def test_a_state_file_of_another_tournament_is_refused(tmp_path: Path) -> None:
+    state = tmp_path / "t.json"
+    run_tournament(TournamentConfig(("greedy", "random"), games_per_pair=2, state=state))
+    with pytest.raises(MatchError, match=r"another tournament \(games_per_pair: 2 there, 4 now\)"):
+        run_tournament(TournamentConfig(("greedy", "random"), games_per_pair=4, state=state))
+    with pytest.raises(MatchError, match="players: "):
+        run_tournament(TournamentConfig(("greedy", "level:easy"), games_per_pair=2, state=state))
+    state.write_text("{not json")
+    with pytest.raises(MatchError, match="cannot read the state file"):
+        run_tournament(TournamentConfig(("greedy", "random"), games_per_pair=2, state=state))
+
+
+def test_an_engine_that_cannot_start_is_left_out_and_reported() -> None:
+    config = TournamentConfig(
+        ("greedy", "cmd:/nonexistent/engine", "random", broken("nohello"), "nosuchagent"),
+        games_per_pair=2,
+    )
+    t = run_tournament(config)
+    assert t.players == ["greedy", "random"]
+    assert set(t.dropped) == {"cmd:/nonexistent/engine", broken("nohello"), "nosuchagent"}
+    assert "unknown agent" in t.dropped["nosuchagent"]
+    assert t.games == t.planned == 2
+    data = t.to_json()
+    assert [d["player"] for d in data["dropped"]] == list(t.dropped)
+    assert "left out: cmd:/nonexistent/engine: " in t.render()
+
+
+def test_forfeits_are_counted_for_the_engine_that_made_them() -> None:
+    crash = broken("crash")
+    t = run_tournament(
+        TournamentConfig(("greedy", crash, "random"), games_per_pair=2, clock_ms=100)
+    )
+    forfeits = {r["player"]: r["forfeits"] for r in t.to_json()["ratings"]}
+    assert forfeits == {"greedy": 0, "random": 0, crash: 4}
+
+
+def test_json_shape() -> None:
+    t = run_tournament(
+        TournamentConfig(("random", "greedy"), games_per_pair=2, anchor="random", anchor_elo=100)
+    )
+    data = json.loads(json.dumps(t.to_json()))
+    assert set(data) == {
+        "format",
+        "kind",
+        "players",
+        "dropped",
+        "anchor",
+        "games",
+        "planned",
+        "resumed_games",
+        "ratings",
+        "cross_table",
+        "stopped",
+        "seconds",
+    }
+    assert data["anchor"] == {"player": "random", "elo": 100.0}
+    assert set(data["ratings"][0]) == {"player", "elo", "elo_95", "games", "score", "forfeits"}
+    anchor_row = next(r for r in data["ratings"] if r["player"] == "random")
+    assert anchor_row["elo"] == 100.0 and anchor_row["elo_95"] == [100.0, 100.0]
+    assert set(data["cross_table"]["greedy"]["random"]) == {
+        "points",
+        "games",
+        "wins",
+        "draws",
+        "losses",
+    }
+
+
+# -- the command -----------------------------------------------------------------------------
+
+
+def test_cli_tournament_json_and_text(tmp_path: Path) -> None:
+    args = ["random", "greedy", "level:beginner", "--games-per-pair", "4", "--seed", "1"]
+    out = run_cli("tournament", *args, "--anchor", "random=0", "--json", "--jobs", "2")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["games"] == 12 and data["kind"] == "round robin"
+    assert data["anchor"] == {"player": "random", "elo": 0.0}
+    state = tmp_path / "s.json"
+    text = run_cli("tournament", *args, "--anchor", "random=0", "--state", state)
+    assert text.returncode == 0, text.stderr
+    assert "ratings (one maximum-likelihood fit, random = 0, 95% intervals)" in text.stdout
+    assert "cross table" in text.stdout
+    again = run_cli("tournament", *args, "--anchor", "random=0", "--state", state, "--json")
+    assert json.loads(again.stdout)["resumed_games"] == 12
+    gauntlet = run_cli("tournament", "random", "level:beginner", "--gauntlet", "greedy", "--json")
+    assert gauntlet.returncode == 0, gauntlet.stderr
+    g = json.loads(gauntlet.stdout)
+    assert g["kind"] == "gauntlet" and g["players"][0] == "greedy"
+    assert "random" not in g["cross_table"]["level:beginner"]
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["random", "greedy", "--anchor", "random"], "--anchor takes PLAYER=ELO"),
+        (["random", "greedy", "--anchor", "random=x"], "--anchor takes PLAYER=ELO"),
+        (["random", "greedy", "--anchor", "master=0"], "--anchor 'master' is not"),
+        (["random"], "at least two players"),
+    ],
+)
+def test_cli_tournament_rejects_bad_arguments(args: list[str], says: str) -> None:
+    out = run_cli("tournament", *args)
+    assert out.returncode == 2
+    assert says in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_cli_tournament_reports_a_player_left_out() -> None:
+    out = run_cli(
+        "tournament", "random", "greedy", "cmd:/nonexistent/engine", "--games-per-pair", "2"
+    )
+    assert out.returncode == 0, out.stderr
+    assert "left out cmd:/nonexistent/engine" in out.stderr
+    assert "2 players, 2 of 2 games" in out.stdout
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_sigterm_stops_with_the_table_so_far_and_the_state_saved(tmp_path: Path) -> None:
+    state = tmp_path / "s.json"
+    command = [sys.executable, "-m", "hanamikoji.cli", "tournament", "random", "greedy"]
+    proc = subprocess.Popen(
+        [*command, "--games-per-pair", "1000000", "--jobs", "2", "--state", str(state)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while not state.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert "stopped: interrupted" in out
+    saved = len(json.loads(state.read_text())["pairs"])
+    assert saved >= 1
+    assert f"{2 * saved} of 1000000 games" in out
