@@ -81,6 +81,19 @@ def test_exact_scores_give_exact_differences() -> None:
         assert fit.ratings[name] == pytest.approx(elo, abs=0.01)
 
 
+def test_a_difference_between_two_players_has_its_own_interval() -> None:
+    true = {"r": 0.0, "a": 500.0, "b": 520.0}
+    fit = fit_ratings(simulate(true, 300, seed=11), anchor="r")
+    d, lo, hi = fit.difference("b", "a")
+    assert d == pytest.approx(fit.ratings["b"] - fit.ratings["a"])
+    assert lo <= 20.0 <= hi
+    # Both are far from the anchor, so their own intervals are wider than their difference's.
+    assert hi - lo < fit.intervals["a"][1] - fit.intervals["a"][0]
+    # Against the anchor, the difference's interval is the player's own.
+    _, lo_r, hi_r = fit.difference("a", "r")
+    assert (lo_r, hi_r) == pytest.approx(fit.intervals["a"])
+
+
 def test_the_anchor_only_shifts_the_scale() -> None:
     rows = simulate({"p": 0.0, "q": 200.0, "s": 50.0}, 100, seed=3)
     one = fit_ratings(rows, anchor="p")
@@ -282,7 +295,19 @@ def test_json_shape() -> None:
         "seconds",
     }
     assert data["anchor"] == {"player": "random", "elo": 100.0}
-    assert set(data["ratings"][0]) == {"player", "elo", "elo_95", "games", "score", "forfeits"}
+    assert set(data["ratings"][0]) == {
+        "player",
+        "elo",
+        "elo_95",
+        "games",
+        "score",
+        "forfeits",
+        "gap_below",
+    }
+    top, bottom = data["ratings"]
+    assert top["gap_below"]["player"] == bottom["player"]
+    assert top["gap_below"]["elo"][0] == pytest.approx(top["elo"] - bottom["elo"], abs=0.2)
+    assert bottom["gap_below"] is None
     anchor_row = next(r for r in data["ratings"] if r["player"] == "random")
     assert anchor_row["elo"] == 100.0 and anchor_row["elo_95"] == [100.0, 100.0]
     assert set(data["cross_table"]["greedy"]["random"]) == {

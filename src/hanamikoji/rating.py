@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -44,6 +44,18 @@ class Fit:
     anchor_elo: float
     unrated: tuple[str, ...]
     iterations: int
+    covariance: dict[tuple[str, str], float] = field(default_factory=dict)
+
+    def difference(self, a: str, b: str) -> tuple[float, float, float]:
+        """``a``'s rating minus ``b``'s with its 95% interval (from the fit's covariance).
+
+        Tighter than the two players' own intervals suggest: those are relative to the anchor.
+        """
+        d = self.ratings[a] - self.ratings[b]
+        cov = self.covariance
+        var = cov.get((a, a), 0.0) + cov.get((b, b), 0.0) - 2 * cov.get((a, b), 0.0)
+        half = Z95 * math.sqrt(max(0.0, var))
+        return d, d - half, d + half
 
 
 def fit_ratings(
@@ -129,8 +141,11 @@ def fit_ratings(
         half = Z95 * math.sqrt(max(0.0, float(cov[i, i]))) / _K
         ratings[p] = elo
         intervals[p] = (elo - half, elo + half)
+    covariance = {
+        (p, q): float(cov[i, j]) / _K**2 for p, i in index.items() for q, j in index.items()
+    }
     unrated = tuple(p for p in names if p not in connected)
-    return Fit(ratings, intervals, anchor, anchor_elo, unrated, iterations)
+    return Fit(ratings, intervals, anchor, anchor_elo, unrated, iterations, covariance)
 
 
 def _component(start: str, played: dict[tuple[str, str], int]) -> set[str]:

@@ -277,12 +277,20 @@ class Tournament:
         cross = self.cross()
         forfeits = self.forfeits()
         ratings = []
-        for p in self._order(fit):
+        order = self._order(fit)
+        for k, p in enumerate(order):
             cells = cross.get(p, {})
             games = sum(int(c[1]) for c in cells.values())
             points = sum(c[0] for c in cells.values())
             r = fit.ratings.get(p) if fit else None
             lo, hi = fit.intervals[p] if fit and p in fit.intervals else (None, None)
+            # The gap to the next player down has an interval of its own, usually much
+            # tighter than the two ratings' intervals (those are relative to the anchor).
+            below = order[k + 1] if k + 1 < len(order) else None
+            gap = None
+            if fit is not None and p in fit.ratings and below in fit.ratings:
+                assert below is not None
+                gap = {"player": below, "elo": [_num(x) for x in fit.difference(p, below)]}
             ratings.append(
                 {
                     "player": p,
@@ -291,6 +299,7 @@ class Tournament:
                     "games": games,
                     "score": round(points / games, 4) if games else None,
                     "forfeits": forfeits.get(p, 0),
+                    "gap_below": gap,
                 }
             )
         return {
@@ -348,16 +357,20 @@ class Tournament:
         width = max(len(p) for p in order) if order else 6
         lines.append(
             f"  {'#':>2}  {'player':<{width}}  {'Elo':>6}  {'95% interval':>15}  "
-            f"{'games':>5}  {'score':>6}  forfeits"
+            f"{'games':>5}  {'score':>6}  {'forfeits':>8}  gap to the next (95%)"
         )
         for rank, row in enumerate(data, 1):
             elo, (lo, hi) = row["elo"], row["elo_95"]
             e = f"{elo:+.0f}" if elo is not None else "-"
             iv = f"{lo:+.0f} to {hi:+.0f}" if lo is not None and hi is not None else "-"
             sc = f"{100 * row['score']:.1f}%" if row["score"] is not None else "-"
+            gap = ""
+            if row["gap_below"] is not None:
+                d, glo, ghi = row["gap_below"]["elo"]
+                gap = f"{d:+.0f} ({glo:+.0f} to {ghi:+.0f})"
             lines.append(
                 f"  {rank:>2}  {row['player']:<{width}}  {e:>6}  {iv:>15}  {row['games']:>5}  "
-                f"{sc:>6}  {row['forfeits']}"
+                f"{sc:>6}  {row['forfeits']:>8}  {gap}".rstrip()
             )
         lines.append("cross table (points of the row's player / games):")
         cross = self.cross()
