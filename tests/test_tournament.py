@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import doctest
 import json
 import os
 import random
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 
+import hanamikoji.rating
 import hanamikoji.tournament as tournament_module
 from conftest import run_cli
 from hanamikoji.match import MatchError, play_pair
@@ -395,3 +397,10 @@ def test_sigterm_stops_with_the_table_so_far_and_the_state_saved(tmp_path: Path)
     saved = len(json.loads(state.read_text())["pairs"])
     assert saved >= 1
     assert f"{2 * saved} of 1000000 games" in out
+
+
+@pytest.mark.parametrize("module", [hanamikoji.rating, tournament_module])
+def test_docstring_examples_run(module: Any) -> None:
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0
