@@ -404,3 +404,11 @@ def test_docstring_examples_run(module: Any) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def test_ray_backend_gives_exactly_the_local_results() -> None:
+    pytest.importorskip("ray", reason="Ray is not installed (pip install 'hanamikoji[ray]')")
+    players = ("random", "greedy", "level:beginner")
+    local = run_tournament(TournamentConfig(players, games_per_pair=4, seed=5, jobs=2))
+    ray = run_tournament(TournamentConfig(players, games_per_pair=4, seed=5, jobs=2, backend="ray"))
+    assert comparable(ray) == comparable(local)
