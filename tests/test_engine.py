@@ -175,6 +175,22 @@ def _bad_lines() -> Iterator[tuple[str, str]]:
         "act with bad notation in legal",
         json.dumps({"type": "act", "view": view, "legal": ["X9"]}),
     )
+    # Past what Python reads: none may end the engine with an internal error.
+    big = "9" * 5000  # over the 4,300 digits int() converts
+    yield "a huge integer", big
+    yield (
+        "a huge integer as the clock",
+        json.dumps({"type": "act", "view": view, "legal": legal})[:-1] + f', "clock_ms": {big}}}',
+    )
+    yield "a huge integer as the seat", '{"type": "game", "seat": ' + big + "}"
+    yield "NaN", '{"type": "game", "seat": NaN}'
+    yield (
+        "Infinity in an act",
+        json.dumps({"type": "act", "view": view, "legal": legal})[:-1] + ', "clock_ms": -Infinity}',
+    )
+    yield "deep nesting", "[" * 100_000 + "]" * 100_000
+    yield "deep nesting in an act", '{"type": "act", "legal": ' + "[" * 900 + "]" * 900 + "}"
+    yield "bytes that are not UTF-8", '{"type": "hello\udcff"}'  # as read by serve
 
 
 BAD_LINES = list(_bad_lines())
@@ -338,6 +354,9 @@ def test_engine_subcommand_accepts_an_agent_option() -> None:
         (["greedy", "--option", "nope=1"], "nope"),
         (["greedy", "--option", "hand_weight=heavy"], "hand_weight"),
         (["greedy", "--option", "novalue"], "KEY=VALUE"),
+        (["greedy:hand_weight=0.3", "--option", "nope=1"], "nope"),
+        (["level:hard", "--option", "iterations=5"], "no options"),
+        (["level:grandmaster"], "grandmaster"),
         (["stockfish"], "stockfish"),
     ],
 )
@@ -348,10 +367,55 @@ def test_engine_subcommand_rejects_bad_arguments(args: list[str], says: str) -> 
     assert done.returncode == 2
     assert done.stdout == ""
     lines = done.stderr.splitlines()
-    assert len(lines) == 1, done.stderr
-    assert lines[0].startswith("hanamikoji engine: ")
+    assert 1 <= len(lines) <= 2, done.stderr
+    assert all(line.startswith("hanamikoji engine: ") for line in lines)
     assert says in lines[0]
     assert "Traceback" not in done.stderr
+
+
+def test_engine_subcommand_names_an_unknown_agent_then_what_name_may_be() -> None:
+    """The error on one line and the help on the next, not run together on one line."""
+    done = subprocess.run(engine_cli("stockfish"), capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    error, names = done.stderr.splitlines()
+    assert error == "hanamikoji engine: unknown agent 'stockfish'"
+    assert names.startswith("hanamikoji engine: NAME is an agent (greedy, ismcts, master, random)")
+    assert "level:NAME (beginner, easy, medium, hard, master)" in names
+
+
+@pytest.mark.parametrize(
+    ("spec", "name"),
+    [("level:hard", "hard"), ("level:Beginner", "beginner"), ("greedy:hand_weight=0.3", "greedy")],
+)
+def test_engine_subcommand_takes_players_as_match_does(spec: str, name: str) -> None:
+    with Engine.popen(engine_cli(spec, "--seed", "1"), handshake_timeout=120) as engine:
+        assert engine.name == name
+        assert play_against(engine, 1, seed=3).is_over
+
+
+def test_engine_subcommand_survives_hostile_input() -> None:
+    """Bytes that are not UTF-8, a huge integer, NaN, deep nesting: a complaint each, no crash."""
+    state = positions(2, 1)[0]
+    bad = [
+        b"\xff\xfe{not utf-8}",
+        b'{"type": "hello", "x": "\xc3\x28"}',
+        b"1" * 5000,
+        b'{"type": "act", "clock_ms": ' + b"7" * 4400 + b"}",
+        b'{"type": "game", "seat": NaN}',
+        b"[" * 50_000,
+    ]
+    lines = [HELLO.encode(), *bad, act_line(state).encode(), QUIT.encode()]
+    done = subprocess.run(
+        engine_cli("greedy"), input=b"\n".join(lines) + b"\n", capture_output=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["type"] for a in answers] == ["hello", "move"]
+    complaints = done.stderr.decode("ascii").splitlines()  # escaped: plain ASCII
+    assert len(complaints) == len(bad), complaints
+    for number, complaint in enumerate(complaints, start=2):
+        assert complaint.startswith(f"greedy: line {number}: ")
+    assert "internal error" not in done.stderr.decode()
 
 
 # -- Engine, against a scripted transport ----------------------------------------------------

@@ -81,6 +81,13 @@ def _seat(text: str) -> int:
     return int(text)
 
 
+_ENGINE_NAMES = (
+    f"an agent ({', '.join(sorted(AGENTS))}), with options as NAME:KEY=VALUE,... or --option, "
+    f"or a level as level:NAME ({', '.join(LEVELS)})"
+)
+"""What ``hanamikoji engine NAME`` takes, for its help and its usage errors."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``hanamikoji`` command."""
     parser = argparse.ArgumentParser(
@@ -129,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     engine = sub.add_parser(
         "engine", help="serve a built-in agent over the engine protocol on stdin/stdout"
     )
-    engine.add_argument("name", metavar="NAME", help=f"agent: {', '.join(sorted(AGENTS))}")
+    engine.add_argument("name", metavar="NAME", help=_ENGINE_NAMES)
     engine.add_argument("--seed", type=int, default=None, help="seed for the agent's choices")
     engine.add_argument(
         "--option",
@@ -402,20 +409,32 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _engine(name: str, seed: int | None, options: list[str]) -> int:
-    from hanamikoji.ai import AgentError, make_agent
+    """Serve NAME (``NAME[:KEY=VALUE,...]`` or ``level:NAME``, as ``match`` reads a player)."""
+    from hanamikoji.ai import AgentError, parse_agent
     from hanamikoji.engine import serve
 
-    parsed: dict[str, str] = {}
+    pairs: list[str] = []
     for item in options:
-        key, eq, value = item.partition("=")
+        key, eq, _ = item.partition("=")
         if not eq or not key:
             print(f"hanamikoji engine: --option {item!r} must look like KEY=VALUE", file=sys.stderr)
             return EXIT_USAGE
-        parsed[key] = value
+        pairs.append(item)
+    kind, colon, _ = name.partition(":")
+    kind = kind.strip().lower()
+    if kind != "level" and kind not in AGENTS and kind not in LEVELS:
+        # The error on its line, then what NAME may be on its own (not one run-on line).
+        print(f"hanamikoji engine: unknown agent {printable(name)!r}", file=sys.stderr)
+        print(f"hanamikoji engine: NAME is {_ENGINE_NAMES}", file=sys.stderr)
+        return EXIT_USAGE
+    if kind == "level" and pairs:
+        print("hanamikoji engine: a level takes no options; name an agent", file=sys.stderr)
+        return EXIT_USAGE
+    spec = name + ("," if colon else ":") + ",".join(pairs) if pairs else name
     try:
-        agent = make_agent(name, parsed)
+        agent = parse_agent(spec)
     except AgentError as e:
-        print(f"hanamikoji engine: {e}", file=sys.stderr)
+        print(f"hanamikoji engine: {printable(str(e))}", file=sys.stderr)
         return EXIT_USAGE
     return serve(agent, seed=seed)
 
@@ -529,6 +548,7 @@ def _tournament(args: argparse.Namespace) -> int:
 
 def _analyze(path: Path, seat: int | None, iterations: int, *, as_json: bool) -> int:
     from hanamikoji.ai.analysis import review
+    from hanamikoji.ai.prepare import prepare_search
 
     try:
         record = Record.read(path)
@@ -537,6 +557,7 @@ def _analyze(path: Path, seat: int | None, iterations: int, *, as_json: bool) ->
         print(f"hanamikoji analyze: {printable(str(path))}: {printable(str(e))}", file=sys.stderr)
         return EXIT_USAGE
     names = tuple(printable(name) for name in record.players)
+    prepare_search(lambda text: print(f"hanamikoji analyze: {text}", file=sys.stderr, flush=True))
     for r in review(record, seat=seat, iterations=iterations):
         if as_json:
             print(

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import queue
@@ -36,6 +37,7 @@ from typing import Any, Protocol, TextIO
 
 from hanamikoji import __version__
 from hanamikoji.ai.base import Agent, start_game
+from hanamikoji.ai.prepare import prepare
 from hanamikoji.moves import InvalidMoveError, Move
 from hanamikoji.state import Rules
 from hanamikoji.terminal import printable
@@ -74,9 +76,14 @@ def serve(
     """Serve ``agent`` as an engine until ``quit`` or end of input; returns the exit status.
 
     Each game's random numbers come from ``seed`` and the game's number, so a seeded engine plays
-    the same moves for the same views. Malformed lines get a one-line complaint on ``stderr``.
+    the same moves for the same views. An agent that searches with numba kernels gets them ready
+    first (:func:`~hanamikoji.ai.prepare.prepare`), so ``hello`` is answered when the engine can
+    keep to its clock. A malformed line (not UTF-8, not JSON, a number past Python's limits, a
+    bad message) gets a one-line complaint on ``stderr`` and is otherwise ignored.
     """
-    inp = stdin if stdin is not None else sys.stdin
+    # Standard input is read as UTF-8 (the protocol's), whatever the locale; a byte that is not
+    # UTF-8 survives as a lone surrogate, so its line can be refused alone.
+    inp = stdin if stdin is not None else _utf8(sys.stdin)
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     base = seed if seed is not None else random.SystemRandom().randrange(2**63)
@@ -92,14 +99,25 @@ def serve(
         err.write(f"{agent.name}: line {number}: {printable(why)}\n")
         err.flush()
 
+    def say(notice: str) -> None:
+        err.write(f"{agent.name}: {notice}\n")
+        err.flush()
+
+    prepare(agent, say)
     for number, raw in enumerate(inp, start=1):
         line = raw.strip()
         if not line:
             continue
+        if not _is_utf8(line):
+            complain(number, f"not UTF-8 text, ignored: {line[:80]!r}")
+            continue
         try:
-            msg = json.loads(line)
-        except (json.JSONDecodeError, RecursionError):
-            complain(number, f"not JSON, ignored: {line[:80]!r}")
+            msg = json.loads(line, parse_constant=_not_json)
+        except RecursionError:
+            complain(number, "JSON nested too deeply, ignored")
+            continue
+        except ValueError as e:  # a JSONDecodeError, or an integer past int's digit limit
+            complain(number, f"not JSON ({e}), ignored: {line[:80]!r}")
             continue
         if not isinstance(msg, dict):
             complain(number, "not a JSON object, ignored")
@@ -152,6 +170,27 @@ def _act(agent: Agent, msg: dict[str, Any], rng: random.Random) -> Move:
 
 def _not_a_move(value: object) -> Move:
     raise InvalidMoveError(f"a move must be a string, got {value!r}")
+
+
+def _not_json(constant: str) -> Any:
+    # Python's json reads NaN and Infinity; JSON has no such numbers.
+    raise ValueError(f"{constant} is not a JSON number")
+
+
+def _utf8(stream: TextIO) -> TextIO:
+    """``stream`` re-read as UTF-8, undecodable bytes kept as lone surrogates."""
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:  # not a file (a test's StringIO): already text
+        return stream
+    return io.TextIOWrapper(buffer, encoding="utf-8", errors="surrogateescape")
+
+
+def _is_utf8(line: str) -> bool:
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: a byte that was not UTF-8
+        return False
+    return True
 
 
 # -- driving an external engine -------------------------------------------------------------

@@ -25,6 +25,7 @@ from rich.text import Text
 from hanamikoji.ai import Agent, AgentError, parse_agent
 from hanamikoji.ai.analysis import suggest
 from hanamikoji.ai.base import start_game
+from hanamikoji.ai.prepare import prepare, prepare_search
 from hanamikoji.cards import ACTION_NAMES, CHARM, GEISHA
 from hanamikoji.moves import Action, IllegalMoveError, InvalidMoveError, Move
 from hanamikoji.state import Phase, RoundScore, Rules, State, Termination
@@ -160,6 +161,15 @@ def play_game(
         arrows=("◀", "▶") if (out.encoding or "").lower().startswith("utf") else ("<", ">"),
         hints=hints,
     )
+
+    # The searching levels' kernels compile on a first run (some 15 s): say so, then the game
+    # starts with an AI that answers at once.
+    def notice(text: str) -> None:
+        err.print(Text(text, style="dim"))
+
+    prepare(agent, notice)
+    if hints:
+        prepare_search(notice)
     start_game(agent, 1 - human, rules)
     _intro(game, seed, rules)
     try:
