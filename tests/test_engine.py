@@ -752,7 +752,7 @@ def first_act(mode: str, *, hard_limit_ms: int | None = None, settle: float = 0.
     return info.value
 
 
-def assert_gone(proc: subprocess.Popen[str]) -> None:
+def assert_gone(proc: subprocess.Popen[bytes]) -> None:
     """The process has ended and been reaped: no zombie, nothing left in its process group."""
     assert proc.poll() is not None
     with pytest.raises(ProcessLookupError):

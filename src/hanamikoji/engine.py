@@ -17,12 +17,14 @@
 
 from __future__ import annotations
 
+import array
 import contextlib
 import io
 import json
 import os
 import queue
 import random
+import selectors
 import shlex
 import signal
 import subprocess
@@ -30,7 +32,6 @@ import sys
 import threading
 import time
 import weakref
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
@@ -43,6 +44,14 @@ from hanamikoji.state import Rules
 from hanamikoji.terminal import printable
 from hanamikoji.view import View
 
+try:  # POSIX: how many bytes a pipe holds, to tell an answer from a line out of turn
+    import fcntl
+    import termios
+
+    _FIONREAD: int | None = termios.FIONREAD
+except ImportError:
+    _FIONREAD = None
+
 PROTOCOL = "hanamikoji-engine/1"
 _LIVE: weakref.WeakSet[ProcessTransport] = weakref.WeakSet()
 GRACE_MS = 1000
@@ -50,7 +59,9 @@ GRACE_MS = 1000
 
 __all__ = [
     "GRACE_MS",
+    "LINE_LIMIT",
     "PROTOCOL",
+    "STDERR_TAIL",
     "Engine",
     "EngineError",
     "EngineMove",
@@ -247,68 +258,264 @@ def kill_all_engines() -> None:
         transport.kill()
 
 
+LINE_LIMIT = 1_000_000
+"""The longest line (bytes, without its newline) an engine may write; a longer one is garbage."""
+STDERR_TAIL = 65_536
+"""How much of an engine's standard error is kept (its last bytes), for failure reports."""
+_EXIT_GRACE = 0.5
+"""Seconds to wait for the end of output once the engine has exited (a child may hold it)."""
+_CHUNK = 65_536
+_PENDING = 16
+"""Lines kept unread at most: a flood of short lines is garbage too, and is not stored."""
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A line of the engine's output, as read: its text, or the reason it cannot be one."""
+
+    text: str
+    sent: int
+    """Messages sent to the engine when the line was read (a line from before ours is no answer)."""
+    early: bool
+    """Read while part of our last message was still unread by the engine."""
+    problem: str | None = None
+
+
 class ProcessTransport:
-    """An engine as a subprocess: lines over its stdin/stdout, stderr kept for diagnostics."""
+    """An engine as a subprocess: lines over its stdin/stdout, the tail of stderr kept.
+
+    The engine runs in a session (and process group) of its own, which is killed as a whole at
+    close. Our ends of its pipes are raw descriptors read by one thread with ``select``, so that
+    nothing here ever blocks on them: not a line that never ends (cut at :data:`LINE_LIMIT`), not
+    standard error (read all along, only its last :data:`STDERR_TAIL` bytes kept), not a
+    grandchild that left the session and still holds the pipes (closing just stops reading).
+    """
 
     def __init__(self, command: str | Sequence[str], *, cwd: str | None = None) -> None:
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
             raise EngineError(FailureKind.START, "empty engine command")
         self.command = " ".join(argv)
+        in_r, self._in = os.pipe()
+        self._out, out_w = os.pipe()
+        self._err, err_w = os.pipe()
         try:
             self._proc = subprocess.Popen(
                 argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                bufsize=1,
+                stdin=in_r,
+                stdout=out_w,
+                stderr=err_w,
                 cwd=cwd,
-                start_new_session=True,  # its own process group: we can stop all it started
+                start_new_session=True,  # its own group and session: we can stop all it starts
             )
         except OSError as e:
+            for fd in (self._in, self._out, self._err):
+                os.close(fd)
             raise EngineError(FailureKind.START, f"cannot start {self.command!r}: {e}") from None
+        finally:
+            for fd in (in_r, out_w, err_w):
+                os.close(fd)
         _LIVE.add(self)
-        self._lines: queue.Queue[str | None] = queue.Queue()
-        self._stderr: deque[str] = deque(maxlen=20)
-        threading.Thread(target=self._pump_out, daemon=True).start()
-        threading.Thread(target=self._pump_err, daemon=True).start()
+        os.set_blocking(self._out, False)
+        os.set_blocking(self._err, False)
+        self._wake_r, self._wake_w = os.pipe()
+        # The lock orders reading stdout against sending: each line knows what was sent before.
+        self._lock = threading.Lock()
+        self._lines: queue.Queue[_Line | None] = queue.Queue()
+        self._partial = bytearray()
+        self._skipping = False  # inside a line over the limit, already reported
+        self._sent = 0
+        self._out_open = True
+        self._in_open = True
+        self._ended = False  # the end of output was queued
+        self._done = False  # ... and read: the end of output stays the end
+        self._closed = False
+        self._eof = threading.Event()
+        self._err_tail = bytearray()
+        threading.Thread(target=self._pump, daemon=True).start()
+        threading.Thread(target=self._watch, daemon=True).start()
 
-    def _pump_out(self) -> None:
-        assert self._proc.stdout is not None
+    # -- the reading thread (it owns the descriptors it reads) --
+
+    def _pump(self) -> None:
+        sel = selectors.DefaultSelector()
+        sel.register(self._out, selectors.EVENT_READ, "out")
+        sel.register(self._err, selectors.EVENT_READ, "err")
+        sel.register(self._wake_r, selectors.EVENT_READ, "wake")
+        reading = {"out", "err"}
         try:
-            for line in self._proc.stdout:
-                self._lines.put(line.rstrip("\r\n"))
+            while reading:
+                for key, _ in sel.select():
+                    if key.data == "wake":
+                        return
+                    if key.data == "out":
+                        with self._lock:
+                            ended = self._read_out(reads=1)
+                    else:
+                        ended = self._read_err()
+                    if ended:
+                        sel.unregister(key.fd)  # before the descriptor is closed
+                        reading.discard(key.data)
+                        if key.data == "out":
+                            with self._lock:
+                                self._close_out()
         except (OSError, ValueError):
             pass
-        self._lines.put(None)
+        finally:
+            sel.close()
+            with self._lock:
+                self._close_out()
+            for fd in (self._err, self._wake_r):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
 
-    def _pump_err(self) -> None:
-        assert self._proc.stderr is not None
+    def _read_out(self, reads: int = 16) -> bool:
+        """Read what stdout holds now, in ``reads`` reads at most (with the lock held).
+
+        True at its end. The bound keeps an engine that writes without pause from holding us.
+        """
+        if not self._out_open or self._eof.is_set():
+            return True
+        for _ in range(reads):
+            try:
+                data = os.read(self._out, _CHUNK)
+            except BlockingIOError:
+                return False
+            except OSError:
+                data = b""
+            if not data:
+                if self._partial and not self._skipping:
+                    self._emit(bytes(self._partial))  # a last line without its newline
+                self._partial.clear()
+                self._eof.set()
+                self._end_output()
+                return True
+            self._take(data)
+        return False
+
+    def _take(self, data: bytes) -> None:
+        """Cut ``data`` into lines, never holding more than LINE_LIMIT bytes of one."""
+        while data:
+            cut = data.find(b"\n")
+            piece, data = (data, b"") if cut < 0 else (data[:cut], data[cut + 1 :])
+            if self._skipping:
+                self._skipping = cut < 0
+                continue
+            self._partial += piece
+            if len(self._partial) > LINE_LIMIT:
+                self._partial.clear()
+                self._skipping = cut < 0
+                self._put(_Line("", self._sent, False, f"a line longer than {LINE_LIMIT} bytes"))
+            elif cut >= 0:
+                self._emit(bytes(self._partial))
+                self._partial.clear()
+
+    def _emit(self, raw: bytes) -> None:
+        if not raw.strip():
+            return  # blank lines are skipped by both sides
+        early = self._unread_input() > 0
         try:
-            for line in self._proc.stderr:
-                self._stderr.append(line.rstrip())
-        except (OSError, ValueError):
-            pass
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            self._put(_Line("", self._sent, early, f"not UTF-8: {raw[:60]!r}"))
+            return
+        self._put(_Line(text.rstrip("\r"), self._sent, early))
+
+    def _put(self, line: _Line) -> None:
+        if self._ended:
+            return  # after the end (a child writing on): nobody reads it
+        pending = self._lines.qsize()
+        if pending == _PENDING:
+            self._lines.put(_Line("", self._sent, False, f"over {_PENDING} lines, unasked"))
+        elif pending < _PENDING:
+            self._lines.put(line)
+
+    def _unread_input(self) -> int:
+        """Bytes we sent that the engine has not read yet (0 where the system cannot tell)."""
+        if not self._in_open or _FIONREAD is None:
+            return 0
+        count = array.array("i", [0])
+        try:
+            fcntl.ioctl(self._in, _FIONREAD, count)
+        except OSError:
+            return 0
+        return count[0]
+
+    def _close_out(self) -> None:
+        """Close our end of stdout (only the reading thread does, with the lock held)."""
+        if self._out_open:
+            self._out_open = False
+            with contextlib.suppress(OSError):
+                os.close(self._out)
+
+    def _end_output(self) -> None:
+        if not self._ended:
+            self._ended = True
+            self._lines.put(None)
+
+    def _read_err(self) -> bool:
+        try:
+            data = os.read(self._err, _CHUNK)
+        except BlockingIOError:
+            return False
+        except OSError:
+            data = b""
+        if not data:
+            return True
+        tail = self._err_tail
+        tail += data
+        if len(tail) > STDERR_TAIL:
+            del tail[: len(tail) - STDERR_TAIL]
+        return False
+
+    def _watch(self) -> None:
+        """Once the engine has exited, its output ends, even if a child of it still holds it."""
+        self._proc.wait()
+        if not self._eof.wait(_EXIT_GRACE):
+            with self._lock:
+                self._read_out()  # whatever it wrote before it went
+                self._end_output()
+
+    # -- the caller's side --
 
     def send(self, line: str) -> None:
         """Write one line to the engine's standard input."""
-        stdin = self._proc.stdin
-        assert stdin is not None
+        data = memoryview((line + "\n").encode("utf-8"))
+        with self._lock:
+            if not self._in_open:
+                raise EngineError(FailureKind.EXIT, "the engine is closed")
+            # What the engine wrote before this message cannot answer it: read it now.
+            self._read_out()
+            self._sent += 1
         try:
-            stdin.write(line + "\n")
-            stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
+            while data:
+                data = data[os.write(self._in, data) :]
+        except OSError:  # BrokenPipeError: it is gone
             raise self.failure() from None
 
     def receive(self, timeout: float | None) -> str | None:
-        """The next line of the engine's standard output."""
+        """The next line of the engine's standard output.
+
+        An EngineError (garbage) for a line that cannot be an answer: over the limit, not UTF-8,
+        or written before the engine had read our last message.
+        """
+        if self._done:
+            return None
         try:
-            return self._lines.get(timeout=timeout)
+            item = self._lines.get(timeout=timeout)
         except queue.Empty:
             raise TimeoutError from None
+        if item is None:
+            self._done = True
+            return None
+        if item.problem is not None:
+            raise EngineError(FailureKind.GARBAGE, item.problem)
+        if item.sent < self._sent or item.early:
+            raise EngineError(
+                FailureKind.GARBAGE,
+                f"an answer out of turn: wrote {item.text[:60]!r} before reading the question",
+            )
+        return item.text
 
     def failure(self) -> EngineError:
         """Crash or exit, with the status and the last lines of standard error."""
@@ -316,7 +523,7 @@ class ProcessTransport:
             code = self._proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
             return EngineError(FailureKind.EXIT, "closed its output but is still running")
-        tail = " | ".join(list(self._stderr)[-3:])
+        tail = " | ".join(self.stderr_tail[-3:])
         said = f"; stderr: {tail[-300:]}" if tail else ""
         if code == 0:
             return EngineError(FailureKind.EXIT, f"exited (status 0){said}")
@@ -335,34 +542,41 @@ class ProcessTransport:
 
     @property
     def stderr_tail(self) -> list[str]:
-        """The last lines the engine wrote to standard error."""
-        return list(self._stderr)
+        """The last lines (at most 20) the engine wrote to standard error."""
+        text = bytes(self._err_tail).decode("utf-8", errors="replace")
+        return [line.rstrip() for line in text.splitlines() if line.strip()][-20:]
 
     def close(self) -> None:
-        """Ask it to quit, then stop its whole process group."""
+        """Ask it to quit, then stop its whole process group; never waits on the pipes."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
         proc = self._proc
         if proc.poll() is None:
-            try:
-                assert proc.stdin is not None
-                proc.stdin.write(json.dumps({"type": "quit"}) + "\n")
-                proc.stdin.flush()
+            with contextlib.suppress(OSError):
+                os.set_blocking(self._in, False)  # a full pipe must not stop us
+                os.write(self._in, (json.dumps({"type": "quit"}) + "\n").encode())
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=0.5)
-            except (OSError, ValueError, subprocess.TimeoutExpired):
-                pass
+        # Everything left in its group goes too (a child that made a session of its own stays,
+        # but we stop reading: it cannot hold us).
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
         if proc.poll() is None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
+            with contextlib.suppress(OSError):
                 proc.kill()
-            proc.wait()
-        else:
-            # anything it left running in its group goes too
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=5)
+        with self._lock:
+            self._in_open = False
+            with contextlib.suppress(OSError):
+                os.close(self._in)
+        with contextlib.suppress(OSError):
+            os.write(self._wake_w, b"x")  # the reading thread closes its ends and stops
+        with contextlib.suppress(OSError):
+            os.close(self._wake_w)
+        _LIVE.discard(self)
 
 
 @dataclass(frozen=True)
@@ -442,7 +656,9 @@ class Engine:
         elapsed = (time.monotonic() - start) * 1000.0
         text = msg.get("move")
         if not isinstance(text, str):
-            raise EngineError(FailureKind.GARBAGE, f"a move message without a move: {msg!r:.100}")
+            # The line, not the parsed object: its repr could be huge or nested past the limit.
+            said = json.dumps(text)[:60] if isinstance(text, str | int | float | None) else "…"
+            raise EngineError(FailureKind.GARBAGE, f"a move message without a move: {said}")
         try:
             move = Move.parse(text)
         except InvalidMoveError:
@@ -500,7 +716,9 @@ class Engine:
                 continue  # referees ignore blank lines
             try:
                 msg = json.loads(line)
-            except (json.JSONDecodeError, RecursionError):
+            except RecursionError:
+                raise EngineError(FailureKind.GARBAGE, "JSON nested too deeply") from None
+            except ValueError:  # any: a JSONDecodeError, an integer past int's digit limit
                 raise EngineError(FailureKind.GARBAGE, f"not JSON: {line[:60]!r}") from None
             if not isinstance(msg, dict):
                 raise EngineError(FailureKind.GARBAGE, f"not a JSON object: {line[:60]!r}")

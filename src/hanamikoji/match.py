@@ -12,12 +12,14 @@ forfeit and is restarted for the next.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
 import random
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -438,16 +440,46 @@ def run_match(
     *,
     on_pair: Callable[[MatchSummary], None] | None = None,
 ) -> MatchSummary:
-    """Play the match; ``on_pair`` sees the summary after each pair. Ctrl-C stops it cleanly."""
+    """Play the match; ``on_pair`` sees the summary after each pair.
+
+    Ctrl-C, or SIGTERM, stops it cleanly: the summary so far comes back with ``stopped``
+    ``"interrupted"``, and every worker and engine it started is stopped.
+    """
+    with _sigterm_interrupts():
+        return _run_match(config, on_pair)
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """While the match runs, SIGTERM raises KeyboardInterrupt, as Ctrl-C does (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        # Once only: a second SIGTERM must not break off the cleanup of the first.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run_match(config: MatchConfig, on_pair: Callable[[MatchSummary], None] | None) -> MatchSummary:
     # Fail early, in this process, on a bad player spec or an engine that cannot start.
     for side, spec in zip(SIDES, (config.a, config.b), strict=True):
         player = make_player(spec)
-        if isinstance(player, EnginePlayer):
-            try:
-                player._get()
-            except EngineError as e:
-                raise MatchError(f"player {side} ({spec}): {e}") from None
-        player.close()
+        try:
+            if isinstance(player, EnginePlayer):
+                try:
+                    player._get()
+                except EngineError as e:
+                    raise MatchError(f"player {side} ({spec}): {e}") from None
+        finally:
+            player.close()
     summary = MatchSummary(config.a, config.b, config.pairs * 2, sprt=config.sprt)
     if config.records is not None:
         try:
@@ -518,8 +550,6 @@ _WORKER: dict[str, Any] = {}
 
 def _init_worker(config: MatchConfig) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
-    _WORKER["config"] = config
-    _WORKER["players"] = _players(config)
 
     def stop(signum: int, frame: object) -> None:
         # No I/O here: the signal may land in the middle of a write to an engine.
@@ -528,7 +558,10 @@ def _init_worker(config: MatchConfig) -> None:
         finally:
             os._exit(0)
 
+    # First: the parent's handler (SIGTERM as Ctrl-C) came with the fork and must not run here.
     signal.signal(signal.SIGTERM, stop)
+    _WORKER["config"] = config
+    _WORKER["players"] = _players(config)
 
 
 def _worker_pair(index: int) -> PairResult:

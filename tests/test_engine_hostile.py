@@ -1,0 +1,238 @@
+"""The referee against engines that attack it (tests/engines/hostile_engine.py).
+
+An engine may hang its children on our pipes, write without end, send what Python's JSON parser
+refuses, answer before it is asked, or be stopped from outside mid-match: each costs it the game
+at most, is named for what it is, and never hangs, floods or aborts the runner.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from hanamikoji.engine import (
+    LINE_LIMIT,
+    STDERR_TAIL,
+    Engine,
+    EngineError,
+    FailureKind,
+    ProcessTransport,
+)
+from hanamikoji.match import MatchConfig, run_match
+from hanamikoji.state import Rules, State
+
+HOSTILE = Path(__file__).resolve().parent / "engines" / "hostile_engine.py"
+START = State.new(13)
+VIEW = START.view(0)
+LEGAL = START.legal_moves
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups")
+
+
+def hostile(mode: str, arg: str = "") -> list[str]:
+    """The command line of the hostile engine in ``mode``."""
+    return [sys.executable, str(HOSTILE), mode, *([arg] if arg else [])]
+
+
+def spec(command: list[str]) -> str:
+    """A match player spec for ``command``."""
+    return "cmd:" + " ".join(f"'{part}'" for part in command)
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie counts as ended)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def kill_pids(pidfile: Path) -> None:
+    """Stop the detached children listed in ``pidfile`` (they are the test's to clean up)."""
+    if pidfile.exists():
+        for pid in map(int, pidfile.read_text().split()):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def first_act(command: list[str], hard_limit_ms: int = 5000) -> tuple[EngineError, float]:
+    """Start ``command``, ask for its first move: the error and the seconds the act took."""
+    engine = Engine.popen(command)
+    try:
+        engine.new_game(0, Rules(), "referee")
+        start = time.monotonic()
+        with pytest.raises(EngineError) as info:
+            engine.act(VIEW, LEGAL, clock_ms=100, hard_limit_ms=hard_limit_ms)
+        return info.value, time.monotonic() - start
+    finally:
+        engine.close()
+
+
+# -- 2. children that hold our pipes -------------------------------------------------------
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_detached_child_holding_stdout_never_hangs_the_match(tmp_path: Path) -> None:
+    """Each start leaves a 60 s child in a session of its own on our pipe: close waits for none."""
+    pids = tmp_path / "pids"
+    command = [sys.executable, "-m", "hanamikoji.cli", "match", "random"]
+    command += [spec(hostile("detach", str(pids))), "--games", "2", "--clock-ms", "50"]
+    start = time.monotonic()
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=20)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the match waited on an engine's detached child")
+    finally:
+        kill_pids(pids)
+    assert done.returncode == 0, done.stderr
+    assert "games 2 of 2" in done.stdout
+    assert "forfeits: none" in done.stdout
+    assert time.monotonic() - start < 20
+
+
+def test_close_returns_at_once_with_a_detached_child_on_the_pipes(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    try:
+        engine = Engine.popen(hostile("detach", str(pids)))
+        transport = engine.transport
+        assert isinstance(transport, ProcessTransport)
+        start = time.monotonic()
+        engine.close()
+        assert time.monotonic() - start < 3.0
+        assert transport._proc.poll() is not None
+    finally:
+        kill_pids(pids)
+
+
+def test_an_engine_that_exits_while_its_child_holds_the_pipe_is_an_exit(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    try:
+        error, took = first_act(hostile("exit-leaving-child", str(pids)), hard_limit_ms=8000)
+    finally:
+        kill_pids(pids)
+    assert error.kind == FailureKind.EXIT, error
+    assert "status 0" in str(error)
+    assert took < 5.0  # well before the hard limit
+
+
+# -- 3. memory: lines and standard error are bounded ---------------------------------------
+
+
+def test_a_line_that_never_ends_is_garbage_long_before_the_hard_limit() -> None:
+    error, took = first_act(hostile("endless-line"), hard_limit_ms=8000)
+    assert error.kind == FailureKind.GARBAGE, error
+    assert "longer than" in str(error)
+    assert len(str(error)) < 300
+    assert took < 5.0
+
+
+def test_an_answer_over_the_line_limit_is_garbage() -> None:
+    assert LINE_LIMIT <= 1_000_000
+    error, _ = first_act(hostile("long-line"))
+    assert error.kind == FailureKind.GARBAGE, error
+    assert "longer than" in str(error)
+
+
+def test_standard_error_is_kept_as_a_bounded_tail() -> None:
+    engine = Engine.popen(hostile("stderr-flood"))
+    transport = engine.transport
+    assert isinstance(transport, ProcessTransport)
+    try:
+        engine.new_game(0, Rules(), "referee")
+        with pytest.raises(EngineError) as info:
+            engine.act(VIEW, LEGAL, clock_ms=100, hard_limit_ms=10_000)
+        tail = transport.stderr_tail
+    finally:
+        engine.close()
+    assert info.value.kind == FailureKind.CRASH, info.value
+    assert "exit status 3" in str(info.value)
+    assert "last words" in str(info.value)
+    assert len(str(info.value)) < 1000
+    assert tail[-1] == "last words"
+    assert sum(len(line) for line in tail) <= STDERR_TAIL
+
+
+# -- 4. whatever the JSON parser refuses is garbage ----------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["bigint", "deep", "bad-utf8"])
+def test_a_line_the_json_parser_refuses_is_garbage(mode: str) -> None:
+    error, _ = first_act(hostile(mode))
+    assert error.kind == FailureKind.GARBAGE, error
+    assert len(str(error)) < 300
+
+
+def test_a_huge_integer_costs_the_game_not_the_match() -> None:
+    summary = run_match(MatchConfig("random", spec(hostile("bigint")), games=2, clock_ms=50))
+    assert summary.games == 2
+    assert [(side, why.split(": ")[1]) for _, side, why in summary.forfeits] == [
+        ("B", "garbage"),
+        ("B", "garbage"),
+    ]
+
+
+# -- 6. faults named for what they are -----------------------------------------------------
+
+
+def test_an_answer_before_the_question_is_read_is_garbage() -> None:
+    error, _ = first_act(hostile("early"))
+    assert error.kind == FailureKind.GARBAGE, error
+    assert "out of turn" in str(error)
+
+
+# -- 5. SIGTERM ends a match like Ctrl-C ---------------------------------------------------
+
+
+def running_with(tag: str) -> list[str]:
+    """The processes whose command line holds ``tag`` (``ps``), this test's engines."""
+    out = subprocess.run(["ps", "-ww", "-eo", "pid=,stat=,args="], capture_output=True, text=True)
+    return [line for line in out.stdout.splitlines() if tag in line and " Z" not in line]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_sigterm_stops_a_parallel_match_like_ctrl_c() -> None:
+    tag = f"tag-{uuid.uuid4().hex}"
+    engine = spec(hostile("good", tag))
+    command = [sys.executable, "-m", "hanamikoji.cli", "match", engine, engine]
+    proc = subprocess.Popen(
+        [*command, "--games", "1000000", "--jobs", "2", "--clock-ms", "50"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 10.0
+        while len(running_with(tag)) < 4 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(running_with(tag)) >= 4  # two workers, two engines each
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        try:
+            out, err = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            pytest.fail("still running 10 s after SIGTERM")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert "stopped: interrupted" in out
+    deadline = time.monotonic() + 3.0
+    while running_with(tag) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = running_with(tag)
+    for line in left:  # clean up after a failure
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(line.split()[0]), signal.SIGKILL)
+    assert left == []
