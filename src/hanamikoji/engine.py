@@ -59,6 +59,7 @@ GRACE_MS = 1000
 
 __all__ = [
     "GRACE_MS",
+    "HELLO_TIMEOUT_S",
     "LINE_LIMIT",
     "PROTOCOL",
     "STDERR_TAIL",
@@ -258,6 +259,8 @@ def kill_all_engines() -> None:
         transport.kill()
 
 
+HELLO_TIMEOUT_S = 60.0
+"""How long a referee waits for ``hello``: a first run of a numba engine compiles (15 s here)."""
 LINE_LIMIT = 1_000_000
 """The longest line (bytes, without its newline) an engine may write; a longer one is garbage."""
 STDERR_TAIL = 65_536
@@ -596,14 +599,16 @@ class Engine:
     >>> #     answer = engine.act(state.view(0), state.legal_moves, clock_ms=500)
     """
 
-    def __init__(self, transport: Transport, *, handshake_timeout: float = 10.0) -> None:
+    def __init__(self, transport: Transport, *, handshake_timeout: float = HELLO_TIMEOUT_S) -> None:
         self.transport = transport
         self.name = "?"
         self.version = "?"
         self._hello(handshake_timeout)
 
     @classmethod
-    def popen(cls, command: str | Sequence[str], *, handshake_timeout: float = 10.0) -> Engine:
+    def popen(
+        cls, command: str | Sequence[str], *, handshake_timeout: float = HELLO_TIMEOUT_S
+    ) -> Engine:
         """Start ``command`` and complete the handshake."""
         transport = ProcessTransport(command)
         try:
