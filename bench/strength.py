@@ -12,7 +12,8 @@ Parts:
   iterations, its playouts modelling master's own policy) against master;
 - ``ladder``: the levels' Elo on one scale (random = 0), from matches between neighbours;
 - ``speed``: search iterations per second per agent.
-Writes ``--out`` (JSON) and, for the ladder, ``docs/img/levels_elo.svg``.
+Writes ``--out`` (JSON) and, for the ladder, ``docs/img/levels_elo_chained.svg`` (the ladder
+of docs/ai.md is now one round robin in one fit: ``bench/ladder.py``).
 """
 
 from __future__ import annotations
@@ -133,7 +134,7 @@ def ladder(args: argparse.Namespace, results: dict[str, Any]) -> dict[str, Any]:
         ylabel="Elo",
     )
     (ROOT / "docs/img").mkdir(parents=True, exist_ok=True)
-    (ROOT / "docs/img/levels_elo.svg").write_text(svg)
+    (ROOT / "docs/img/levels_elo_chained.svg").write_text(svg)
     return {
         n.removeprefix("level:"): [round(v, 1), round(lo, 1), round(hi, 1)]
         for n, (v, lo, hi) in elo.items()

@@ -229,6 +229,11 @@ def test_resume_plays_only_the_pairs_not_yet_played(
     assert first.stopped == "interrupted"
     assert len(played) == 4 and len(set(played)) == 4
     assert len(json.loads(state.read_text())["pairs"]) == 4
+    assert list(tmp_path.iterdir()) == [state]  # no temporary file left behind
+    if sys.platform != "win32":
+        umask = os.umask(0)
+        os.umask(umask)
+        assert state.stat().st_mode & 0o777 == 0o666 & ~umask
     before = list(played)
     second = run_tournament(config)
     assert second.resumed == 4 and second.stopped is None
