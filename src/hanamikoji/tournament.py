@@ -427,11 +427,10 @@ def save_state(config: TournamentConfig, pairs: list[PairRecord]) -> None:
     path = config.state
     if path is None:
         return
-    data = {
-        "format": STATE_FORMAT,
-        "settings": config.settings(),
-        "pairs": [p.to_json() for p in pairs],
-    }
+    # One pair a line: readable, and a diff of two states shows the pairs that were added.
+    head = {"format": STATE_FORMAT, "settings": config.settings()}
+    text = json.dumps(head)[:-1] + ', "pairs": [\n'
+    text += ",\n".join(json.dumps(p.to_json()) for p in pairs) + "\n]}\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
@@ -440,8 +439,7 @@ def save_state(config: TournamentConfig, pairs: list[PairRecord]) -> None:
             os.umask(umask)
             os.fchmod(fd, 0o666 & ~umask)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=0)
-            f.write("\n")
+            f.write(text)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
