@@ -26,7 +26,8 @@ def short(player: str) -> str:
     for key, value in (o.split("=", 1) for o in options.split(",") if "=" in o):
         if key == "iterations":
             n = int(value)
-            return f"{name} {n // 1000}k" if n % 1000 == 0 else f"{name} {n}"
+            # Thousands as "k" (1.5k): a label wider than its bar runs into the next one.
+            return f"{name} {n / 1000:g}k" if n >= 1000 else f"{name} {n}"
     return player
 
 
