@@ -884,3 +884,19 @@ def test_close_stops_an_engine_that_ignores_quit() -> None:
     assert time.monotonic() - start < 2.0
     assert_gone(transport._proc)
     engine.close()  # twice is fine
+
+
+def test_the_engine_drops_a_line_over_the_limit_without_holding_it() -> None:
+    from hanamikoji.engine import LINE_LIMIT
+
+    huge = "a" * (3 * LINE_LIMIT + 5)
+    err = io.StringIO()
+    out = io.StringIO()
+    serve(
+        make_agent("random"),
+        stdin=io.StringIO(huge + '\n{"type": "hello"}\n'),
+        stdout=out,
+        stderr=err,
+    )
+    assert f"a line over {LINE_LIMIT} characters, ignored" in err.getvalue()
+    assert '"type": "hello"' in out.getvalue()  # and the engine reads on

@@ -236,3 +236,57 @@ def test_sigterm_stops_a_parallel_match_like_ctrl_c() -> None:
         with contextlib.suppress(ProcessLookupError):
             os.kill(int(line.split()[0]), signal.SIGKILL)
     assert left == []
+
+
+def gone(tag: str, seconds: float = 5.0) -> list[str]:
+    """Wait for the processes tagged ``tag`` to end; those left (then killed) are returned."""
+    deadline = time.monotonic() + seconds
+    while running_with(tag) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = running_with(tag)
+    for line in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(line.split()[0]), signal.SIGKILL)
+    return left
+
+
+@pytest.mark.parametrize("command", ["match", "tournament"])
+def test_an_engine_deaf_to_quit_is_ended_after_a_parallel_run(command: str) -> None:
+    tag = f"tag-{uuid.uuid4().hex}"
+    games = ["--games", "4"] if command == "match" else ["--games-per-pair", "4"]
+    engine = spec(hostile("deaf", tag))
+    cli = [sys.executable, "-m", "hanamikoji.cli", command, engine, "random"]
+    done = subprocess.run(
+        [*cli, *games, "--jobs", "2", "--max-rounds", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert gone(tag) == []
+
+
+def test_sigterm_while_a_tournament_waits_for_hello_ends_it_cleanly() -> None:
+    tag = f"tag-{uuid.uuid4().hex}"
+    cli = [sys.executable, "-m", "hanamikoji.cli", "tournament", spec(hostile("mute", tag))]
+    proc = subprocess.Popen(
+        [*cli, "random", "greedy", "--games-per-pair", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 10.0
+        while not running_with(tag) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)  # the referee now waits for a hello that never comes
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in out
+    assert gone(tag) == []

@@ -357,6 +357,8 @@ def test_cli_tournament_json_and_text(tmp_path: Path) -> None:
         (["random", "greedy", "--anchor", "random=x"], "--anchor takes PLAYER=ELO"),
         (["random", "greedy", "--anchor", "master=0"], "--anchor 'master' is not"),
         (["random"], "at least two players"),
+        (["random", "greedy", "--anchor", "random=nan"], "--anchor takes PLAYER=ELO"),
+        (["random", "greedy", "--anchor", "random=inf"], "--anchor takes PLAYER=ELO"),
     ],
 )
 def test_cli_tournament_rejects_bad_arguments(args: list[str], says: str) -> None:
@@ -417,3 +419,43 @@ def test_ray_backend_gives_exactly_the_local_results() -> None:
     local = run_tournament(TournamentConfig(players, games_per_pair=4, seed=5, jobs=2))
     ray = run_tournament(TournamentConfig(players, games_per_pair=4, seed=5, jobs=2, backend="ray"))
     assert comparable(ray) == comparable(local)
+
+
+def test_a_command_that_cannot_be_split_is_left_out() -> None:
+    out = run_cli("tournament", "random", "greedy", "cmd:'unterminated", "--games-per-pair", "2")
+    assert out.returncode == 0, out.stderr
+    assert "left out cmd:'unterminated" in out.stderr and "quotation" in out.stderr
+    assert "2 players, 2 of 2 games" in out.stdout
+
+
+def test_one_player_left_is_no_tournament() -> None:
+    out = run_cli("tournament", "random", "nosuchagent", "--games-per-pair", "2")
+    assert "fewer than two players can play" in out.stdout + out.stderr
+    assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("[]", "is not a tournament state file"),
+        ('{"format": "x"}', "is not a tournament state file"),
+    ],
+)
+def test_a_state_file_that_is_not_one_is_refused(tmp_path: Path, text: str, says: str) -> None:
+    state = tmp_path / "s.json"
+    state.write_text(text)
+    out = run_cli("tournament", "random", "greedy", "--games-per-pair", "2", "--state", str(state))
+    assert out.returncode == 2 and says in out.stderr and "internal error" not in out.stderr
+
+
+def test_a_state_file_with_pairs_this_tournament_cannot_have_played_is_refused(
+    tmp_path: Path,
+) -> None:
+    state = tmp_path / "s.json"
+    args = ["tournament", "random", "greedy", "--games-per-pair", "2", "--state", str(state)]
+    assert run_cli(*args).returncode == 0
+    data = json.loads(state.read_text())
+    data["pairs"].append(data["pairs"][0])  # the same pair twice
+    state.write_text(json.dumps(data))
+    out = run_cli(*args)
+    assert out.returncode == 2 and "twice" in out.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shutil
 import sys
 from collections.abc import Sequence
@@ -496,6 +497,8 @@ def _tournament(args: argparse.Namespace) -> int:
             try:
                 anchor, anchor_elo = name, float(value)
             except ValueError:
+                eq = ""
+            if not math.isfinite(anchor_elo):  # nan or inf: no rating, and not JSON
                 eq = ""
             if not eq or not name:
                 raise MatchError(f"--anchor takes PLAYER=ELO, e.g. random=0, got {args.anchor!r}")

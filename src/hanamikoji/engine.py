@@ -32,7 +32,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
 
@@ -116,7 +116,10 @@ def serve(
         err.flush()
 
     prepare(agent, say)
-    for number, raw in enumerate(inp, start=1):
+    for number, raw in enumerate(_bounded_lines(inp, LINE_LIMIT), start=1):
+        if raw is None:
+            complain(number, f"a line over {LINE_LIMIT} characters, ignored")
+            continue
         line = raw.strip()
         if not line:
             continue
@@ -161,6 +164,23 @@ def serve(
         else:
             complain(number, f"unknown message type {kind!r}, ignored")
     return 0
+
+
+def _bounded_lines(inp: TextIO, limit: int) -> Iterator[str | None]:
+    """The lines of ``inp``; None for a line over ``limit`` characters, read and dropped in
+    pieces, so that an endless line never fills memory."""
+    while True:
+        line = inp.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and not line.endswith("\n"):
+            while True:
+                rest = inp.readline(limit)
+                if not rest or rest.endswith("\n"):
+                    break
+            yield None
+            continue
+        yield line
 
 
 def _act(agent: Agent, msg: dict[str, Any], rng: random.Random) -> Move:

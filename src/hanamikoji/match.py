@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import multiprocessing
+import multiprocessing.util
 import os
 import random
 import signal
@@ -562,6 +563,15 @@ def _init_worker(config: MatchConfig) -> None:
     signal.signal(signal.SIGTERM, stop)
     _WORKER["config"] = config
     _WORKER["players"] = _players(config)
+    # A worker ending normally (the pool closed) closes its engines: one that ignores `quit`
+    # must not outlive the match.
+    multiprocessing.util.Finalize(None, _close_worker_players, exitpriority=10)
+
+
+def _close_worker_players() -> None:
+    for player in _WORKER.get("players", {}).values():
+        with contextlib.suppress(Exception):
+            player.close()
 
 
 def _worker_pair(index: int) -> PairResult:

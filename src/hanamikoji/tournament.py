@@ -17,6 +17,7 @@ import contextlib
 import json
 import math
 import multiprocessing
+import multiprocessing.util
 import os
 import signal
 import sys
@@ -406,11 +407,13 @@ def load_state(config: TournamentConfig) -> list[PairRecord]:
         return []
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("format") != STATE_FORMAT:
+        if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
             raise MatchError(f"{path} is not a tournament state file ({STATE_FORMAT})")
         pairs = [PairRecord.from_json(p) for p in data["pairs"]]
         saved = data["settings"]
-    except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
+        if not isinstance(saved, dict):
+            raise TypeError("its settings are not an object")
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
         raise MatchError(f"cannot read the state file {path}: {e}") from None
     want = config.settings()
     diff = [f"{k}: {saved.get(k)!r} there, {v!r} now" for k, v in want.items() if saved.get(k) != v]
@@ -419,7 +422,24 @@ def load_state(config: TournamentConfig) -> list[PairRecord]:
             f"the state file {path} is of another tournament ({'; '.join(diff)}); "
             "use the same players and settings to resume, or another --state file"
         )
+    _check_pairs(path, pairs, config)
     return pairs
+
+
+def _check_pairs(path: Path, pairs: list[PairRecord], config: TournamentConfig) -> None:
+    """Refuse a state whose pairs this tournament could not have played (edited by hand)."""
+    players = set(config.all_players)
+    seen: set[tuple[str, str, int]] = set()
+    for pair in pairs:
+        a, b, index = pair.key
+        what = f"the state file {path} holds a pair this tournament cannot have played"
+        if a not in players or b not in players or a == b:
+            raise MatchError(f"{what}: {a!r} against {b!r}")
+        if not 0 <= index < config.pairs_per_pairing:
+            raise MatchError(f"{what}: pair index {index}")
+        if pair.key in seen:
+            raise MatchError(f"{what}: {a!r} against {b!r}, pair {index}, twice")
+        seen.add(pair.key)
 
 
 def save_state(config: TournamentConfig, pairs: list[PairRecord]) -> None:
@@ -456,13 +476,15 @@ def preflight(spec: str, config: TournamentConfig) -> str | None:
     """Why ``spec`` cannot play (a bad spec, an engine that does not start), or None."""
     try:
         player = make_player(spec, hard_limit_ms=config.hard_limit_ms)
-    except MatchError as e:
+    except (MatchError, ValueError) as e:  # (ValueError: a command that cannot be split)
         return str(e)
     try:
         if isinstance(player, EnginePlayer):
             player._get()
     except EngineError as e:
         return f"{e.kind}: {e}"
+    except ValueError as e:
+        return str(e)
     finally:
         player.close()
     return None
@@ -479,14 +501,26 @@ def run_tournament(
     """Play the tournament; Ctrl-C or SIGTERM stop it with the results so far (state saved)."""
     done = load_state(config)
     dropped: dict[str, str] = {}
-    for spec in config.all_players:
-        why = preflight(spec, config)
-        if why is not None:
-            dropped[spec] = why
+    stopped = None
+    with _Stop():  # a stop while engines start (a first numba run takes seconds) ends cleanly
+        try:
+            for spec in config.all_players:
+                why = preflight(spec, config)
+                if why is not None:
+                    dropped[spec] = why
+        except KeyboardInterrupt:
+            kill_all_engines()
+            stopped = "interrupted"
     live = [p for p in config.all_players if p not in dropped]
     t = Tournament(config, live, dropped, list(done), resumed=len(done))
+    if stopped is not None:
+        t.stopped = stopped
+        return t
     if config.gauntlet is not None and config.gauntlet in dropped:
         t.stopped = "the gauntlet's player cannot start"
+        return t
+    if len(live) < 2:
+        t.stopped = "fewer than two players can play"
         return t
     finished = {p.key for p in done}
     # Pair by pair across all pairings, so a tournament stopped early is still balanced.
@@ -616,6 +650,9 @@ def _init_worker(config: TournamentConfig) -> None:
             os._exit(0)
 
     signal.signal(signal.SIGTERM, stop)
+    # A worker ending normally (the pool closed) closes its engines: one that ignores `quit`
+    # must not outlive the tournament.
+    multiprocessing.util.Finalize(None, _WORKER["table"].close, exitpriority=10)
 
 
 def _worker_task(task: Task) -> tuple[str, str, PairResult]:

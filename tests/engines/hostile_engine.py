@@ -106,6 +106,8 @@ def main(argv: list[str]) -> int:
         msg = json.loads(raw)
         kind = msg.get("type")
         if kind == "hello":
+            if mode == "mute":  # never says hello: the referee waits until it gives up
+                continue
             answer({"type": "hello", "name": f"hostile-{mode}", "version": "1"})
         elif kind == "game":
             first_act = True
@@ -120,8 +122,10 @@ def main(argv: list[str]) -> int:
                 continue
             first_act = False
             answer({"type": "move", "move": legal[0]})
-        elif kind == "quit":
+        elif kind == "quit" and mode != "deaf":
             return 0
+    if mode == "deaf":  # ignores quit and the end of its input: only a kill ends it
+        time.sleep(3600)
     return 0
 
 
