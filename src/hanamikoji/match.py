@@ -22,7 +22,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -41,10 +41,12 @@ __all__ = [
     "MatchSummary",
     "PairResult",
     "Player",
+    "in_pool",
     "make_player",
     "play_pair",
     "play_pairs",
     "run_match",
+    "worker_started",
 ]
 
 SIDES = ("A", "B")
@@ -549,8 +551,11 @@ def _serial(config: MatchConfig) -> Iterator[PairResult]:
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(config: MatchConfig) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
+def worker_started(close: Callable[[], None]) -> None:
+    """Set up a pool worker that plays engines: the parent decides when to stop (SIGINT is
+    ignored); SIGTERM (the pool terminated) kills its engines at once; ending normally (the pool
+    closed) calls ``close``, so that an engine that ignores ``quit`` never outlives the run."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def stop(signum: int, frame: object) -> None:
         # No I/O here: the signal may land in the middle of a write to an engine.
@@ -559,13 +564,38 @@ def _init_worker(config: MatchConfig) -> None:
         finally:
             os._exit(0)
 
-    # First: the parent's handler (SIGTERM as Ctrl-C) came with the fork and must not run here.
+    # The parent's handler (SIGTERM as Ctrl-C) came with the fork and must not run here.
     signal.signal(signal.SIGTERM, stop)
+    multiprocessing.util.Finalize(None, close, exitpriority=10)
+
+
+def in_pool(
+    jobs: int,
+    initializer: Callable[..., None],
+    initargs: tuple[Any, ...],
+    work: Callable[[Any], Any],
+    items: Iterable[Any],
+) -> Iterator[Any]:
+    """``work(item)`` for each item in ``jobs`` worker processes, as each finishes; the pool is
+    closed when all are done, terminated when the caller stops early."""
+    ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
+    pool = ctx.Pool(jobs, initializer=initializer, initargs=initargs)
+    finished = False
+    try:
+        yield from pool.imap_unordered(work, items)
+        finished = True
+    finally:
+        if finished:
+            pool.close()
+        else:
+            pool.terminate()
+        pool.join()
+
+
+def _init_worker(config: MatchConfig) -> None:
+    worker_started(_close_worker_players)
     _WORKER["config"] = config
     _WORKER["players"] = _players(config)
-    # A worker ending normally (the pool closed) closes its engines: one that ignores `quit`
-    # must not outlive the match.
-    multiprocessing.util.Finalize(None, _close_worker_players, exitpriority=10)
 
 
 def _close_worker_players() -> None:
@@ -579,15 +609,4 @@ def _worker_pair(index: int) -> PairResult:
 
 
 def _parallel(config: MatchConfig) -> Iterator[PairResult]:
-    ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
-    pool = ctx.Pool(config.jobs, initializer=_init_worker, initargs=(config,))
-    finished = False
-    try:
-        yield from pool.imap_unordered(_worker_pair, range(config.pairs))
-        finished = True
-    finally:
-        if finished:
-            pool.close()
-        else:
-            pool.terminate()
-        pool.join()
+    return in_pool(config.jobs, _init_worker, (config,), _worker_pair, range(config.pairs))

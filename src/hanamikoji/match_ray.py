@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from hanamikoji.match import MatchConfig, MatchError, PairResult, Player, _players, play_pair
 
-__all__ = ["PairRunner", "ray_pairs"]
+__all__ = ["PairRunner", "ray_map", "ray_pairs"]
 
 
 class PairRunner:
@@ -36,6 +36,12 @@ class PairRunner:
 
 def ray_pairs(config: MatchConfig) -> Iterator[PairResult]:
     """Every pair of the match, played on Ray, as each finishes."""
+    return ray_map(PairRunner, (config,), config.jobs, range(config.pairs))
+
+
+def ray_map(actor: type, args: tuple[Any, ...], jobs: int, items: Sequence[Any]) -> Iterator[Any]:
+    """``play(item)`` for each item on up to ``jobs`` Ray actors ``actor(*args)``, as each
+    finishes; each actor keeps its players from item to item and is closed at the end."""
     try:
         import ray
     except ImportError:
@@ -47,36 +53,36 @@ def ray_pairs(config: MatchConfig) -> Iterator[PairResult]:
         address = os.environ.get("RAY_ADDRESS") or None
         ray.init(
             address=address,
-            num_cpus=None if address else config.jobs,
+            num_cpus=None if address else jobs,
             include_dashboard=False,
             log_to_driver=False,
             configure_logging=False,
         )
         started = True
-    runner: Any = ray.remote(num_cpus=1)(PairRunner)
-    actors: list[Any] = [runner.remote(config) for _ in range(min(config.jobs, config.pairs))]
+    remote: Any = ray.remote(num_cpus=1)(actor)
+    actors: list[Any] = [remote.remote(*args) for _ in range(min(jobs, len(items)))]
     pending: dict[Any, Any] = {}
-    queue = iter(range(config.pairs))
+    queue = iter(items)
 
     def feed(actor: Any) -> None:
-        index = next(queue, None)
-        if index is not None:
-            pending[actor.play.remote(index)] = actor
+        item = next(queue, None)
+        if item is not None:
+            pending[actor.play.remote(item)] = actor
 
     try:
-        for actor in actors:
-            feed(actor)
+        for each in actors:
+            feed(each)
         while pending:
             done, _ = ray.wait(list(pending), num_returns=1)
-            actor = pending.pop(done[0])
-            result: PairResult = ray.get(done[0])
-            feed(actor)
+            owner = pending.pop(done[0])
+            result = ray.get(done[0])
+            feed(owner)
             yield result
     finally:
-        for actor in actors:
+        for each in actors:
             # an actor that is already gone has nothing left to close
             with contextlib.suppress(Exception):
-                ray.get(actor.close.remote(), timeout=5)
-            ray.kill(actor)
+                ray.get(each.close.remote(), timeout=5)
+            ray.kill(each)
         if started:
             ray.shutdown()

@@ -16,11 +16,8 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import multiprocessing
-import multiprocessing.util
 import os
 import signal
-import sys
 import tempfile
 import threading
 import time
@@ -36,8 +33,10 @@ from hanamikoji.match import (
     MatchError,
     PairResult,
     Player,
+    in_pool,
     make_player,
     play_pair,
+    worker_started,
 )
 from hanamikoji.rating import Fit, RatingError, fit_ratings
 from hanamikoji.state import Rules
@@ -639,20 +638,8 @@ _WORKER: dict[str, _Table] = {}
 
 
 def _init_worker(config: TournamentConfig) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     _WORKER["table"] = _Table(config)
-
-    def stop(signum: int, frame: object) -> None:
-        # No I/O here: the signal may land in the middle of a write to an engine.
-        try:
-            kill_all_engines()
-        finally:
-            os._exit(0)
-
-    signal.signal(signal.SIGTERM, stop)
-    # A worker ending normally (the pool closed) closes its engines: one that ignores `quit`
-    # must not outlive the tournament.
-    multiprocessing.util.Finalize(None, _WORKER["table"].close, exitpriority=10)
+    worker_started(_WORKER["table"].close)
 
 
 def _worker_task(task: Task) -> tuple[str, str, PairResult]:
@@ -660,62 +647,11 @@ def _worker_task(task: Task) -> tuple[str, str, PairResult]:
 
 
 def _parallel(config: TournamentConfig, tasks: list[Task]) -> Iterator[tuple[str, str, PairResult]]:
-    ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
-    pool = ctx.Pool(config.jobs, initializer=_init_worker, initargs=(config,))
-    finished = False
-    try:
-        yield from pool.imap_unordered(_worker_task, tasks)
-        finished = True
-    finally:
-        if finished:
-            pool.close()
-        else:
-            pool.terminate()
-        pool.join()
+    return in_pool(config.jobs, _init_worker, (config,), _worker_task, tasks)
 
 
 def _ray(config: TournamentConfig, tasks: list[Task]) -> Iterator[tuple[str, str, PairResult]]:
     """The tasks on Ray actors, each keeping its players (as ``match --backend ray`` does)."""
-    try:
-        import ray
-    except ImportError:
-        raise MatchError(
-            "the ray backend needs Ray: pip install 'hanamikoji[ray]' (or use --backend local)"
-        ) from None
-    started = False
-    if not ray.is_initialized():
-        address = os.environ.get("RAY_ADDRESS") or None
-        ray.init(
-            address=address,
-            num_cpus=None if address else config.jobs,
-            include_dashboard=False,
-            log_to_driver=False,
-            configure_logging=False,
-        )
-        started = True
-    remote: Any = ray.remote(num_cpus=1)(_Table)
-    actors: list[Any] = [remote.remote(config) for _ in range(min(config.jobs, len(tasks)))]
-    pending: dict[Any, Any] = {}
-    queue = iter(tasks)
+    from hanamikoji.match_ray import ray_map
 
-    def feed(actor: Any) -> None:
-        task = next(queue, None)
-        if task is not None:
-            pending[actor.play.remote(task)] = actor
-
-    try:
-        for actor in actors:
-            feed(actor)
-        while pending:
-            ready, _ = ray.wait(list(pending), num_returns=1)
-            actor = pending.pop(ready[0])
-            result: tuple[str, str, PairResult] = ray.get(ready[0])
-            feed(actor)
-            yield result
-    finally:
-        for actor in actors:
-            with contextlib.suppress(Exception):  # an actor already gone has nothing to close
-                ray.get(actor.close.remote(), timeout=5)
-            ray.kill(actor)
-        if started:
-            ray.shutdown()
+    return ray_map(_Table, (config,), config.jobs, tasks)
