@@ -85,3 +85,7 @@ def one_round(
     """A game of one given deal, played through ``moves``."""
     state = State.from_deals([deal], rules=Rules(max_rounds=max_rounds), markers=markers)
     return play(state, moves)
+
+
+# The browser tests' fixtures (a server and a chromium per module), for every browser test module.
+from browser_support import browser, context, page, server  # noqa: E402, F401
