@@ -5,6 +5,7 @@ import { renderBoard } from "./board.js";
 import { ACTION_SIZE, ACTIONS, actionSvg, backSvg, cardSvg, charmOf } from "./cards.js";
 import { copyButton } from "./copy.js";
 import { $, fill, h, keepFocus } from "./dom.js";
+import { Guide } from "./guide.js";
 import { initI18n, onLanguageChange, percent, t } from "./i18n.js";
 import { minus, movesFor, parseMove, sortCards } from "./notation.js";
 import { ScoringDialog } from "./scoring.js";
@@ -35,6 +36,7 @@ const FINAL = ["bad-token", "not-found", "replaced"];
 
 let socket = null;
 let scoring = null;
+let guide = null;
 
 // ---- derived facts ------------------------------------------------------------------------------
 
@@ -226,6 +228,7 @@ function renderAll() {
   renderOffer(msg);
   renderMine(msg);
   renderPanel(msg);
+  guide?.update(msg, { selected: selectedCards(msg), action: ui.action, hint: ui.hint });
 }
 
 function renderNotices() {
@@ -554,6 +557,15 @@ function renderResult(msg) {
   if (game.rematch) $("#rematch-link").href = game.rematch;
 }
 
+/** Ask the server for a hint on this seat's decision (the Hint button, the guide). */
+function askHint() {
+  if (send({ type: "hint" })) {
+    ui.hintAsked = true;
+    ui.hint = null;
+    render();
+  }
+}
+
 // ---- player input -------------------------------------------------------------------------------
 
 function toggleCard(i) {
@@ -571,13 +583,7 @@ function chooseAction(a) {
 }
 
 function wire() {
-  $("#hint").addEventListener("click", () => {
-    if (send({ type: "hint" })) {
-      ui.hintAsked = true;
-      ui.hint = null;
-      render();
-    }
-  });
+  $("#hint").addEventListener("click", askHint);
   $("#undo").addEventListener("click", () => send({ type: "undo" }));
   $("#resign").addEventListener("click", () => {
     ui.resignAsked = true;
@@ -622,6 +628,8 @@ async function main() {
       render();
     },
   });
+  scoring.explain = (round, step, seat) => guide?.explainScoring(round, step, seat) ?? null;
+  guide = Guide.forGame(gameId, { box: $("#guide"), askHint: askHint });
   wire();
   onLanguageChange(() => {
     render();

@@ -17,6 +17,8 @@ export class ScoringDialog {
     this.current = null;
     this.step = 0;
     this.timer = null;
+    /** (scoring, step, seat) -> a line explaining the step, or null (the guided game sets it). */
+    this.explain = null;
     this.button = $("#scoring-continue", dialog);
     this.button.addEventListener("click", () => this.next());
     dialog.addEventListener("cancel", (event) => {
@@ -103,6 +105,12 @@ export class ScoringDialog {
         myCharm: scoring.charm[seat], oppCharm: scoring.charm[other],
         myGeisha: scoring.geisha[seat], oppGeisha: scoring.geisha[other],
       });
+    }
+    const note = $("#scoring-guide", this.dialog);
+    const explained = note && this.explain ? this.explain(scoring, this.step, seat) : null;
+    if (note) {
+      note.hidden = !explained;
+      note.textContent = explained || "";
     }
     this.button.textContent = this.step >= 8 ? t("scoring.close") : t("scoring.continue");
     clearTimeout(this.timer);
