@@ -79,6 +79,9 @@ def browser() -> Iterator[Browser]:
 
 
 def new_context(browser: Browser, **options: Any) -> BrowserContext:
+    """A fresh browser profile, preferring reduced motion unless ``reduced_motion`` says otherwise:
+    the opponent's moves then show at once, as that preference asks (pacing has its own tests)."""
+    options.setdefault("reduced_motion", "reduce")
     context = browser.new_context(
         viewport=options.pop("viewport", DESKTOP), locale="en-US", accept_downloads=True, **options
     )
@@ -157,7 +160,13 @@ def hand(page: Page) -> list[str]:
 
 
 def log_length(page: Page) -> int:
+    """Lines in the move list (an offer and its pick share one line)."""
     return page.locator("#log li").count()
+
+
+def history_length(page: Page) -> int:
+    """Entries of the seat's history on show (every move and every round's reveal)."""
+    return int(page.locator("#game").get_attribute("data-history") or 0)
 
 
 def error_text(page: Page) -> str:
@@ -218,7 +227,7 @@ def cards_of(move: str) -> str:
 def make_move(page: Page, move: str) -> None:
     """Play ``move`` by clicks: cards, action, then the move's button (an offer's pick directly)."""
     assert move in legal(page), (move, legal(page))
-    before = log_length(page)
+    before = history_length(page)
     if move[0] == "P":
         page.locator(f'#offer button[data-move="{move}"]').click()
     else:
@@ -235,12 +244,13 @@ def make_move(page: Page, move: str) -> None:
         page.locator(f'#choices button[data-move="{move}"]').click()
     try:
         page.wait_for_function(
-            "n => document.querySelectorAll('#log li').length > n",
+            "n => Number(document.querySelector('#game').dataset.history) > n",
             arg=before,
             timeout=AI_TIMEOUT_MS,
         )
     except PlaywrightTimeout:
-        raise AssertionError(f"{move} never reached #log; #error: {error_text(page)!r}") from None
+        why = f"{move} never reached the history; #error: {error_text(page)!r}"
+        raise AssertionError(why) from None
 
 
 def play_by_clicks(

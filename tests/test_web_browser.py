@@ -30,6 +30,7 @@ from browser_support import (
     game_id,
     game_over,
     hand,
+    history_length,
     legal,
     log_length,
     make_move,
@@ -84,10 +85,12 @@ def test_a_whole_game_against_the_ai_by_clicks(server: Server, page: Page) -> No
     seat = record.players.index("Clicker")
     assert record.players[1 - seat] == "easy"
     assert shown == winner_for(record, seat)
-    # each round's scoring was shown, and the log has every move and each round's reveal
+    # each round's scoring was shown, and the log tells every move once (an offer and its pick
+    # share a line) and each round's reveal
     rounds = len(record.rounds)
     assert scorings == [rounds]
-    assert log_length(page) == sum(len(r.moves) for r in record.rounds) + rounds
+    picks = sum(1 for r in record.rounds for m in r.moves if str(m).startswith("P"))
+    assert log_length(page) == sum(len(r.moves) for r in record.rounds) - picks + rounds
     no_page_errors(page)
     FINISHED.append(game)  # the review test looks at this game (and screenshots it)
 
@@ -498,23 +501,23 @@ def test_a_reload_mid_game_brings_the_same_table_back(server: Server, page: Page
         assert not game_over(page)
         make_move(page, rng.choice(legal(page)))
     wait_for_my_turn(page)
-    before = (legal(page), hand(page), log_length(page))
+    before = (legal(page), hand(page), history_length(page), log_length(page))
     assert before[0] and before[2] >= 4
 
     page.reload()
     wait_for_game(page)
     until(
         page,
-        "n => document.querySelectorAll('#log li').length >= n",
+        "n => Number(document.querySelector('#game').dataset.history) >= n",
         before[2],
-        why=f"after the reload, #log never had the {before[2]} moves again",
+        why=f"after the reload, the history never had the {before[2]} entries again",
     )
     wait_for_my_turn(page)
-    assert (legal(page), hand(page), log_length(page)) == before
+    assert (legal(page), hand(page), history_length(page), log_length(page)) == before
 
     # and the game goes on (the round ends after 6 decisions of each side: it may end the game)
     make_move(page, rng.choice(legal(page)))
-    assert log_length(page) > before[2]
+    assert history_length(page) > before[2]
     wait_for_my_turn(page)
     if not game_over(page):
         make_move(page, rng.choice(legal(page)))
