@@ -142,10 +142,21 @@ def seat_message(
             "invite": _invite(row, seat),
         },
         "view": view.to_json(),
+        "drawn": drawn_card(state, seat),
         "legal": [str(m) for m in view.legal_moves],
         "scorings": [_scoring_json(s) for s in state.scorings],
         "result": outcome.to_json() if outcome is not None else None,
     }
+
+
+def drawn_card(state: State, seat: int) -> str | None:
+    """The card ``seat`` drew at the start of its turn, while that turn's action is awaited.
+
+    The seat's own knowledge (it is in its hand): the table keeps it marked, after a reload too.
+    """
+    if state.is_over or state.to_move != seat or state.phase is not Phase.ACTION:
+        return None
+    return state.deal.deck[state.turn]
 
 
 def token_seat(row: GameRow, token: str | None) -> int | None:

@@ -9,8 +9,11 @@ export const ACTIONS = ["S", "D", "G", "C"];
 /** Cards an action takes from the hand. */
 export const ACTION_SIZE = { S: 1, D: 2, G: 3, C: 4 };
 
-/** One colour per geisha: wisteria, crimson, kerria, indigo, persimmon, matcha, plum blossom. */
-export const COLOR = ["#7a5c9e", "#b03a48", "#c2922a", "#2f5c8a", "#cc6a32", "#5a8a3c", "#c45c88"];
+/**
+ * One colour per geisha: wisteria, crimson, kerria, indigo, persimmon, matcha, plum blossom. Each is
+ * dark enough for its digit to reach 4.5:1 against the card's paper (WCAG 2.2 AA).
+ */
+export const COLOR = ["#7a5c9e", "#b03a48", "#906c1f", "#2f5c8a", "#af5b2b", "#517c36", "#ae5279"];
 const INK = "#2b2622";
 const PAPER = "#fffcf4";
 
@@ -124,12 +127,15 @@ export function geishaSvg(g, label = null) {
   return root;
 }
 
-/** The victory marker token. */
-export function markerSvg(label = null) {
+/** The victory marker token, in its owner's colour: the near player's indigo, the far player's vermilion. */
+export function markerSvg(owner = "none", label = null) {
+  const fill = { me: "#2f4a6e", opponent: "#b03a2e", none: "#f4eee2" }[owner] ?? "#f4eee2";
+  const edge = { me: "#17263b", opponent: "#6e1d14", none: "#5e554c" }[owner] ?? "#5e554c";
+  const petal = owner === "none" ? "#8a7f72" : "#fff4e6";
   const root = svgRoot("0 0 40 40", "marker-art", label);
   root.append(
-    s("circle", { cx: 20, cy: 20, r: 18, fill: "#c23b2c", stroke: "#7d2118", "stroke-width": 2 }),
-    flower(20, 20, 11, "#fff4e6", "#c23b2c"),
+    s("circle", { cx: 20, cy: 20, r: 18, fill, stroke: edge, "stroke-width": 2.5 }),
+    flower(20, 20, 11, petal, fill),
   );
   return root;
 }

@@ -1,35 +1,52 @@
 // The game page: one seat's table, driven by the server's state messages over the WebSocket.
+//
+// The messages are shown one at a time (the feed): each of the opponent's moves stays on show for
+// about a second before the next, its cards travelling to their place; a click or a key shows the
+// rest at once, and a player who prefers reduced motion (or chose "at once") sees them instantly.
 
 import { GameSocket, gameIdFromPath, tokenFromSearch } from "./api.js";
 import { renderBoard } from "./board.js";
 import { ACTION_SIZE, ACTIONS, actionSvg, backSvg, cardSvg, charmOf } from "./cards.js";
 import { copyButton } from "./copy.js";
-import { $, fill, h, keepFocus } from "./dom.js";
+import { $, $$, fill, h, keepFocus } from "./dom.js";
 import { Guide } from "./guide.js";
 import { initI18n, onLanguageChange, percent, t } from "./i18n.js";
+import { rectOf, travel } from "./motion.js";
 import { minus, movesFor, parseMove, sortCards } from "./notation.js";
-import { ScoringDialog } from "./scoring.js";
-import { displayName, historyLines, moveLabel } from "./words.js";
+import { paceMs, prefs, reducedMotion, setPref } from "./prefs.js";
+import { ScoringDialog, standingOf } from "./scoring.js";
+import { playSound } from "./sound.js";
+import { confirmLabel, displayName, logEntries, moveLabel, sinceMyMove } from "./words.js";
 
 const gameId = gameIdFromPath();
 const token = tokenFromSearch();
 const root = $("#game");
 
+/** Charm and geisha that win (rules.md: 11 charm, or the favour of 4 geisha). */
+const WIN_CHARM = 11;
+const WIN_GEISHA = 4;
+/** How long a card takes to travel (ms), unless motion is reduced. */
+const TRAVEL_MS = 450;
+
 /** Everything the page shows is drawn from this. */
 const ui = {
-  msg: null, // the latest state message
+  msg: null, // the state message on show
   selected: new Set(), // indices into view.hand
   action: null, // the action button pressed (S, D, G, C)
   sent: false, // a move was sent and its answer is awaited
   hint: null, // the latest hint message
   hintAsked: false,
-  fresh: { near: "", far: "", drawn: "", oppSecret: false, oppDiscard: false, offer: false, log: 0 },
+  fresh: { near: "", far: "", oppSecret: false, oppDiscard: false, offer: false, log: 0 },
   error: null, // {code, message}
   conn: "connecting", // connecting | open | lost | failed | bad-token | not-found | replaced
   failures: 0,
   resignAsked: false,
   rematchAsked: false,
+  scoringsShown: 0,
 };
+
+/** The state messages not yet shown, and the timer of the move on show (null: none). */
+const feed = { queue: [], timer: null };
 
 /** Errors after which the socket stays closed: no seat, no game, or a newer window took over. */
 const FINAL = ["bad-token", "not-found", "replaced"];
@@ -46,6 +63,8 @@ const playing = (msg) => msg.game.status === "playing";
 const myDecision = (msg) => playing(msg) && msg.view.to_move === msg.view.seat && msg.legal.length > 0;
 const myAction = (msg) => myDecision(msg) && msg.view.phase === "action";
 const myPick = (msg) => myDecision(msg) && msg.view.phase === "pick";
+/** Whether the player may act on what is shown (not while later news waits in the feed). */
+const canDecide = (msg) => myDecision(msg) && !ui.sent && !feed.queue.length && !scoring?.open;
 
 function toMove(msg) {
   if (!playing(msg) || msg.view.to_move === null || msg.view.to_move === undefined) return "none";
@@ -68,19 +87,79 @@ function inviteUrl(msg) {
   return link ? new URL(link, location.origin).href : null;
 }
 
-// ---- incoming messages --------------------------------------------------------------------------
+function opponentName(msg) {
+  if (msg.game.mode === "ai") return t("game.ai_name", { level: t(`levels.${msg.game.level}`) });
+  return displayName(msg.game.names?.[otherOf(msg)], otherOf(msg));
+}
+
+function myName(msg) {
+  return displayName(msg.game.names?.[seatOf(msg)], seatOf(msg));
+}
+
+// ---- the feed: state messages shown one at a time -------------------------------------------------
 
 function onState(msg) {
+  feed.queue.push(msg);
+  pump();
+}
+
+/** Show queued messages in order; an opponent's move holds the next one back for the pace. */
+function pump() {
+  while (!feed.timer && feed.queue.length && !scoring.open) {
+    const msg = feed.queue.shift();
+    const before = ui.msg;
+    show(msg);
+    if (!ui.msg) return; // a rematch took the page elsewhere
+    const hold = holdFor(before, msg);
+    if (hold > 0 && !scoring.open) {
+      root.dataset.busy = "true";
+      feed.timer = setTimeout(() => {
+        feed.timer = null;
+        root.dataset.busy = "false";
+        pump();
+        render();
+      }, hold);
+    }
+  }
+  if (!feed.timer) root.dataset.busy = "false";
+  render();
+}
+
+/** The opponent's moves stay on show for the pace; the player's own move for half of it. */
+function holdFor(before, msg) {
+  if (!before) return 0;
+  const added = msg.view.history.slice(before.view.history.length);
+  if (!added.length || msg.view.round !== before.view.round) return 0;
+  const pace = paceMs();
+  if (added.some((e) => !e.reveal && e.seat !== msg.view.seat)) return pace;
+  return feed.queue.length ? Math.round(pace / 2) : 0;
+}
+
+/** Show everything that waits in the feed at once (a click or a key while moves are paced). */
+function skipAhead() {
+  if (!feed.timer) return;
+  clearTimeout(feed.timer);
+  feed.timer = null;
+  const last = feed.queue.pop();
+  feed.queue.length = 0;
+  if (last) show(last, { still: true });
+  root.dataset.busy = "false";
+  render();
+}
+
+/** Take msg as the table's state: what is fresh, what to animate, the scoring to play. */
+function show(msg, { still = false } = {}) {
   const before = ui.msg;
+  const from = before && !still ? sources() : null;
   ui.msg = msg;
   const seat = seatOf(msg);
   const other = otherOf(msg);
   if (!before || before.view.hand !== msg.view.hand || before.view.round !== msg.view.round) ui.selected.clear();
-  if (!myAction(msg)) ui.action = null;
   if (!before || before.game.version !== msg.game.version) {
     ui.sent = false;
     ui.hint = null;
     ui.hintAsked = false;
+    ui.action = null; // a pressed action never outlives the decision it was for
     if (before) ui.error = null;
   }
   const sameRound = before && before.view.round === msg.view.round;
@@ -89,25 +168,106 @@ function onState(msg) {
   ui.fresh = {
     near: sameRound ? minus(msg.view.played[seat], before.view.played[seat]) : "",
     far: sameRound ? minus(msg.view.played[other], before.view.played[other]) : "",
-    drawn: sameRound && myAction(msg) && !myAction(before) ? minus(msg.view.hand, before.view.hand) : "",
     oppSecret: Boolean(sameRound && had(other, "S") && !has(other, "S")),
     oppDiscard: Boolean(sameRound && had(other, "D") && !has(other, "D")),
+    mySecret: Boolean(sameRound && had(seat, "S") && !has(seat, "S")),
+    myDiscard: Boolean(sameRound && had(seat, "D") && !has(seat, "D")),
     offer: Boolean(msg.view.offer && (!before || before.view.offer !== msg.view.offer)),
     log: before ? Math.max(0, msg.view.history.length - before.view.history.length) : 0,
   };
   const seen = scoringsSeen(msg);
   if (msg.scorings.length < seen) saveScoringsSeen(msg.scorings.length); // an undo took a scoring back
-  if (msg.scorings.length < (ui.scoringsShown ?? 0)) ui.scoringsShown = msg.scorings.length;
-  if (msg.scorings.length > seen && msg.scorings.length > (ui.scoringsShown ?? 0)) {
+  if (msg.scorings.length < ui.scoringsShown) ui.scoringsShown = msg.scorings.length;
+  if (msg.scorings.length > seen && msg.scorings.length > ui.scoringsShown) {
     // Marked as seen only once the player has watched them (a reload meanwhile shows them again).
-    scoring.show(msg.scorings.slice(Math.max(seen, ui.scoringsShown ?? 0)), seat, msg.game.names);
+    scoring.show(msg.scorings.slice(Math.max(seen, ui.scoringsShown)), seat);
     ui.scoringsShown = msg.scorings.length;
   }
   if (msg.game.rematch && ui.rematchAsked) {
+    ui.msg = null;
     location.assign(msg.game.rematch);
     return;
   }
   render();
+  if (from) animate(from);
+  if (before && ui.fresh.log) playSound("card");
+  const nowMine = myDecision(msg) && !(before && myDecision(before) && before.game.version === msg.game.version);
+  if (nowMine) turnArrived();
+}
+
+/** Where the cards were before a re-render: the hand's cards, the offer's, the hands, the pile. */
+function sources() {
+  const byCard = (selector) => {
+    const out = {};
+    for (const node of $$(selector)) {
+      const c = node.dataset.card;
+      (out[c] ||= []).push(rectOf(node));
+    }
+    return out;
+  };
+  return {
+    hand: byCard("#hand .card"),
+    offer: byCard("#offer [data-card]"),
+    oppHand: rectOf($("#opp-hand")),
+    pile: rectOf($("#pile")),
+  };
+}
+
+/** The fresh cards travel from where they were: the offer, a hand, the pile. */
+function animate(from) {
+  const ms = reducedMotion() ? 0 : TRAVEL_MS;
+  if (!ms) return;
+  const take = (table, card) => table[card]?.shift() || null;
+  for (const node of $$("#board .side .pcard.fresh")) {
+    const far = node.parentElement.classList.contains("far");
+    const card = node.dataset.card;
+    travel(node, take(from.offer, card) || (far ? from.oppHand : take(from.hand, card)), ms);
+  }
+  for (const node of $$("#offer .offer-cards [data-card], #offer .pick [data-card]")) {
+    if (!ui.fresh.offer) break;
+    const mine = ui.msg.view.to_move !== ui.msg.view.seat;
+    travel(node, mine ? take(from.hand, node.dataset.card) : from.oppHand, ms);
+  }
+  if (ui.fresh.oppSecret) for (const node of $$("#opp-secret .pcard")) travel(node, from.oppHand, ms);
+  if (ui.fresh.oppDiscard) for (const node of $$("#opp-discard .pcard")) travel(node, from.oppHand, ms);
+  if (ui.fresh.mySecret) for (const node of $$("#my-secret .pcard")) travel(node, take(from.hand, node.dataset.card), ms);
+  if (ui.fresh.myDiscard) for (const node of $$("#my-discard .pcard")) travel(node, take(from.hand, node.dataset.card), ms);
+  const drawn = $("#hand .card.drawn");
+  if (drawn && ui.fresh.log) travel(drawn, from.pile, ms);
+}
+
+/** It became this seat's decision: focus where it is made, tell a player who is elsewhere. */
+function turnArrived() {
+  if (feed.queue.length || scoring.open) return; // told when the feed has caught up
+  focusDecision();
+  playSound("turn");
+  notifyTurn();
+}
+
+function focusDecision() {
+  const msg = ui.msg;
+  if (!msg || !myDecision(msg) || scoring.open) return;
+  const active = document.activeElement;
+  // A player typing elsewhere (the language, the invitation link, a setting) keeps their place.
+  if (active && active !== document.body && active.closest("select, input, textarea, details[open], .result, dialog")) return;
+  const target = myPick(msg)
+    ? $("#offer button.pick:not(:disabled)")
+    : $("#choices button[data-move]:not(:disabled)") || $("#hand .card.drawn") || $("#hand .card");
+  target?.focus({ preventScroll: false });
+}
+
+function notifyTurn() {
+  if (!document.hidden || !prefs().notify || typeof Notification === "undefined") return;
+  if (Notification.permission !== "granted") return;
+  try {
+    const note = new Notification(t("notify.title"), { body: t("notify.body", { name: opponentName(ui.msg) }), tag: `hanamikoji-${gameId}`, icon: "/static/img/icon.svg" });
+    note.onclick = () => {
+      window.focus();
+      note.close();
+    };
+  } catch {
+    /* notifications not available here */
+  }
 }
 
 function scoringKey() {
@@ -139,6 +299,7 @@ function saveScoringsSeen(n) {
 function onMessage(msg) {
   if (msg.type === "state") onState(msg);
   else if (msg.type === "hint") {
+    if (ui.msg && msg.version !== ui.msg.game.version) return; // for a decision already gone
     ui.hint = msg;
     ui.hintAsked = false;
     applyHint(msg);
@@ -149,6 +310,7 @@ function onMessage(msg) {
     ui.hintAsked = false;
     if (FINAL.includes(msg.code)) ui.conn = msg.code;
     render();
+    if (FINAL.includes(msg.code) && !ui.msg) $("#no-seat-title").focus();
   }
 }
 
@@ -191,10 +353,20 @@ function send(message) {
 }
 
 function play(move) {
-  if (ui.sent || !ui.msg) return;
+  if (ui.sent || !ui.msg || !canDecide(ui.msg)) return;
   if (send({ type: "move", move, version: ui.msg.game.version })) {
     ui.sent = true;
     ui.error = null;
+    render();
+  }
+}
+
+/** Ask the server for a hint on this seat's decision (the Hint button, the guide). */
+function askHint() {
+  if (!ui.msg || !canDecide(ui.msg) || ui.hintAsked) return;
+  if (send({ type: "hint" })) {
+    ui.hintAsked = true;
+    ui.hint = null;
     render();
   }
 }
@@ -208,27 +380,51 @@ function render() {
 function renderAll() {
   renderNotices();
   const msg = ui.msg;
+  const noSeat = !msg && FINAL.includes(ui.conn);
+  renderNoSeat(noSeat);
   if (!msg) return;
   const { view, game } = msg;
   root.dataset.status = game.status;
+  root.dataset.history = String(view.history.length);
   root.dataset.toMove = toMove(msg);
-  root.dataset.legal = msg.legal.join(" ");
+  root.dataset.legal = canDecide(msg) ? msg.legal.join(" ") : "";
   root.dataset.mode = game.mode;
-  document.title = `${myDecision(msg) ? "● " : ""}${t("game.page_title")}`;
-  renderScorebar(msg);
+  root.dataset.phase = view.phase;
+  root.dataset.scoring = scoring.open ? "true" : "false";
+  document.title = myDecision(msg) ? `● ${t("status.title_turn")} – ${t("game.page_title")}` : t("game.page_title");
+  const progress = scoring.progress();
+  const markers = progress ? progress.markers : view.markers;
+  renderScorebar(msg, progress);
   renderOpponent(msg);
   renderBoard($("#board"), {
-    markers: view.markers,
+    markers,
     near: view.played[view.seat],
     far: view.played[1 - view.seat],
     freshNear: ui.fresh.near,
     freshFar: ui.fresh.far,
     nearSeat: view.seat,
+    nearName: t("board.you"),
+    farName: opponentName(msg),
   });
-  renderOffer(msg);
   renderMine(msg);
+  renderOffer(msg);
   renderPanel(msg);
   guide?.update(msg, { selected: selectedCards(msg), action: ui.action, hint: ui.hint });
+}
+
+/** The game is over on the page only once its last scoring has been watched. */
+function shownOver(msg) {
+  return msg.game.status === "over" && !scoring.open;
+}
+
+function renderNoSeat(noSeat) {
+  root.classList.toggle("is-no-seat", noSeat);
+  const box = $("#no-seat");
+  box.hidden = !noSeat;
+  if (!noSeat) return;
+  const why = ui.conn === "not-found" ? "not_found" : ui.conn === "replaced" ? "replaced" : "no_seat";
+  $("#no-seat-title").textContent = t(`no_seat.${why}_title`);
+  $("#no-seat-text").textContent = t(`no_seat.${why}_text`);
 }
 
 function renderNotices() {
@@ -237,11 +433,12 @@ function renderNotices() {
     connecting: t("conn.connecting"),
     lost: t("conn.lost"),
     failed: t("conn.failed"),
-  }[ui.conn]; // bad-token, not-found and replaced: the error below says it
+  }[ui.conn]; // bad-token, not-found and replaced: the page says it
   conn.hidden = !text;
   conn.textContent = text || "";
   const error = $("#error");
-  if (ui.error) {
+  const noSeat = !ui.msg && FINAL.includes(ui.conn);
+  if (ui.error && !noSeat) {
     const key = `errors.${ui.error.code}`;
     let text = t(key);
     if (text === key) text = ui.error.message || t("errors.unknown");
@@ -253,25 +450,50 @@ function renderNotices() {
   }
 }
 
-function renderScorebar(msg) {
+function standing(msg, s, charm, geisha, name) {
+  const first = msg.view.first === s && playing(msg);
+  const needCharm = Math.max(0, WIN_CHARM - charm);
+  const needGeisha = Math.max(0, WIN_GEISHA - geisha);
+  const pips = [];
+  for (let i = 0; i < WIN_GEISHA; i++) pips.push(h("span", { class: `pip${i < geisha ? " on" : ""}` }));
+  return [
+    h("span", { class: "who", text: name }),
+    first ? h("span", { class: "first-tag", text: t("game.starts_round"), title: t("game.starts_round_long") }) : null,
+    h(
+      "span",
+      { class: "meter charm", title: t("game.charm_of", { charm, max: WIN_CHARM }) },
+      h("span", { class: "meter-text", text: t("game.charm_short", { charm, max: WIN_CHARM }) }),
+      h("span", { class: "bar", "aria-hidden": "true" }, h("span", { style: `width: ${Math.min(100, (100 * charm) / WIN_CHARM)}%` })),
+    ),
+    h(
+      "span",
+      { class: "meter geisha", title: t("game.geisha_of", { geisha, max: WIN_GEISHA }) },
+      h("span", { class: "meter-text", text: t("game.geisha_short", { geisha, max: WIN_GEISHA }) }),
+      h("span", { class: "pips", "aria-hidden": "true" }, pips),
+    ),
+    playing(msg) || scoring.open ? h("span", { class: "needs", text: t("game.needs", { charm: needCharm, geisha: needGeisha }) }) : null,
+  ];
+}
+
+function renderScorebar(msg, progress) {
   const { view, game } = msg;
   const seat = view.seat;
   const other = 1 - seat;
   const max = game.rules?.max_rounds;
-  $("#round").textContent = max ? t("game.round_of", { round: view.round, max }) : t("game.round", { round: view.round });
-  const geisha = (s) => view.markers.filter((m) => m === s).length;
-  $("#my-name").textContent = displayName(game.names?.[seat], seat);
-  $("#opp-name").textContent = opponentName(msg);
-  $("#my-score").textContent = t("game.score", { charm: view.charm[seat], geisha: geisha(seat) });
-  $("#opp-score").textContent = t("game.score", { charm: view.charm[other], geisha: geisha(other) });
-  const first = view.first === seat;
-  $("#my-name").classList.toggle("first", first);
-  $("#opp-name").classList.toggle("first", !first);
+  const round = progress ? progress.round : view.round;
+  $("#round").textContent = max ? t("game.round_of", { round, max }) : t("game.round", { round });
+  const now = progress ?? standingOf(view.markers);
+  const charm = progress ? progress.charm : view.charm;
+  fill($("#my-standing"), standing(msg, seat, charm[seat], now.geisha[seat], myName(msg)));
+  fill($("#opp-standing"), standing(msg, other, charm[other], now.geisha[other], opponentName(msg)));
+  $("#my-standing").setAttribute("aria-label", standingLabel(myName(msg), charm[seat], now.geisha[seat], view.first === seat && playing(msg)));
+  $("#opp-standing").setAttribute("aria-label", standingLabel(opponentName(msg), charm[other], now.geisha[other], view.first === other && playing(msg)));
+  for (const id of ["#my-standing", "#opp-standing"]) $(id).setAttribute("role", "group");
 }
 
-function opponentName(msg) {
-  if (msg.game.mode === "ai") return t("game.ai_name", { level: t(`levels.${msg.game.level}`) });
-  return displayName(msg.game.names?.[otherOf(msg)], otherOf(msg));
+function standingLabel(name, charm, geisha, first) {
+  const text = t("game.standing_label", { name, charm, geisha, needCharm: Math.max(0, WIN_CHARM - charm), needGeisha: Math.max(0, WIN_GEISHA - geisha) });
+  return first ? `${text} ${t("game.starts_round_long")}` : text;
 }
 
 function backs(n, fresh = false, label = null) {
@@ -293,15 +515,16 @@ function renderOpponent(msg) {
   const { view } = msg;
   const other = 1 - view.seat;
   const oppHand = $("#opp-hand");
-  fill(oppHand, backs(view.opponent_hand, false, String(view.opponent_hand)));
+  fill(oppHand, backs(Math.min(view.opponent_hand, 7), false, String(view.opponent_hand)));
   oppHand.setAttribute("aria-label", t("game.opp_hand_count", { n: view.opponent_hand }));
   oppHand.setAttribute("role", "img");
   const secretUsed = !view.actions_left[other].includes("S") && playing(msg);
   const discardUsed = !view.actions_left[other].includes("D") && playing(msg);
   fill($("#opp-secret"), secretUsed ? backs(1, ui.fresh.oppSecret) : []);
   fill($("#opp-discard"), discardUsed ? backs(2, ui.fresh.oppDiscard) : []);
-  $("#opp-secret").setAttribute("aria-label", secretUsed ? t("game.opp_secret_played") : t("game.none"));
-  $("#opp-discard").setAttribute("aria-label", discardUsed ? t("game.opp_discard_played") : t("game.none"));
+  for (const id of ["#opp-secret", "#opp-discard"]) $(id).setAttribute("role", "img");
+  $("#opp-secret").setAttribute("aria-label", secretUsed ? t("game.opp_secret_played") : t("game.no_secret"));
+  $("#opp-discard").setAttribute("aria-label", discardUsed ? t("game.opp_discard_played") : t("game.no_discard"));
   fill($("#opp-actions"), tokens(view.actions_left[other]));
   const pile = $("#pile");
   fill(pile, backs(Math.min(view.deck, 1), false, String(view.deck)));
@@ -311,27 +534,30 @@ function renderOpponent(msg) {
 }
 
 function offerCards(cards) {
-  return [...cards].map((c) => h("span", { class: "pcard", "data-card": c }, cardSvg(c)));
+  return [...cards].map((c) => h("span", { class: "pcard", "data-card": c, role: "img", "aria-label": t("game.card_short", { g: c }) }, cardSvg(c)));
+}
+
+function pairs(m) {
+  return [h("span", { class: "pair" }, offerCards(m.pairs[0])), h("span", { class: "or", "aria-hidden": "true", text: "|" }), h("span", { class: "pair" }, offerCards(m.pairs[1]))];
 }
 
 function renderOffer(msg) {
   const { view } = msg;
   const box = $("#offer");
-  if (!view.offer || view.phase !== "pick") {
-    box.hidden = true;
+  const shown = Boolean(view.offer && view.phase === "pick" && playing(msg));
+  box.hidden = !shown;
+  root.classList.toggle("has-offer", shown);
+  if (!shown) {
     box.replaceChildren();
     return;
   }
   const m = parseMove(view.offer);
   const mine = view.to_move !== view.seat; // my offer, the opponent chooses
-  box.hidden = false;
   box.classList.toggle("fresh", ui.fresh.offer);
-  const title = h("h2", { text: t(mine ? `offer.mine_${m.kind}` : `offer.theirs_${m.kind}`) });
+  box.classList.toggle("mine", mine);
+  const title = h("h2", { id: "offer-title", text: mine ? t(`offer.mine_${m.kind}`) : t(`offer.theirs_${m.kind}_of`, { name: opponentName(msg) }) });
   if (mine) {
-    const shown = m.kind === "C"
-      ? [h("span", { class: "pair" }, offerCards(m.pairs[0])), h("span", { class: "or", text: "|" }), h("span", { class: "pair" }, offerCards(m.pairs[1]))]
-      : offerCards(m.cards);
-    fill(box, title, h("div", { class: "offer-cards" }, shown), h("p", { class: "muted", text: t("offer.waiting") }));
+    fill(box, title, h("div", { class: "offer-cards" }, m.kind === "C" ? pairs(m) : offerCards(m.cards)), h("p", { class: "muted", text: t("offer.waiting_for", { name: opponentName(msg) }) }));
     return;
   }
   const picks = msg.legal.filter((move) => move[0] === "P");
@@ -340,14 +566,14 @@ function renderOffer(msg) {
     const cls = `btn pick${ui.hint?.move === move ? " suggested" : ""}`;
     return h(
       "button",
-      { type: "button", class: cls, "data-move": move, disabled: ui.sent || !myPick(msg), onclick: () => play(move) },
-      h("span", { class: "pick-cards" }, offerCards(cards)),
+      { type: "button", class: cls, "data-move": move, disabled: !canDecide(msg), "aria-label": moveLabel(move), onclick: () => play(move) },
+      h("span", { class: "pick-cards" }, [...cards].map((c) => h("span", { class: "pcard", "data-card": c }, cardSvg(c)))),
       h("span", { class: "pick-label", text: moveLabel(move) }),
     );
   });
   const parts = [title];
   // the whole Gift is shown when equal cards make fewer buttons than cards
-  if (m.kind === "G" && new Set(m.cards).size < m.cards.length) parts.push(h("div", { class: "offer-cards", "aria-label": t("offer.cards", { cards: [...m.cards].join(", ") }) }, offerCards(m.cards)));
+  if (m.kind === "G" && new Set(m.cards).size < m.cards.length) parts.push(h("div", { class: "offer-cards", role: "img", "aria-label": t("offer.cards", { cards: [...m.cards].join(", ") }) }, offerCards(m.cards)));
   parts.push(h("div", { class: "picks" }, buttons));
   fill(box, parts);
 }
@@ -357,37 +583,33 @@ function renderMine(msg) {
   const seat = view.seat;
   fill($("#my-secret"), view.secret ? offerCards(view.secret) : []);
   fill($("#my-discard"), view.discard ? offerCards(view.discard) : []);
-  $("#my-secret").setAttribute("aria-label", view.secret ? t("game.your_secret_is", { card: view.secret }) : t("game.none"));
-  $("#my-discard").setAttribute("aria-label", view.discard ? t("game.your_discard_is", { cards: [...view.discard].join(", ") }) : t("game.none"));
-  $("#my-discard").setAttribute("role", "img");
-  $("#my-secret").setAttribute("role", "img");
+  $("#my-secret").setAttribute("aria-label", view.secret ? t("game.your_secret_is", { card: view.secret }) : t("game.no_secret"));
+  $("#my-discard").setAttribute("aria-label", view.discard ? t("game.your_discard_is", { cards: [...view.discard].join(", ") }) : t("game.no_discard"));
+  $("#my-discard").setAttribute("role", "group");
+  $("#my-secret").setAttribute("role", "group");
 
-  // the hand
-  const drawn = [...ui.fresh.drawn];
+  // the hand: the card drawn this turn keeps its mark (the server says which, after a reload too)
   const suggested = ui.hint && myDecision(msg) && ui.hint.move[0] !== "P";
+  const drawnAt = msg.drawn ? [...view.hand].lastIndexOf(msg.drawn) : -1;
   const cards = [...view.hand].map((g, i) => {
     const pressed = ui.selected.has(i);
-    let isDrawn = false;
-    const k = drawn.indexOf(g);
-    if (k >= 0 && [...view.hand].lastIndexOf(g) === i) {
-      isDrawn = true;
-      drawn.splice(k, 1);
-    }
+    const isDrawn = i === drawnAt && myAction(msg);
     const cls = `card${isDrawn ? " drawn" : ""}${pressed && suggested ? " suggested" : ""}`;
     return h(
       "button",
       {
-        type: "button", class: cls, "data-card": g, "aria-pressed": pressed ? "true" : "false",
+        type: "button", class: cls, "data-card": g, "data-index": i, "aria-pressed": pressed ? "true" : "false",
         "aria-label": t(isDrawn ? "game.card_label_drawn" : "game.card_label", { g, charm: charmOf(g) }),
         onclick: () => toggleCard(i),
       },
       cardSvg(g),
+      isDrawn ? h("span", { class: "drawn-tag", "aria-hidden": "true", text: t("game.drawn") }) : null,
     );
   });
   fill($("#hand"), cards.length ? cards : h("span", { class: "muted", text: t("game.hand_empty") }));
 
   // the action buttons
-  const canAct = myAction(msg) && !ui.sent;
+  const canAct = myAction(msg) && canDecide(msg);
   const left = view.actions_left[seat];
   fill($("#my-actions"), ACTIONS.map((a) => {
     const used = !left.includes(a);
@@ -411,10 +633,20 @@ function renderMine(msg) {
   renderChoices(msg);
 }
 
+/** The prompt and the move to confirm, right under the actions: every word about the player's move. */
 function renderChoices(msg) {
   const box = $("#choices");
   if (!myAction(msg)) {
+    const waiting = playing(msg) && !myDecision(msg) && !scoring.open;
+    fill(box, waiting ? h("p", { class: "prompt", text: msg.view.phase === "pick" && msg.view.to_move !== msg.view.seat ? t("game.prompt_wait_pick", { name: opponentName(msg) }) : t("game.prompt_wait", { name: opponentName(msg) }) }) : null);
+    return;
+  }
+  if (scoring.open) {
     box.replaceChildren();
+    return;
+  }
+  if (!canDecide(msg)) {
+    fill(box, h("p", { class: "prompt", text: ui.sent ? t("game.prompt_sent") : t("game.prompt_catching_up") }));
     return;
   }
   const chosen = selectedCards(msg);
@@ -425,7 +657,7 @@ function renderChoices(msg) {
   const size = ACTION_SIZE[ui.action];
   const name = t(`actions.${ui.action}.name`);
   if (chosen.length !== size) {
-    fill(box, h("p", { class: "prompt", text: t("game.prompt_select", { n: size, action: name, selected: chosen.length }) }));
+    fill(box, h("p", { class: "prompt needs-cards", text: t("game.prompt_select", { n: size, action: name, selected: chosen.length }) }));
     return;
   }
   const moves = movesFor(ui.action, chosen).filter((m) => msg.legal.includes(m));
@@ -437,43 +669,48 @@ function renderChoices(msg) {
   const buttons = moves.map((move) => {
     const m = parseMove(move);
     const cls = `btn primary move${ui.hint?.move === move ? " suggested" : ""}`;
-    const content = m.kind === "C"
-      ? [h("span", { class: "pair" }, offerCards(m.pairs[0])), h("span", { class: "or", text: "|" }), h("span", { class: "pair" }, offerCards(m.pairs[1]))]
-      : [h("span", { class: "move-label", text: t("game.play", { move: moveLabel(move) }) })];
-    return h("button", {
-      type: "button", class: cls, "data-move": move, disabled: ui.sent,
-      "aria-label": t("game.play", { move: moveLabel(move) }), onclick: () => play(move),
-    }, content);
+    const content = m.kind === "C" ? pairs(m) : [h("span", { class: "move-label", text: confirmLabel(move) })];
+    return h("button", { type: "button", class: cls, "data-move": move, disabled: ui.sent, "aria-label": confirmLabel(move), onclick: () => play(move) }, content);
   });
   fill(box, intro, h("div", { class: "move-buttons" }, buttons));
 }
 
-function renderPanel(msg) {
+function renderStatus(msg) {
   const { view, game } = msg;
   const seat = view.seat;
   const ai = game.mode === "ai";
-  const over = game.status === "over";
-
-  // status: the latest move in words, then what happens now
-  const lines = historyLines(view.history, seat);
+  const over = shownOver(msg);
   const status = $("#status");
-  const now = [];
-  const last = view.history[view.history.length - 1];
-  if (lines.length) {
-    const byOpp = last && !last.reveal && last.seat !== seat;
-    now.push(h("p", { class: `last-move${byOpp ? " opp" : ""}${ui.fresh.log ? " fresh" : ""}`, text: lines[lines.length - 1] }));
-  }
+  const lines = [];
+  // every move of the opponent since the player's own last one, in words, until the player acts
+  const news = sinceMyMove(view.history, seat);
+  const fresh = ui.fresh.log;
+  news.forEach((line, k) => {
+    const isFresh = k >= news.length - fresh;
+    lines.push(h("p", { class: `news${line.reveal ? " reveal" : " opp"}${isFresh ? " fresh" : ""}`, "data-index": line.index, text: line.text }));
+  });
   let main;
-  if (over) main = t("status.over");
+  if (scoring.open) main = t("status.scoring", { round: scoring.progress().round });
+  else if (over) main = t("status.over");
   else if (!ai && !game.opponent_joined) main = t("status.waiting_friend");
-  else if (game.thinking) main = t("status.thinking");
+  else if (game.thinking) main = t("status.thinking_of", { name: opponentName(msg) });
   else if (myAction(msg)) main = t("status.your_turn");
   else if (myPick(msg)) main = t("status.your_pick");
-  else if (toMove(msg) === "opponent") main = view.phase === "pick" ? t("status.their_pick") : t("status.their_turn");
+  else if (toMove(msg) === "opponent") main = view.phase === "pick" ? t("status.their_pick_of", { name: opponentName(msg) }) : t("status.their_turn_of", { name: opponentName(msg) });
   else main = t("status.wait");
-  now.push(h("p", { class: `now${game.thinking ? " thinking" : ""}`, text: main }));
-  if (!ai && game.opponent_joined && !game.opponent_online && !over) now.push(h("p", { class: "offline", text: t("status.opp_offline") }));
-  fill(status, now);
+  const pacing = Boolean(feed.timer);
+  lines.push(h("p", { class: `now${game.thinking ? " thinking" : ""}`, text: main }));
+  if (pacing) lines.push(h("p", { class: "skip muted small", text: t("status.skip") }));
+  if (!ai && game.opponent_joined && !game.opponent_online && !over) lines.push(h("p", { class: "offline", text: t("status.opp_offline") }));
+  fill(status, lines);
+  status.classList.toggle("mine", myDecision(msg) && !pacing);
+}
+
+function renderPanel(msg) {
+  const { game } = msg;
+  const ai = game.mode === "ai";
+  const over = game.status === "over";
+  renderStatus(msg);
 
   // the invite link while the friend has not come
   const invite = $("#invite-box");
@@ -503,7 +740,7 @@ function renderPanel(msg) {
   const undo = $("#undo");
   hintButton.hidden = !ai || over;
   undo.hidden = !ai || over;
-  hintButton.disabled = !myDecision(msg) || game.thinking || ui.hintAsked || ui.sent;
+  hintButton.disabled = !canDecide(msg) || game.thinking || ui.hintAsked;
   undo.disabled = !game.can_undo || ui.sent;
   const resign = $("#resign");
   resign.hidden = over;
@@ -512,39 +749,77 @@ function renderPanel(msg) {
   if (over) ui.resignAsked = false;
 
   renderResult(msg);
+  renderLog(msg);
+}
 
-  // the log, one line per history entry
+function renderLog(msg) {
+  const { view } = msg;
+  const seat = view.seat;
   const log = $("#log");
-  const items = lines.map((text, i) => {
-    const entry = view.history[i];
-    const prev = view.history[i - 1];
+  const entries = logEntries(view.history, seat);
+  const freshFrom = view.history.length - ui.fresh.log;
+  const items = entries.map(({ index, text }, k) => {
+    const entry = view.history[index];
+    const prev = entries[k - 1] && view.history[entries[k - 1].index];
     const cls = [entry.reveal ? "reveal" : entry.seat === seat ? "me" : "opp"];
     if (!prev || prev.round !== entry.round) cls.push("round-start");
-    if (i >= lines.length - ui.fresh.log) cls.push("fresh");
-    return h("li", { class: cls.join(" "), "data-round": entry.round, text });
+    const answered = view.history[index + 1];
+    if (index >= freshFrom || (answered && index + 1 >= freshFrom && "GC".includes(entry.move?.[0] ?? ""))) cls.push("fresh");
+    return h("li", { class: cls.join(" "), "data-round": entry.round, "data-index": index, text });
   });
   const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
   fill(log, items);
   if (atBottom || ui.fresh.log) log.scrollTop = log.scrollHeight;
 }
 
+/** Why the game ended, with who: "Alice reached 11 charm", "after 3 rounds, 9 charm against 8". */
+function reasonText(msg, winner) {
+  const { result, view, game } = msg;
+  const seat = view.seat;
+  const other = 1 - seat;
+  const names = [null, null];
+  names[seat] = t("result.you");
+  names[other] = opponentName(msg);
+  const w = result.winner;
+  const charm = result.charm ?? view.charm;
+  const geisha = result.geisha ?? [0, 0];
+  const rounds = game.rules?.max_rounds ?? view.round;
+  switch (result.reason) {
+    case "charm":
+      return t(winner === "me" ? "result.why.charm_me" : "result.why.charm", { name: names[w], charm: charm[w], other: charm[1 - w] });
+    case "geisha":
+      return t(winner === "me" ? "result.why.geisha_me" : "result.why.geisha", { name: names[w], geisha: geisha[w], other: geisha[1 - w] });
+    case "round-limit":
+      return t(winner === "me" ? "result.why_round_limit_me" : "result.why.round_limit", { rounds, name: names[w], charm: charm[w], other: charm[1 - w] });
+    case "draw":
+      return t("result.why.draw", { rounds, charm: charm[0] });
+    case "resign":
+      return winner === "me" ? t("result.why.resign_opp", { name: opponentName(msg) }) : t("result.why.resign_me");
+    case "forfeit":
+      return winner === "me" ? t("result.why.forfeit_opp", { name: opponentName(msg) }) : t("result.why.forfeit_me");
+    default:
+      return "";
+  }
+}
+
 function renderResult(msg) {
   const box = $("#result");
   const { result, game, view } = msg;
-  if (game.status !== "over" || !result || scoring.open) {
+  if (game.status !== "over" || !result || scoring.open || feed.queue.length) {
     box.hidden = true;
     return;
   }
   const seat = view.seat;
   const other = 1 - seat;
   const winner = result.winner === null || result.winner === undefined ? "draw" : result.winner === seat ? "me" : "opponent";
+  const appearing = box.hidden;
   box.hidden = false;
   box.dataset.winner = winner;
-  $("#result-title").textContent = t(`result.${winner}`);
-  let reason = result.reason;
-  if (reason === "resign" || reason === "forfeit") reason += winner === "me" ? "_opp" : "_me";
-  $("#result-reason").textContent = t(`result.reason.${reason}`);
-  $("#result-score").textContent = t("result.score", {
+  box.dataset.reason = result.reason;
+  $("#result-title").textContent = winner === "opponent" ? t("result.opponent_won", { name: opponentName(msg) }) : t(`result.${winner}`);
+  $("#result-reason").textContent = reasonText(msg, winner);
+  $("#result-score").textContent = t("result.score_of", {
+    name: opponentName(msg),
     myCharm: result.charm?.[seat] ?? view.charm[seat], oppCharm: result.charm?.[other] ?? view.charm[other],
     myGeisha: result.geisha?.[seat] ?? 0, oppGeisha: result.geisha?.[other] ?? 0,
   });
@@ -555,15 +830,7 @@ function renderResult(msg) {
   const offer = $("#rematch-offer");
   offer.hidden = !game.rematch || ui.rematchAsked;
   if (game.rematch) $("#rematch-link").href = game.rematch;
-}
-
-/** Ask the server for a hint on this seat's decision (the Hint button, the guide). */
-function askHint() {
-  if (send({ type: "hint" })) {
-    ui.hintAsked = true;
-    ui.hint = null;
-    render();
-  }
+  if (appearing) queueMicrotask(() => $("#result-title").focus({ preventScroll: false }));
 }
 
 // ---- player input -------------------------------------------------------------------------------
@@ -572,6 +839,9 @@ function toggleCard(i) {
   if (ui.selected.has(i)) ui.selected.delete(i);
   else ui.selected.add(i);
   render();
+  // the move is complete: its confirm button is where the decision goes on
+  const msg = ui.msg;
+  if (ui.action && msg && selectedCards(msg).length === ACTION_SIZE[ui.action]) $("#choices [data-move]")?.focus();
 }
 
 /** Choose the action (choosing it again keeps it: Escape clears the selection). */
@@ -579,7 +849,63 @@ function chooseAction(a) {
   ui.action = a;
   render();
   const first = $("#choices [data-move]");
-  if (first && ui.action) first.focus();
+  if (first) first.focus();
+}
+
+/** Arrow keys move between the cards of the hand, and between the actions. */
+function arrows(event) {
+  if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(event.key)) return;
+  const group = event.target.closest("#hand, #my-actions, #offer .picks, .move-buttons");
+  if (!group) return;
+  const items = $$("button:not(:disabled)", group);
+  const i = items.indexOf(event.target);
+  if (i < 0) return;
+  const j = { ArrowLeft: i - 1, ArrowRight: i + 1, Home: 0, End: items.length - 1 }[event.key];
+  items[(j + items.length) % items.length]?.focus();
+  event.preventDefault();
+}
+
+function wirePrefs() {
+  const p = prefs();
+  const theme = $("#pref-theme");
+  const pace = $("#pref-pace");
+  const sound = $("#pref-sound");
+  const notify = $("#pref-notify");
+  theme.value = p.theme;
+  pace.value = p.pace;
+  sound.checked = p.sound;
+  notify.checked = p.notify && typeof Notification !== "undefined" && Notification.permission === "granted";
+  theme.addEventListener("change", () => setPref("theme", theme.value));
+  pace.addEventListener("change", () => setPref("pace", pace.value));
+  sound.addEventListener("change", () => {
+    setPref("sound", sound.checked);
+    if (sound.checked) playSound("turn"); // a sample, and browsers allow sound once a person clicked
+  });
+  notify.addEventListener("change", async () => {
+    const note = $("#pref-notify-note");
+    note.hidden = true;
+    if (!notify.checked) {
+      setPref("notify", false);
+      return;
+    }
+    if (typeof Notification === "undefined") {
+      notify.checked = false;
+      note.textContent = t("prefs.notify_unsupported");
+      note.hidden = false;
+      return;
+    }
+    const answer = Notification.permission === "granted" ? "granted" : await Notification.requestPermission();
+    notify.checked = answer === "granted";
+    setPref("notify", notify.checked);
+    if (!notify.checked) {
+      note.textContent = t("prefs.notify_denied");
+      note.hidden = false;
+    }
+  });
+  document.addEventListener("click", (event) => {
+    const box = $("#prefs");
+    if (box.open && !box.contains(event.target)) box.open = false;
+  });
 }
 
 function wire() {
@@ -611,13 +937,27 @@ function wire() {
     }
   });
   copyButton($("#copy-invite"), $("#invite-link"));
+  // A click or a key while the opponent's moves are paced shows the rest at once.
+  document.addEventListener("pointerdown", () => {
+    if (feed.timer) skipAhead();
+  }, true);
   document.addEventListener("keydown", (event) => {
-    if (event.key === "Escape" && ui.msg && !scoring.open) {
+    if (feed.timer && !["Shift", "Control", "Alt", "Meta", "Tab"].includes(event.key)) {
+      skipAhead();
+      if (event.key === " " || event.key === "Enter") event.preventDefault(); // the key was for skipping
+      return;
+    }
+    arrows(event);
+    if (event.key === "Escape" && ui.msg && !scoring.open && !$("#prefs").open) {
       ui.selected.clear();
       ui.action = null;
       render();
     }
   });
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden && ui.msg) render();
+  });
+  wirePrefs();
 }
 
 async function main() {
@@ -626,10 +966,16 @@ async function main() {
     onDone: () => {
       if (ui.scoringsShown) saveScoringsSeen(ui.scoringsShown);
       render();
+      pump();
+      if (ui.msg && myDecision(ui.msg)) turnArrived();
     },
+    onStep: () => {
+      if (ui.msg) render();
+    },
+    names: () => (ui.msg ? { near: t("board.you"), far: opponentName(ui.msg) } : {}),
   });
   scoring.explain = (round, step, seat) => guide?.explainScoring(round, step, seat) ?? null;
-  guide = Guide.forGame(gameId, { box: $("#guide"), askHint: askHint });
+  guide = Guide.forGame(gameId, { box: $("#guide"), askHint });
   wire();
   onLanguageChange(() => {
     render();

@@ -1,18 +1,43 @@
 // A round's scoring, step by step: the Secrets revealed, then each geisha's marker, then the totals.
+// The steps advance on their own (Continue skips ahead); the table's standing follows them, so
+// nothing of the outcome shows before its step.
 
 import { markerSide, renderBoard, setMarker } from "./board.js";
 import { backSvg, cardSvg, charmOf, GEISHA } from "./cards.js";
 import { $, fill, h } from "./dom.js";
 import { t } from "./i18n.js";
 import { counts } from "./notation.js";
+import { reducedMotion } from "./prefs.js";
 
+/** How long each step stays before the next (the Secrets a little longer). */
 const STEP_MS = 1100;
+const SECRETS_MS = 1800;
+/** The last step: the round's totals. */
+const LAST = 8;
 
-/** Plays SCORING objects one after another in dialog#scoring; onDone() when the queue is empty. */
+/** Charm and geisha per seat for markers (owners by seat or null). */
+export function standingOf(markers) {
+  const charm = [0, 0];
+  const geisha = [0, 0];
+  markers.forEach((owner, i) => {
+    if (owner === 0 || owner === 1) {
+      charm[owner] += charmOf(i + 1);
+      geisha[owner] += 1;
+    }
+  });
+  return { charm, geisha };
+}
+
+/**
+ * Plays SCORING objects one after another in dialog#scoring.
+ * onDone() when the queue is empty; onStep() after every step (the table re-reads progress()).
+ */
 export class ScoringDialog {
-  constructor(dialog, { onDone } = {}) {
+  constructor(dialog, { onDone, onStep, names } = {}) {
     this.dialog = dialog;
     this.onDone = onDone;
+    this.onStep = onStep;
+    this.names = names ?? (() => ({}));
     this.queue = [];
     this.current = null;
     this.step = 0;
@@ -31,9 +56,20 @@ export class ScoringDialog {
     return this.current !== null;
   }
 
+  /**
+   * What the table may show while a scoring plays: the markers as far as the steps have gone,
+   * the standing from them, and the round. Null when no scoring is shown.
+   */
+  progress() {
+    if (!this.current) return null;
+    const { scoring } = this.current;
+    const markers = scoring.markers_before.map((before, i) => (i + 1 <= this.step ? scoring.markers[i] : before));
+    return { round: scoring.round, step: this.step, markers, ...standingOf(markers) };
+  }
+
   /** Queue scorings (seen from seat) and start if idle. */
-  show(scorings, seat, names) {
-    for (const scoring of scorings) this.queue.push({ scoring, seat, names });
+  show(scorings, seat) {
+    for (const scoring of scorings) this.queue.push({ scoring, seat });
     if (!this.current) this.advanceQueue();
   }
 
@@ -48,6 +84,7 @@ export class ScoringDialog {
     this.step = 0;
     const { scoring, seat } = this.current;
     const other = 1 - seat;
+    const names = this.names();
     renderBoard($("#scoring-board", this.dialog), {
       markers: scoring.markers_before,
       near: scoring.played[seat],
@@ -55,6 +92,8 @@ export class ScoringDialog {
       freshNear: scoring.secrets[seat] || "",
       freshFar: scoring.secrets[other] || "",
       nearSeat: seat,
+      nearName: names.near,
+      farName: names.far,
     });
     if (!this.dialog.open) {
       if (typeof this.dialog.showModal === "function") this.dialog.showModal();
@@ -69,29 +108,31 @@ export class ScoringDialog {
     if (!this.current) return;
     const { scoring, seat } = this.current;
     const other = 1 - seat;
+    const names = this.names();
     const board = $("#scoring-board", this.dialog);
     $("#scoring-title", this.dialog).textContent = t("scoring.title", { round: scoring.round });
     const text = $("#scoring-text", this.dialog);
     const secrets = $("#scoring-secrets", this.dialog);
     const totals = $("#scoring-totals", this.dialog);
+    const ms = reducedMotion() ? 0 : 600;
     for (const node of board.querySelectorAll(".geisha")) node.classList.remove("focus");
+    const shown = this.progress();
+    for (const g of GEISHA) setMarker(board, g, markerSide(shown.markers[g - 1], seat), ms);
     if (this.step === 0) {
       text.textContent = t("scoring.secrets");
       fill(
         secrets,
         secretBox(t("scoring.your_secret"), scoring.secrets[seat]),
-        secretBox(t("scoring.their_secret"), scoring.secrets[other]),
+        secretBox(t("scoring.their_secret_of", { name: names.far ?? "" }), scoring.secrets[other]),
       );
       secrets.hidden = false;
-      totals.textContent = "";
-    } else if (this.step <= 7) {
+    } else if (this.step < LAST) {
       secrets.hidden = true;
       const g = this.step;
       const near = counts(scoring.played[seat])[g];
       const far = counts(scoring.played[other])[g];
       const before = markerSide(scoring.markers_before[g - 1], seat);
       const after = markerSide(scoring.markers[g - 1], seat);
-      setMarker(board, g, after);
       board.querySelector(`.geisha[data-geisha="${g}"]`)?.classList.add("focus");
       let outcome;
       if (after === before) outcome = after === "none" ? t("scoring.stays_neutral") : t(`scoring.stays_${after}`);
@@ -99,27 +140,26 @@ export class ScoringDialog {
       text.textContent = t("scoring.geisha", { g, charm: charmOf(g), near, far, outcome });
     } else {
       secrets.hidden = true;
-      for (const g of GEISHA) setMarker(board, g, markerSide(scoring.markers[g - 1], seat));
       text.textContent = t("scoring.done");
-      totals.textContent = t("scoring.totals", {
-        myCharm: scoring.charm[seat], oppCharm: scoring.charm[other],
-        myGeisha: scoring.geisha[seat], oppGeisha: scoring.geisha[other],
-      });
     }
+    totals.textContent = t("scoring.totals", {
+      myCharm: shown.charm[seat], oppCharm: shown.charm[other],
+      myGeisha: shown.geisha[seat], oppGeisha: shown.geisha[other],
+    });
     const note = $("#scoring-guide", this.dialog);
-    const explained = note && this.explain ? this.explain(scoring, this.step, seat) : null;
-    if (note) {
-      note.hidden = !explained;
-      note.textContent = explained || "";
-    }
-    this.button.textContent = this.step >= 8 ? t("scoring.close") : t("scoring.continue");
+    const explained = this.explain ? this.explain(scoring, this.step, seat) : null;
+    note.hidden = !explained;
+    note.textContent = explained || "";
+    this.button.textContent = this.step >= LAST ? t("scoring.close") : t("scoring.continue");
     clearTimeout(this.timer);
-    if (this.step >= 1 && this.step < 8) this.timer = setTimeout(() => this.next(), STEP_MS);
+    // A step the guide explains waits for the player; the others go on by themselves.
+    if (this.step < LAST && !explained) this.timer = setTimeout(() => this.next(), this.step === 0 ? SECRETS_MS : STEP_MS);
+    this.onStep?.();
   }
 
   next() {
     if (!this.current) return;
-    if (this.step >= 8) {
+    if (this.step >= LAST) {
       this.advanceQueue();
       return;
     }
@@ -129,7 +169,7 @@ export class ScoringDialog {
 
   finishCurrent() {
     if (!this.current) return;
-    this.step = 8;
+    this.step = LAST;
     this.render();
   }
 }

@@ -71,3 +71,53 @@ export function displayName(name, seat) {
   if (m) return t("game.player_n", { n: m[1] });
   return name || t("game.player_n", { n: seat + 1 });
 }
+
+/** What the button that plays `move` says: "Keep 2 as your Secret", "Offer 1, 4, 7", "Take 4+7". */
+export function confirmLabel(move) {
+  const m = parseMove(move);
+  if (m.kind === "P") return moveLabel(move);
+  return t(`confirm.${m.kind}`, params(move));
+}
+
+/**
+ * The move list: one line per move. An offer and the pick that answered it are one move, told
+ * once ("You offered 1, 4, 7 – your opponent took 4"): the pick has no line of its own.
+ * Answers [{index, text}] with index into history.
+ */
+export function logEntries(history, seat) {
+  const lines = historyLines(history, seat);
+  const out = [];
+  history.forEach((entry, i) => {
+    const offer = history[i - 1]?.move;
+    if (entry.move && entry.move[0] === "P" && offer && "GC".includes(offer[0])) return;
+    out.push({ index: i, text: lines[i] });
+  });
+  return out;
+}
+
+/**
+ * What happened since `seat` last acted, in words, oldest first: the opponent's moves (a pick
+ * with what is left) and the rounds scored meanwhile. Empty when the seat made the last move.
+ */
+export function sinceMyMove(history, seat) {
+  const lines = historyLines(history, seat);
+  let start = 0;
+  history.forEach((entry, i) => {
+    if (!entry.reveal && entry.seat === seat) start = i + 1;
+  });
+  const out = [];
+  for (let i = start; i < history.length; i++) {
+    const entry = history[i];
+    // an offer followed by the seat's own pick was answered: its line already told the pick
+    if (entry.move && "GC".includes(entry.move[0]) && history[i + 1]?.seat === seat) continue;
+    out.push({ index: i, text: entry.move && "GC".includes(entry.move[0]) ? offerLine(entry, seat) : lines[i], reveal: Boolean(entry.reveal) });
+  }
+  return out;
+}
+
+/** An offer's line without its pick (the narration tells the offer when it comes). */
+function offerLine(entry, seat) {
+  const who = entry.seat === seat ? "me" : "opp";
+  const m = parseMove(entry.move);
+  return t(`log.${who}.${m.kind}`, params(entry.move));
+}

@@ -1,0 +1,66 @@
+// The player's preferences, kept in this browser: theme, the opponent's pace, sounds, notifications.
+
+const KEY = "hanamikoji.prefs";
+const CHOICES = {
+  theme: ["system", "light", "dark"],
+  pace: ["normal", "fast", "instant"],
+  sound: [false, true],
+  notify: [false, true],
+};
+/** Off and quiet unless the player asks: system theme, moves one at a time, no sound, no notification. */
+const DEFAULTS = { theme: "system", pace: "normal", sound: false, notify: false };
+/** How long each of the opponent's moves stays on show before the next, per pace (ms). */
+const PACE_MS = { normal: 1000, fast: 350, instant: 0 };
+
+let memory = null; // when localStorage cannot be used (private mode)
+
+function read() {
+  if (memory) return memory;
+  try {
+    return JSON.parse(localStorage.getItem(KEY) || "{}") || {};
+  } catch {
+    return {};
+  }
+}
+
+/** The preferences, each one valid (a stored value that is not one of its choices is ignored). */
+export function prefs() {
+  const stored = read();
+  const out = { ...DEFAULTS };
+  for (const [name, choices] of Object.entries(CHOICES)) {
+    if (choices.includes(stored[name])) out[name] = stored[name];
+  }
+  return out;
+}
+
+/** Change one preference (kept in this browser) and apply the theme. */
+export function setPref(name, value) {
+  if (!(name in CHOICES) || !CHOICES[name].includes(value)) throw new Error(`no preference ${name}=${value}`);
+  const next = { ...prefs(), [name]: value };
+  try {
+    localStorage.setItem(KEY, JSON.stringify(next));
+    memory = null;
+  } catch {
+    memory = next;
+  }
+  applyTheme();
+}
+
+/** Light or dark as chosen; "system" leaves it to the CSS media query (prefers-color-scheme). */
+export function applyTheme() {
+  const theme = prefs().theme;
+  if (theme === "system") delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+}
+
+/** Whether the system asks for less motion: cards then appear in place and moves are not paced. */
+export function reducedMotion() {
+  return Boolean(window.matchMedia?.("(prefers-reduced-motion: reduce)").matches);
+}
+
+/** How long one of the opponent's moves stays on show before the next (0: no pacing). */
+export function paceMs() {
+  return reducedMotion() ? 0 : PACE_MS[prefs().pace];
+}
+
+applyTheme();
