@@ -5,6 +5,7 @@ import { geishaSvg, GEISHA } from "./cards.js";
 import { copyButton } from "./copy.js";
 import { $, fill } from "./dom.js";
 import { reasonOf } from "./errors.js";
+import { startGuidedGame } from "./guide.js";
 import { initI18n, onLanguageChange, t } from "./i18n.js";
 
 const NAME_KEY = "hanamikoji.name";
@@ -63,6 +64,21 @@ async function start(mode, button) {
   }
 }
 
+/** A guided first game against the beginner (js/guide.js): no form to fill. */
+async function startGuided(button) {
+  showError(null);
+  button.disabled = true;
+  try {
+    const name = $("#name").value.trim();
+    if (name) remember(NAME_KEY, name.slice(0, 40));
+    await startGuidedGame(name);
+  } catch (error) {
+    showError(error);
+  } finally {
+    button.disabled = false;
+  }
+}
+
 async function main() {
   await initI18n();
   onLanguageChange(() => showError(lastError));
@@ -78,6 +94,12 @@ async function main() {
   });
   $("#invite").addEventListener("click", () => start("friend", $("#invite")));
   copyButton($("#copy-invite"), $("#invite-link"));
+  $("#start-guided").addEventListener("click", () => startGuided($("#start-guided")));
+  // /?guided=1 (the rules page's link) starts one at once; Back from its table comes to a plain home page
+  if (new URLSearchParams(location.search).has("guided")) {
+    history.replaceState(null, "", "/");
+    startGuided($("#start-guided"));
+  }
 }
 
 main();
