@@ -17,6 +17,7 @@ import re
 import time
 from typing import Any
 
+from axe_playwright_python.sync_playwright import Axe  # type: ignore[import-untyped]
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, WebSocket
 
 from browser_support import (
@@ -44,11 +45,24 @@ WORDS = EN["guide"]
 CHARM = (2, 2, 2, 3, 3, 4, 5)
 ACTIONS = "SDGC"
 ACTION_NAMES = {a: EN["actions"][a]["name"] for a in ACTIONS}
+AXE = Axe()
 
 
 def fmt(text: str, **params: Any) -> str:
     """A translation with its {params} filled in, as js/i18n.js does."""
     return re.sub(r"\{(\w+)\}", lambda m: str(params.get(m.group(1), m.group(0))), text)
+
+
+def accessible(page: Page, selector: str, state: str) -> None:
+    """axe-core finds no serious or critical fault in ``selector`` (the guide's own parts)."""
+    found = [
+        v
+        for v in AXE.run(page, context=selector).response["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+    assert not found, f"{state}: " + "; ".join(
+        f"{v['id']} ({v['help']}): {[n['target'] for n in v['nodes']]}" for v in found
+    )
 
 
 # -- reading the guide ----------------------------------------------------------------------------
@@ -195,6 +209,7 @@ def walk_through_first_scoring(page: Page, frames: StateFrames) -> list[str]:
         notes.append(expected)
         if step == 0:
             shot(page, "guide-scoring-secrets-desktop.png", full_page=False)
+            accessible(page, "#scoring-guide", "the first scoring's note")
         elif step == 1:
             shot(page, "guide-scoring-geisha-desktop.png", full_page=False)
         elif step == 8:
@@ -220,6 +235,7 @@ def test_a_guided_game_from_the_home_page_explains_each_step(
         page.goto(f"{server.url}/")
         page.locator("#start-guided").wait_for()
         shot(page, "guide-home-desktop.png", full_page=False)
+        accessible(page, ".hero", "the home page's guided entry")
         start_guided_from_home(page, server)
         game = game_id(page)
         assert guided_state(page)["on"] is True
@@ -231,6 +247,7 @@ def test_a_guided_game_from_the_home_page_explains_each_step(
         assert page.locator("#guide-hint").is_visible()
         assert page.locator("#guide-close").is_visible()
         shot(page, "guide-welcome-desktop.png", full_page=False)
+        accessible(page, "#guide", "the guide at the first decision")
         page.locator("#guide-next").click()
         wait_topic(page, "S")
         assert guide_title(page) == f"{ACTION_NAMES['S']}: 1 card"
@@ -306,13 +323,18 @@ def test_a_guided_game_from_the_home_page_explains_each_step(
         notes = walk_through_first_scoring(page, frames)
         assert len(notes) == 9
 
-        # round 2: what carries over, when the player first acts in it
-        assert wait_for_decision(page) == "decision"
-        wait_topic(page, "pick" if legal(page)[0][0] == "P" else "round")
-        if topic(page) == "round":
-            assert guide_title(page) == "Round 2"
-            assert guide_text(page) == WORDS["topics"]["round"]["text"]
-        shot(page, "guide-round-desktop.png", full_page=False)
+        # round 2: what carries over, when the player first acts in it (or the end, if round 1
+        # gave someone 11 charm or 4 geisha)
+        if wait_for_decision(page) == "over":
+            wait_topic(page, "over")
+            assert guide_text(page) == WORDS["topics"]["over"]["text"]
+            shot(page, "guide-over-desktop.png", full_page=False)
+        else:
+            wait_topic(page, "pick" if legal(page)[0][0] == "P" else "round")
+            if topic(page) == "round":
+                assert guide_title(page) == "Round 2"
+                assert guide_text(page) == WORDS["topics"]["round"]["text"]
+            shot(page, "guide-round-desktop.png", full_page=False)
 
         # close the guide: gone, after a reload too, and the game goes on without it
         page.locator("#guide-close").click()
@@ -339,6 +361,7 @@ def test_a_guided_game_from_the_rules_page_on_a_phone(server: Server, browser: B
         link = page.locator("#guided-link")
         link.wait_for()
         shot(page, "guide-rules-phone.png", full_page=False)
+        accessible(page, ".guided-link", "the rules page's link")
         link.click()
         page.wait_for_url(re.compile(r"/g/[^/?#]+"))
         wait_for_game(page)
@@ -356,6 +379,7 @@ def test_a_guided_game_from_the_rules_page_on_a_phone(server: Server, browser: B
         for part in ("#hand", "#my-actions"):
             assert in_viewport(page, part), f"{part} is off screen with the guide folded"
         shot(page, "guide-welcome-phone.png", full_page=False)
+        accessible(page, "#guide", "the folded strip")
 
         # opened, it says it all; the hand and actions are still on screen
         page.locator("#guide-fold").click()
@@ -365,6 +389,7 @@ def test_a_guided_game_from_the_rules_page_on_a_phone(server: Server, browser: B
         for part in ("#hand", "#my-actions"):
             assert in_viewport(page, part), f"{part} is off screen with the guide open"
         shot(page, "guide-open-phone.png", full_page=False)
+        accessible(page, "#guide", "the open strip")
 
         page.locator("#guide-hint").click()
         until(

@@ -109,6 +109,12 @@ export class Guide {
     const shown = JSON.stringify([topic, title, text, note, hint, next, this.folded, t("guide.close")]);
     if (shown === this.shown) return;
     this.shown = shown;
+    if (this.box.dataset.topic !== topic) {
+      // a new explanation: the box flashes once (folded on a phone, this is what says so)
+      this.box.classList.remove("fresh");
+      void this.box.offsetWidth;
+      this.box.classList.add("fresh");
+    }
     this.box.dataset.topic = topic;
     this.box.classList.toggle("folded", this.folded);
     this.fold.setAttribute("aria-expanded", this.folded ? "false" : "true");
