@@ -1,11 +1,14 @@
 """Accessibility of every page and state, checked by axe-core in a browser (issue #16, point 7).
 
 Each page is brought to each of its states through the pages' DOM contract (ids, ``data-*``
-attributes, roles), then axe-core (``axe-playwright-python``) runs on it at a 1366x768 laptop, a
-1280x720 window and a 390x844 phone. A test collects what axe finds in all its states and fails on
-every violation of impact "serious" or "critical", naming the state, the viewports, the rule, its
-help text and the elements to fix. The contexts prefer reduced motion, so that no state is read in
-the middle of an animation.
+attributes, roles); then axe-core (``axe-playwright-python``) runs on it at a 1366x768 laptop, a
+1280x720 window and a 390x844 phone, and once more in the dark colour scheme. Two things axe
+leaves undecided are checked too: text over the paper's faint texture (flattened while axe runs)
+and SVG text such as a card's digit (its fill against the shapes under it, 4.5:1). A test collects
+what it finds in all its states and fails on every violation of impact "serious" or "critical",
+naming the state, the viewports, the rule, its help text and the elements to fix. The home, rules
+and invitation pages are also walked by keyboard: every control reached by Tab, with a focus ring.
+The contexts prefer reduced motion, so that no state is read in the middle of an animation.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ VIEWPORTS: dict[str, ViewportSize] = {
     "390x844": {"width": 390, "height": 844},
 }
 BLOCKING = ("serious", "critical")
+REPORTED_NODES = 12
+"""The elements named in a failure's message for each rule and state (the rest are counted)."""
 AXE = Axe()
 
 FINISHED: list[str] = []
@@ -54,27 +59,202 @@ FINISHED: list[str] = []
 # -- axe-core -------------------------------------------------------------------------------------
 
 
+# Colours in the page's JavaScript: parsed from computed styles, laid over one another, compared.
+COLOURS_JS = """
+const parse = (s) => {
+  const m = /rgba?\\(([^)]*)\\)/.exec(s || "");
+  if (!m) return null;
+  const p = m[1].split(/[\\s,\\/]+/).filter(Boolean)
+    .map((v) => (v.endsWith("%") ? parseFloat(v) / 100 : Number(v)));
+  return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+};
+const over = (top, under) =>
+  top.slice(0, 3).map((c, i) => c * top[3] + under[i] * (1 - top[3])).concat(1);
+const luminance = (c) => {
+  const f = (v) => ((v /= 255) <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+  return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+};
+const ratio = (a, b) => {
+  const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+  return Math.floor(((x + 0.05) / (y + 0.05)) * 100) / 100;
+};
+const hex = (c) =>
+  "#" + c.slice(0, 3).map((v) => Math.round(v).toString(16).padStart(2, "0")).join("");
+const shown = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility === "visible";
+/** The solid colour behind an element: its ancestors' background colours laid over white. */
+const backdrop = (e) => {
+  const layers = [];
+  for (let n = e; n; n = n.parentElement) {
+    const c = parse(getComputedStyle(n).backgroundColor);
+    if (c && c[3] > 0) {
+      layers.push(c);
+      if (c[3] >= 1) break;
+    }
+  }
+  return layers.reverse().reduce((under, c) => over(c, under), [255, 255, 255, 1]);
+};
+/** A CSS selector that finds the element again, for the report. */
+const where = (e) => {
+  const parts = [];
+  for (let n = e; n && n.nodeType === 1 && parts.length < 5; n = n.parentElement) {
+    if (n.id) {
+      parts.unshift("#" + n.id);
+      break;
+    }
+    const cls = typeof n.className === "string" && n.className.trim()
+      ? "." + n.className.trim().split(/\\s+/).join(".") : "";
+    const same = n.parentElement
+      ? [...n.parentElement.children].filter((c) => c.tagName === n.tagName) : [];
+    const nth = same.length > 1 ? `:nth-of-type(${same.indexOf(n) + 1})` : "";
+    parts.unshift(n.tagName.toLowerCase() + cls + nth);
+  }
+  return parts.join(" > ");
+};
+"""
+
+FLATTEN_JS = (
+    "() => {"
+    + COLOURS_JS
+    + """
+  // A faint texture (gradients whose every stop is at most 15% opaque) hides the background's
+  // colour from axe, which then leaves all text over it unchecked: while axe runs, each such
+  // texture becomes one flat colour, its strongest stops laid over the background colour.
+  const kept = [];
+  for (const e of document.querySelectorAll("*")) {
+    const style = getComputedStyle(e);
+    const image = style.backgroundImage;
+    if (!image.includes("gradient") || image.includes("url(")) continue;
+    const stops = [...image.matchAll(/rgba?\\([^)]*\\)|transparent/g)]
+      .map((m) => (m[0] === "transparent" ? [0, 0, 0, 0] : parse(m[0])));
+    if (!stops.length || stops.some((c) => c[3] > 0.15)) continue;
+    const layers = image.split(/,\\s*(?=(?:repeating-)?(?:linear|radial|conic)-gradient)/);
+    let flat = backdrop(e);
+    for (const layer of layers.reverse()) {
+      const colours = [...layer.matchAll(/rgba?\\([^)]*\\)/g)].map((m) => parse(m[0]));
+      if (colours.length) flat = over(colours.reduce((a, b) => (b[3] > a[3] ? b : a)), flat);
+    }
+    kept.push([e, e.getAttribute("style")]);
+    e.style.setProperty("background-image", "none", "important");
+    e.style.setProperty("background-color", hex(flat), "important");
+  }
+  window.__a11yTextures = kept;
+}"""
+)
+
+RESTORE_JS = """() => {
+  for (const [e, style] of window.__a11yTextures || []) {
+    if (style === null) e.removeAttribute("style");
+    else e.setAttribute("style", style);
+  }
+  window.__a11yTextures = [];
+}"""
+
+SVG_TEXT_JS = (
+    "(minimum) => {"
+    + COLOURS_JS
+    + """
+  // axe leaves text of one character (a card's digit) unchecked, and reads an SVG text's colour
+  // from CSS color rather than its fill: each SVG text's fill is compared here with the shapes
+  // painted under its centre (then the page behind the SVG).
+  const opacity = (e, root) => {
+    let o = 1;
+    for (let n = e; n && n !== root.parentNode; n = n.parentNode) {
+      o *= Number(getComputedStyle(n).opacity);
+    }
+    return o;
+  };
+  const found = [];
+  for (const text of document.querySelectorAll("svg text")) {
+    if (!shown(text) || !text.textContent.trim()) continue;
+    const svg = text.ownerSVGElement;
+    const fill = parse(getComputedStyle(text).fill);
+    if (!svg || !fill) continue;
+    const box = text.getBBox();
+    const centre = new DOMPoint(box.x + box.width / 2, box.y + box.height / 2)
+      .matrixTransform(text.getScreenCTM());
+    let bg = backdrop(svg);
+    for (const shape of svg.querySelectorAll("rect, circle, ellipse, polygon, path")) {
+      if (!(text.compareDocumentPosition(shape) & Node.DOCUMENT_POSITION_PRECEDING)) continue;
+      const paint = parse(getComputedStyle(shape).fill);
+      if (!paint || !shown(shape)) continue;
+      if (!shape.isPointInFill(centre.matrixTransform(shape.getScreenCTM().inverse()))) continue;
+      paint[3] *= Number(getComputedStyle(shape).fillOpacity) * opacity(shape, svg);
+      bg = over(paint, bg);
+    }
+    fill[3] *= Number(getComputedStyle(text).fillOpacity) * opacity(text, svg);
+    const fg = over(fill, bg);
+    const r = ratio(fg, bg);
+    if (r < minimum) {
+      found.push({
+        target: where(text),
+        message: `"${text.textContent.trim()}" has a contrast of ${r}:1`
+          + ` (fill ${hex(fg)} on ${hex(bg)}); expected ${minimum}:1`,
+      });
+    }
+  }
+  return found;
+}"""
+)
+
+SVG_TEXT_RULE = {
+    "id": "svg-text-contrast",
+    "impact": "serious",
+    "help": "SVG text (a card's digit, a charm) must reach 4.5:1 contrast with what is under it",
+    "helpUrl": "https://www.w3.org/WAI/WCAG22/Understanding/contrast-minimum.html",
+}
+
+
+def axe_violations(page: Page) -> list[dict[str, Any]]:
+    """axe-core's violations on the page as it is, its faint textures flattened while axe runs."""
+    page.evaluate(FLATTEN_JS)
+    try:
+        return list(AXE.run(page).response["violations"])
+    finally:
+        page.evaluate(RESTORE_JS)
+
+
+def svg_text_violations(page: Page) -> list[dict[str, Any]]:
+    """SVG texts under 4.5:1, as one violation in axe's form (none if all reach it)."""
+    nodes = page.evaluate(SVG_TEXT_JS, 4.5)
+    if not nodes:
+        return []
+    return [
+        {
+            **SVG_TEXT_RULE,
+            "nodes": [{"target": [n["target"]], "any": [{"message": n["message"]}]} for n in nodes],
+        }
+    ]
+
+
 @dataclass
 class Findings:
-    """What axe-core found, state by state: the serious and critical violations."""
+    """What the checks found, state by state: the serious and critical violations."""
 
     found: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
     checked: list[str] = field(default_factory=list)
 
     def check(self, page: Page, state: str, viewports: tuple[str, ...] = tuple(VIEWPORTS)) -> None:
-        """Run axe-core on ``page`` (showing ``state``) at each of ``viewports``, then restore the
-        page's own viewport."""
+        """Run axe-core (and the SVG text check) on ``page``, showing ``state``, at each of
+        ``viewports``, then in the dark colour scheme at the first of them; then give the page
+        its own viewport back."""
         own = page.viewport_size
         try:
             for name in viewports:
                 page.set_viewport_size(VIEWPORTS[name])
-                settle(page)
-                self.add(state, name, AXE.run(page).response["violations"])
-                self.checked.append(f"{state} @ {name}")
+                self.run(page, state, name)
+            page.set_viewport_size(VIEWPORTS[viewports[0]])
+            page.emulate_media(color_scheme="dark")
+            self.run(page, state, f"{viewports[0]} dark")
         finally:
+            page.emulate_media(color_scheme="light")
             if own is not None:
                 page.set_viewport_size(own)
-                settle(page)
+            settle(page)
+
+    def run(self, page: Page, state: str, viewport: str) -> None:
+        settle(page)
+        self.add(state, viewport, axe_violations(page) + svg_text_violations(page))
+        self.checked.append(f"{state} @ {viewport}")
 
     def add(self, state: str, viewport: str, violations: list[dict[str, Any]]) -> None:
         for violation in violations:
@@ -93,9 +273,12 @@ class Findings:
         lines = [f"{len(self.found)} serious or critical accessibility violation(s):"]
         for (state, rule, impact), entry in self.found.items():
             lines.append(f"- [{state}] {rule} ({impact}): {entry['help']} <{entry['url']}>")
-            for (target, why), viewports in entry["nodes"].items():
+            nodes = list(entry["nodes"].items())
+            for (target, why), viewports in nodes[:REPORTED_NODES]:
                 at = ", ".join(dict.fromkeys(viewports))
                 lines.append(f"    {target}  (at {at})" + (f": {why}" if why else ""))
+            if len(nodes) > REPORTED_NODES:
+                lines.append(f"    ... and {len(nodes) - REPORTED_NODES} more elements")
         return "\n".join(lines)
 
     def assert_clean(self) -> None:
@@ -126,6 +309,61 @@ def findings() -> Iterator[Findings]:
     yield Findings()
 
 
+CONTROLS_JS = (
+    "() => {"
+    + COLOURS_JS
+    + """
+  const controls = document.querySelectorAll(
+    "a[href], button, input, select, textarea, summary, [tabindex]");
+  return [...controls]
+    .filter((e) => !e.disabled && e.tabIndex >= 0 && shown(e) && !e.closest("[hidden], [inert]"))
+    .map(where);
+}"""
+)
+
+FOCUSED_JS = (
+    "() => {"
+    + COLOURS_JS
+    + """
+  const e = document.activeElement;
+  if (!e || e === document.body || e === document.documentElement) return null;
+  const style = getComputedStyle(e);
+  const width = parseFloat(style.outlineWidth) || 0;
+  const colour = style.outlineStyle === "none" ? null : parse(style.outlineColor);
+  // an outline drawn outside the element is seen against what is around it, else against it
+  const against = backdrop(parseFloat(style.outlineOffset) >= 0 ? e.parentElement || e : e);
+  return {
+    target: where(e),
+    visible: e.matches(":focus-visible"),
+    width,
+    contrast: colour && colour[3] > 0 ? ratio(over(colour, against), against) : 0,
+  };
+}"""
+)
+
+
+def keyboard_walk(page: Page, state: str) -> list[str]:
+    """Tab through the whole page: what is wrong with its keyboard access (nothing: [])."""
+    controls: list[str] = page.evaluate(CONTROLS_JS)
+    assert controls, f"{state}: no control to reach"
+    reached: dict[str, dict[str, Any]] = {}
+    for _ in range(2 * len(controls) + 6):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUSED_JS)
+        if focused is not None:
+            reached.setdefault(focused["target"], focused)
+        if set(controls) <= set(reached):
+            break
+    problems = [f"{state}: Tab never reaches {c}" for c in controls if c not in reached]
+    for target, focus in reached.items():
+        if not focus["visible"] or focus["width"] < 2 or focus["contrast"] < 3:
+            problems.append(
+                f"{state}: {target} shows no focus ring of 2px at 3:1 (:focus-visible "
+                f"{focus['visible']}, outline {focus['width']}px at {focus['contrast']}:1)"
+            )
+    return problems
+
+
 def a11y_context(browser: Browser) -> BrowserContext:
     return new_context(browser, viewport=VIEWPORTS["1366x768"], reduced_motion="reduce")
 
@@ -134,10 +372,11 @@ def a11y_context(browser: Browser) -> BrowserContext:
 
 
 def visible(page: Page, selector: str, why: str, timeout: int = 20_000) -> None:
+    """Wait until an element matching ``selector`` is on show."""
     until(
         page,
-        "s => { const e = document.querySelector(s);"
-        " return e && !e.closest('[hidden]') && e.getClientRects().length > 0; }",
+        "s => [...document.querySelectorAll(s)]"
+        ".some(e => !e.closest('[hidden]') && e.getClientRects().length > 0)",
         selector,
         why=why,
         timeout=timeout,
@@ -311,7 +550,6 @@ def test_the_game_page_is_accessible_in_a_friend_game(
         host.locator("#go").click()
         wait_for_game(host)
         game = game_id(host)
-        visible(host, "#invite-box", "the host's table shows no #invite-box before the friend")
         findings.check(host, "game: waiting for the friend to come")
 
         guest.goto(invite)
@@ -321,7 +559,11 @@ def test_the_game_page_is_accessible_in_a_friend_game(
         guest.wait_for_url(re.compile(r"/g/[^/?#]+"))
         wait_for_game(guest)
         until(host, "() => document.querySelector('#game').dataset.toMove === 'me'", why="no turn")
-        until(guest, "() => document.querySelector('#opp-name').textContent", why="no opponent")
+        until(
+            guest,
+            "() => document.querySelector('#game').dataset.toMove === 'opponent'",
+            why="the guest does not wait for the host's first move",
+        )
         findings.check(guest, "game: the opponent's turn (waiting for the friend's move)")
 
         moves = legal(host)
@@ -338,8 +580,8 @@ def test_the_game_page_is_accessible_in_a_friend_game(
         findings.check(guest, "game: a pick from the opponent's offer")
 
         stranger.goto(f"{server.url}/g/{game}?t=WRONG")
-        visible(stranger, "#error", "a wrong seat link shows no #error")
-        findings.check(stranger, "game: an error (a wrong seat link)")
+        visible(stranger, "#error, #no-seat", "a wrong seat link shows neither #error nor #no-seat")
+        findings.check(stranger, "game: a wrong seat link (no seat)")
         for page in (host, guest):
             no_page_errors(page)
     finally:
@@ -437,3 +679,33 @@ def test_the_review_page_is_accessible(
     finally:
         context.close()
     findings.assert_clean()
+
+
+def test_the_home_rules_and_invitation_pages_by_keyboard(server: Server, browser: Browser) -> None:
+    """Each control is reached by Tab and shows a focus ring (2px at least, 3:1 against what is
+    around it); axe checks their names and the text's contrast."""
+    host_context, friend_context = a11y_context(browser), a11y_context(browser)
+    problems: list[str] = []
+    try:
+        host, friend = open_page(host_context), open_page(friend_context)
+        invite = create_invitation(host, server, "Anna")
+        for viewport in ("1366x768", "390x844"):
+            host.set_viewport_size(VIEWPORTS[viewport])
+            problems += keyboard_walk(host, f"home with its invitation link @ {viewport}")
+        host.set_viewport_size(VIEWPORTS["1366x768"])
+        host.goto(f"{server.url}/rules")
+        until(host, "() => document.querySelector('#toc a')", why="the rules have no contents")
+        problems += keyboard_walk(host, "rules")
+        host.goto(invite)
+        wait_join(host, "own")
+        problems += keyboard_walk(host, "invitation: the creator's own")
+        friend.goto(invite)
+        wait_join(friend, "open")
+        problems += keyboard_walk(friend, "invitation: open")
+        friend.goto(invite.replace("?i=", "?i=WRONG"))
+        wait_join(friend, "invalid")
+        problems += keyboard_walk(friend, "invitation: a wrong code")
+    finally:
+        host_context.close()
+        friend_context.close()
+    assert not problems, "\n".join(problems)
