@@ -424,6 +424,64 @@ def test_a_guided_game_from_the_rules_page_on_a_phone(server: Server, browser: B
         context.close()
 
 
+def test_the_guide_closes_from_the_first_scoring_on_a_phone(
+    server: Server, browser: Browser
+) -> None:
+    context = new_context(browser, viewport=PHONE, reduced_motion="reduce")
+    try:
+        page = open_page(context)
+        frames = StateFrames(page)
+        start_guided_from_home(page, server)
+        rng = random.Random(10)
+        while (where := wait_for_decision(page)) == "decision":
+            assert page.locator("#guide-hint").is_visible(), "the hint is not offered"
+            make_move(page, rng.choice(legal(page)))
+        assert where == "scoring", where
+        assert frames.latest is not None
+        scoring, seat = frames.latest["scorings"][0], frames.latest["view"]["seat"]
+
+        # the Secrets, then geisha 1 explained; the guide closes from inside the dialog
+        note = page.locator("#scoring-guide")
+        for step in (0, 1):
+            expected = expected_scoring_note(scoring, step, seat)
+            until(
+                page,
+                "t => document.querySelector('#scoring-guide')?.textContent === t",
+                expected,
+                why=f"scoring step {step} not explained",
+            )
+            assert note.is_visible()
+            if step == 0:
+                page.locator("#scoring-continue").click()
+        close = page.locator("#scoring-guide-close")
+        assert close.is_visible() and close.text_content() == WORDS["close"]
+        shot(page, "guide-scoring-phone.png", full_page=False)
+        accessible(page, "#scoring", "the first scoring on a phone")
+        close.click()
+        assert note.is_hidden() and close.count() == 0
+        focused = page.evaluate("() => document.activeElement?.id")
+        assert focused == "scoring-continue", focused
+        # the rest of the scoring goes on by itself, unexplained, up to its totals
+        page.locator("#scoring-continue").click()
+        button = page.locator("#scoring-continue")
+        deadline = time.monotonic() + 15
+        while button.text_content() != EN["scoring"]["close"]:
+            assert time.monotonic() < deadline, "the scoring did not go on by itself"
+            assert note.is_hidden()
+            page.wait_for_timeout(100)
+        button.click()
+        assert not page.locator("#scoring").evaluate("d => d.open")
+        assert page.locator("#guide").is_hidden()
+        assert guided_state(page)["on"] is False
+        page.reload()
+        wait_for_game(page)
+        assert wait_for_decision(page) in ("decision", "over")
+        assert page.locator("#guide").is_hidden()
+        no_page_errors(page)
+    finally:
+        context.close()
+
+
 def test_a_closed_guide_never_comes_back_and_an_ordinary_game_has_none(
     server: Server, browser: Browser
 ) -> None:

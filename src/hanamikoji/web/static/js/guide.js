@@ -4,7 +4,8 @@
 //   Guide.forGame(gameId, {box, askHint}) -> Guide | null   (null: this game is not guided)
 //   guide.update(msg, {selected, action, hint})              after every render of the table
 //   guide.explainScoring(scoring, step, seat) -> string|null  a line under each scoring step
-// and for the home page startGuidedGame(name), which creates such a game and opens it.
+// and for the home page startGuidedGame(name), which creates such a game and opens it. While the
+// first scoring is explained, a "Close the guide" button of its own sits under #scoring-guide.
 //
 // A game is guided while localStorage holds {"on": true, ...} under hanamikoji.guide.<game id>, which
 // only startGuidedGame writes. Closing the guide writes {"on": false}: it never comes back for that
@@ -102,6 +103,10 @@ export class Guide {
       this.nextButton,
     );
     this.box.setAttribute("aria-labelledby", "guide-title");
+    // The scoring dialog is modal: the guide can be closed from there too, under its note.
+    this.scoringClose = button("scoring-guide-close", "btn quiet guide-note-close", () => this.close());
+    this.scoringClose.hidden = true;
+    document.getElementById("scoring-guide")?.after(this.scoringClose);
   }
 
   /** Write what changed (the live region then announces only the new explanation). */
@@ -228,7 +233,13 @@ export class Guide {
     this.box.hidden = true;
     this.box.replaceChildren();
     delete this.box.dataset.topic;
-    const next = document.querySelector("#offer button.pick:not(:disabled), #hand button.card, #hint:not(:disabled)");
+    const fromScoring = Boolean(this.scoringClose.closest("dialog")?.open);
+    this.scoringClose.remove();
+    const note = document.getElementById("scoring-guide");
+    if (note) note.hidden = true;
+    const next = fromScoring
+      ? document.getElementById("scoring-continue")
+      : document.querySelector("#offer button.pick:not(:disabled), #hand button.card, #hint:not(:disabled)");
     next?.focus();
   }
 
@@ -236,6 +247,13 @@ export class Guide {
 
   /** A line under each step of the first round's scoring: why each marker goes where it goes. */
   explainScoring(scoring, step, seat) {
+    const text = this.scoringLine(scoring, step, seat);
+    this.scoringClose.hidden = !text;
+    this.scoringClose.textContent = t("guide.close");
+    return text;
+  }
+
+  scoringLine(scoring, step, seat) {
     if (this.closed || !scoring || scoring.round !== 1) return null;
     const other = 1 - seat;
     if (step === 0) return t("guide.scoring.secrets");
