@@ -274,3 +274,28 @@ async def test_no_endpoint_tells_a_card_while_the_game_is_on(
             info = await (await client.get(f"/api/games/{game}/invitation?i={code}")).json()
             assert set(info) == {"game", "status", "host", "seat", "rules", "yours"}
             assert info["rules"] == {"max_rounds": 3} and isinstance(info["host"], str)
+
+
+def test_the_drawn_card_is_told_only_to_its_seat_during_its_action() -> None:
+    from hanamikoji.web.service import drawn_card
+
+    rng = random.Random(8)
+    for _ in range(20):
+        state = State.new(rng)
+        while not state.is_over:
+            for seat in (0, 1):
+                drawn = drawn_card(state, seat)
+                acting = state.to_move == seat and state.phase.value == "action"
+                if not acting:
+                    assert drawn is None
+                    continue
+                assert drawn is not None
+                # the hand is what it was before this turn's draw, and the drawn card
+                if state.turn < 2:
+                    before = state.deal.hands[seat]
+                else:
+                    parent = state.parent
+                    assert parent is not None
+                    before = parent.hand(seat)
+                assert "".join(sorted(before + drawn)) == state.hand(seat), (state, drawn)
+            state = state.apply(rng.choice(state.legal_moves))

@@ -450,14 +450,14 @@ function renderNotices() {
   }
 }
 
-function standing(msg, s, charm, geisha, name) {
+function standing(msg, s, charm, geisha, name, id) {
   const first = msg.view.first === s && playing(msg);
   const needCharm = Math.max(0, WIN_CHARM - charm);
   const needGeisha = Math.max(0, WIN_GEISHA - geisha);
   const pips = [];
   for (let i = 0; i < WIN_GEISHA; i++) pips.push(h("span", { class: `pip${i < geisha ? " on" : ""}` }));
   return [
-    h("span", { class: "who", text: name }),
+    h("span", { class: "who", id, text: name }),
     first ? h("span", { class: "first-tag", text: t("game.starts_round"), title: t("game.starts_round_long") }) : null,
     h(
       "span",
@@ -484,8 +484,8 @@ function renderScorebar(msg, progress) {
   $("#round").textContent = max ? t("game.round_of", { round, max }) : t("game.round", { round });
   const now = progress ?? standingOf(view.markers);
   const charm = progress ? progress.charm : view.charm;
-  fill($("#my-standing"), standing(msg, seat, charm[seat], now.geisha[seat], myName(msg)));
-  fill($("#opp-standing"), standing(msg, other, charm[other], now.geisha[other], opponentName(msg)));
+  fill($("#my-standing"), standing(msg, seat, charm[seat], now.geisha[seat], myName(msg), "my-name"));
+  fill($("#opp-standing"), standing(msg, other, charm[other], now.geisha[other], opponentName(msg), "opp-name"));
   $("#my-standing").setAttribute("aria-label", standingLabel(myName(msg), charm[seat], now.geisha[seat], view.first === seat && playing(msg)));
   $("#opp-standing").setAttribute("aria-label", standingLabel(opponentName(msg), charm[other], now.geisha[other], view.first === other && playing(msg)));
   for (const id of ["#my-standing", "#opp-standing"]) $(id).setAttribute("role", "group");

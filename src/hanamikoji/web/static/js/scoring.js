@@ -115,6 +115,7 @@ export class ScoringDialog {
     const secrets = $("#scoring-secrets", this.dialog);
     const totals = $("#scoring-totals", this.dialog);
     const ms = reducedMotion() ? 0 : 600;
+    this.dialog.dataset.step = String(this.step);
     for (const node of board.querySelectorAll(".geisha")) node.classList.remove("focus");
     const shown = this.progress();
     for (const g of GEISHA) setMarker(board, g, markerSide(shown.markers[g - 1], seat), ms);
