@@ -2,13 +2,14 @@
 
 Each page is brought to each of its states through the pages' DOM contract (ids, ``data-*``
 attributes, roles); then axe-core (``axe-playwright-python``) runs on it at a 1366x768 laptop, a
-1280x720 window and a 390x844 phone, and once more in the dark colour scheme. Two things axe
-leaves undecided are checked too: text over the paper's faint texture (flattened while axe runs)
-and SVG text such as a card's digit (its fill against the shapes under it, 4.5:1). A test collects
-what it finds in all its states and fails on every violation of impact "serious" or "critical",
-naming the state, the viewports, the rule, its help text and the elements to fix. The home, rules
-and invitation pages are also walked by keyboard: every control reached by Tab, with a focus ring.
-The contexts prefer reduced motion, so that no state is read in the middle of an animation.
+1280x720 window and a 390x844 phone, and once more in the dark colour scheme. What axe leaves
+undecided is checked too: text over the paper's faint texture (flattened while axe runs), SVG
+text such as a card's digit (its fill against the shapes under it) and placeholders, each at
+4.5:1. A test collects what it finds in all its states and fails on every violation of impact
+"serious" or "critical", naming the state, the viewports, the rule, its help text and the
+elements to fix. The home, rules and invitation pages are also walked by keyboard: every control
+reached by Tab, with a focus ring. The contexts prefer reduced motion, so that no state is read
+in the middle of an animation.
 """
 
 from __future__ import annotations
@@ -196,6 +197,40 @@ SVG_TEXT_JS = (
 }"""
 )
 
+PLACEHOLDER_JS = (
+    "(minimum) => {"
+    + COLOURS_JS
+    + """
+  // axe does not look at a field's placeholder (here, the name a player gets by default)
+  const found = [];
+  for (const e of document.querySelectorAll("input[placeholder], textarea[placeholder]")) {
+    if (!shown(e) || e.value || !e.placeholder.trim()) continue;
+    const style = getComputedStyle(e, "::placeholder");
+    const colour = parse(style.color);
+    if (!colour) continue;
+    colour[3] *= Number(style.opacity);
+    const bg = backdrop(e);
+    const fg = over(colour, bg);
+    const r = ratio(fg, bg);
+    if (r < minimum) {
+      found.push({
+        target: where(e),
+        message: `the placeholder "${e.placeholder}" has a contrast of ${r}:1`
+          + ` (${hex(fg)} on ${hex(bg)}); expected ${minimum}:1`,
+      });
+    }
+  }
+  return found;
+}"""
+)
+
+PLACEHOLDER_RULE = {
+    "id": "placeholder-contrast",
+    "impact": "serious",
+    "help": "A field's placeholder text must reach 4.5:1 contrast with the field",
+    "helpUrl": "https://www.w3.org/WAI/WCAG22/Understanding/contrast-minimum.html",
+}
+
 SVG_TEXT_RULE = {
     "id": "svg-text-contrast",
     "impact": "serious",
@@ -213,17 +248,21 @@ def axe_violations(page: Page) -> list[dict[str, Any]]:
         page.evaluate(RESTORE_JS)
 
 
-def svg_text_violations(page: Page) -> list[dict[str, Any]]:
-    """SVG texts under 4.5:1, as one violation in axe's form (none if all reach it)."""
-    nodes = page.evaluate(SVG_TEXT_JS, 4.5)
-    if not nodes:
-        return []
-    return [
-        {
-            **SVG_TEXT_RULE,
-            "nodes": [{"target": [n["target"]], "any": [{"message": n["message"]}]} for n in nodes],
-        }
-    ]
+def own_violations(page: Page) -> list[dict[str, Any]]:
+    """The SVG texts and placeholders under 4.5:1, in axe's form (none if all reach it)."""
+    found = []
+    for rule, js in ((SVG_TEXT_RULE, SVG_TEXT_JS), (PLACEHOLDER_RULE, PLACEHOLDER_JS)):
+        nodes = page.evaluate(js, 4.5)
+        if nodes:
+            found.append(
+                {
+                    **rule,
+                    "nodes": [
+                        {"target": [n["target"]], "any": [{"message": n["message"]}]} for n in nodes
+                    ],
+                }
+            )
+    return found
 
 
 @dataclass
@@ -234,7 +273,7 @@ class Findings:
     checked: list[str] = field(default_factory=list)
 
     def check(self, page: Page, state: str, viewports: tuple[str, ...] = tuple(VIEWPORTS)) -> None:
-        """Run axe-core (and the SVG text check) on ``page``, showing ``state``, at each of
+        """Run axe-core and our own checks on ``page``, showing ``state``, at each of
         ``viewports``, then in the dark colour scheme at the first of them; then give the page
         its own viewport back."""
         own = page.viewport_size
@@ -253,7 +292,7 @@ class Findings:
 
     def run(self, page: Page, state: str, viewport: str) -> None:
         settle(page)
-        self.add(state, viewport, axe_violations(page) + svg_text_violations(page))
+        self.add(state, viewport, axe_violations(page) + own_violations(page))
         self.checked.append(f"{state} @ {viewport}")
 
     def add(self, state: str, viewport: str, violations: list[dict[str, Any]]) -> None:
@@ -343,24 +382,32 @@ FOCUSED_JS = (
 
 
 def keyboard_walk(page: Page, state: str) -> list[str]:
-    """Tab through the whole page: what is wrong with its keyboard access (nothing: [])."""
+    """Tab through the whole page, in the light then the dark colour scheme: what is wrong with
+    its keyboard access (nothing: [])."""
     controls: list[str] = page.evaluate(CONTROLS_JS)
     assert controls, f"{state}: no control to reach"
-    reached: dict[str, dict[str, Any]] = {}
-    for _ in range(2 * len(controls) + 6):
-        page.keyboard.press("Tab")
-        focused = page.evaluate(FOCUSED_JS)
-        if focused is not None:
-            reached.setdefault(focused["target"], focused)
-        if set(controls) <= set(reached):
-            break
-    problems = [f"{state}: Tab never reaches {c}" for c in controls if c not in reached]
-    for target, focus in reached.items():
-        if not focus["visible"] or focus["width"] < 2 or focus["contrast"] < 3:
-            problems.append(
-                f"{state}: {target} shows no focus ring of 2px at 3:1 (:focus-visible "
-                f"{focus['visible']}, outline {focus['width']}px at {focus['contrast']}:1)"
-            )
+    problems = []
+    try:
+        for scheme in ("light", "dark"):
+            page.emulate_media(color_scheme=scheme)
+            reached: dict[str, dict[str, Any]] = {}
+            for _ in range(2 * len(controls) + 6):
+                page.keyboard.press("Tab")
+                focused = page.evaluate(FOCUSED_JS)
+                if focused is not None:
+                    reached.setdefault(focused["target"], focused)
+                if set(controls) <= set(reached):
+                    break
+            where = f"{state} ({scheme})"
+            problems += [f"{where}: Tab never reaches {c}" for c in controls if c not in reached]
+            for target, focus in reached.items():
+                if not focus["visible"] or focus["width"] < 2 or focus["contrast"] < 3:
+                    problems.append(
+                        f"{where}: {target} shows no focus ring of 2px at 3:1 (:focus-visible "
+                        f"{focus['visible']}, outline {focus['width']}px at {focus['contrast']}:1)"
+                    )
+    finally:
+        page.emulate_media(color_scheme="light")
     return problems
 
 
