@@ -200,9 +200,10 @@ def walk_through_first_scoring(page: Page, frames: StateFrames) -> list[str]:
         expected = expected_scoring_note(scoring, step, seat)
         until(
             page,
-            "t => { const n = document.querySelector('#scoring-guide');"
-            " return n && !n.hidden && n.textContent === t; }",
-            expected,
+            "([s, t]) => { const n = document.querySelector('#scoring-guide');"
+            " return document.querySelector('#scoring').dataset.step === s"
+            " && n && !n.hidden && n.textContent === t; }",
+            [str(step), expected],
             why=f"scoring step {step} never explained as {expected!r} "
             f"(shown: {note.text_content()!r})",
         )
