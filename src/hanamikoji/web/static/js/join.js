@@ -68,7 +68,7 @@ function render() {
     const rules = inv.rules?.max_rounds ? t("join.rules_max", { n: inv.rules.max_rounds }) : t("join.rules_none");
     const first = inv.seat === 0 ? t("join.first_you") : t("join.first_host", { host: hostName(inv) });
     fill(text, paragraphs(`${rules} ${first}`, t("join.open_text")));
-    $("#name").placeholder = defaultName(inv);
+    $("#name-help").textContent = t("join.name_help", { name: defaultName(inv) });
   } else if (state === "used") {
     title.textContent = t("join.used_title");
     fill(text, paragraphs(inv?.yours ? t("join.used_yours") : t("join.used_text")));
