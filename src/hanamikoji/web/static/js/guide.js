@@ -71,6 +71,7 @@ export class Guide {
     this.decision = null; // the state version of the player's current decision
     this.base = null; // this decision's topic (a pressed action shows its own instead)
     this.asked = null; // the decision a hint was asked for
+    this.pressed = {}; // the table's pressed action and hint, as last given to update()
     this.shown = ""; // what the box shows, to touch the page only when it changes
     this.build();
   }
