@@ -756,3 +756,30 @@ def test_the_home_rules_and_invitation_pages_by_keyboard(server: Server, browser
         host_context.close()
         friend_context.close()
     assert not problems, "\n".join(problems)
+
+
+def test_the_theme_chosen_at_the_table_holds_on_the_home_rules_and_invitation_pages(
+    server: Server, browser: Browser
+) -> None:
+    context = new_context(browser, color_scheme="dark")
+    try:
+        page = open_page(context)
+        background = (
+            "() => getComputedStyle(document.body).backgroundColor.match(/\\d+/g)"
+            ".slice(0, 3).map(Number).reduce((a, b) => a + b)"
+        )
+        for theme, dark in (("light", False), ("dark", True), ("system", True)):
+            page.goto(f"{server.url}/")
+            page.evaluate(
+                "theme => localStorage.setItem('hanamikoji.prefs', JSON.stringify({theme}))", theme
+            )
+            for path in ("/", "/rules", "/join/nosuchgame?i=WRONG"):
+                page.goto(f"{server.url}{path}")
+                until(page, "() => document.querySelector('#lang')?.options.length", why="no #lang")
+                shown = page.evaluate("() => document.documentElement.dataset.theme || 'system'")
+                assert shown == theme, (path, theme, shown)
+                total = page.evaluate(background)
+                assert (total < 3 * 128) == dark, f"{path} with theme {theme}: background {total}"
+        no_page_errors(page)
+    finally:
+        context.close()

@@ -7,6 +7,7 @@ import { $, fill } from "./dom.js";
 import { reasonOf } from "./errors.js";
 import { startGuidedGame } from "./guide.js";
 import { initI18n, onLanguageChange, t } from "./i18n.js";
+import "./prefs.js"; // the theme chosen at the table (light, dark or the system's) holds here too
 
 const NAME_KEY = "hanamikoji.name";
 let lastError = null;

@@ -6,6 +6,7 @@ import { copyButton } from "./copy.js";
 import { $, fill, h } from "./dom.js";
 import { reasonOf } from "./errors.js";
 import { initI18n, onLanguageChange, t } from "./i18n.js";
+import "./prefs.js"; // the theme chosen at the table (light, dark or the system's) holds here too
 import { displayName } from "./words.js";
 
 const NAME_KEY = "hanamikoji.name";

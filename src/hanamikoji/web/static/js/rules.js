@@ -4,6 +4,7 @@ import { renderBoard } from "./board.js";
 import { ACTIONS, actionSvg, backSvg, cardSvg, GEISHA, geishaSvg, markerSvg } from "./cards.js";
 import { $, fill, h } from "./dom.js";
 import { data, initI18n, onLanguageChange, t } from "./i18n.js";
+import "./prefs.js"; // the theme chosen at the table (light, dark or the system's) holds here too
 
 const card = (g) => h("span", { class: "pcard" }, cardSvg(g));
 const back = () => h("span", { class: "pcard" }, backSvg());
