@@ -101,6 +101,7 @@ function myName(msg) {
 function onState(msg) {
   feed.queue.push(msg);
   pump();
+  root.dataset.busy = feed.timer && feed.queue.length ? "true" : "false";
 }
 
 /** Show queued messages in order; an opponent's move holds the next one back for the pace. */
@@ -112,7 +113,6 @@ function pump() {
     if (!ui.msg) return; // a rematch took the page elsewhere
     const hold = holdFor(before, msg);
     if (hold > 0 && !scoring.open) {
-      root.dataset.busy = "true";
       feed.timer = setTimeout(() => {
         feed.timer = null;
         root.dataset.busy = "false";
@@ -121,7 +121,7 @@ function pump() {
       }, hold);
     }
   }
-  if (!feed.timer) root.dataset.busy = "false";
+  root.dataset.busy = feed.timer && feed.queue.length ? "true" : "false";
   render();
 }
 
@@ -249,7 +249,7 @@ function focusDecision() {
   if (!msg || !myDecision(msg) || scoring.open) return;
   const active = document.activeElement;
   // A player typing elsewhere (the language, the invitation link, a setting) keeps their place.
-  if (active && active !== document.body && active.closest("select, input, textarea, details[open], .result, dialog")) return;
+  if (active && active !== document.body && active.closest("select, input, textarea, details[open], .result, dialog[open]")) return;
   const target = myPick(msg)
     ? $("#offer button.pick:not(:disabled)")
     : $("#choices button[data-move]:not(:disabled)") || $("#hand .card.drawn") || $("#hand .card");
@@ -698,7 +698,7 @@ function renderStatus(msg) {
   else if (myPick(msg)) main = t("status.your_pick");
   else if (toMove(msg) === "opponent") main = view.phase === "pick" ? t("status.their_pick_of", { name: opponentName(msg) }) : t("status.their_turn_of", { name: opponentName(msg) });
   else main = t("status.wait");
-  const pacing = Boolean(feed.timer);
+  const pacing = Boolean(feed.timer && feed.queue.length);
   lines.push(h("p", { class: `now${game.thinking ? " thinking" : ""}`, text: main }));
   if (pacing) lines.push(h("p", { class: "skip muted small", text: t("status.skip") }));
   if (!ai && game.opponent_joined && !game.opponent_online && !over) lines.push(h("p", { class: "offline", text: t("status.opp_offline") }));
@@ -937,12 +937,13 @@ function wire() {
     }
   });
   copyButton($("#copy-invite"), $("#invite-link"));
-  // A click or a key while the opponent's moves are paced shows the rest at once.
-  document.addEventListener("pointerdown", () => {
-    if (feed.timer) skipAhead();
+  // A click or a key while the opponent's moves wait to be shown shows them at once. (Only then:
+  // once all is shown, a click or a key is the player's own, and is never taken for a skip.)
+  document.addEventListener("click", () => {
+    if (feed.timer && feed.queue.length) skipAhead();
   }, true);
   document.addEventListener("keydown", (event) => {
-    if (feed.timer && !["Shift", "Control", "Alt", "Meta", "Tab"].includes(event.key)) {
+    if (feed.timer && feed.queue.length && !["Shift", "Control", "Alt", "Meta", "Tab"].includes(event.key)) {
       skipAhead();
       if (event.key === " " || event.key === "Enter") event.preventDefault(); // the key was for skipping
       return;
