@@ -654,6 +654,11 @@ def test_the_game_page_is_accessible_against_the_ai(
         )
         findings.check(page, "game: the hint shown")
 
+        page.locator("#prefs summary").click()
+        visible(page, "#pref-theme", "the table's settings do not open")
+        findings.check(page, "game: the settings open")
+        page.locator("#prefs summary").click()
+
         page.locator("#resign").click()
         visible(page, "#resign-yes", "#resign shows no confirmation")
         findings.check(page, "game: the resign confirmation")
@@ -669,6 +674,24 @@ def test_the_game_page_is_accessible_against_the_ai(
         visible(page, "#result", "the game over shows no #result")
         findings.check(page, "game: the result panel")
         FINISHED.append(game_id(page))
+        no_page_errors(page)
+    finally:
+        context.close()
+    findings.assert_clean()
+
+
+def test_the_game_page_is_accessible_in_a_guided_game(
+    server: Server, browser: Browser, findings: Findings
+) -> None:
+    context = a11y_context(browser)
+    try:
+        page = open_page(context)
+        page.goto(f"{server.url}/")
+        page.locator("#start-guided").click()
+        page.wait_for_url(re.compile(r"/g/[^/?#]+"))
+        wait_for_my_turn(page)
+        visible(page, "#guide", "a guided game shows no #guide at its first decision")
+        findings.check(page, "game: a guided game, the guide at the first decision")
         no_page_errors(page)
     finally:
         context.close()
