@@ -1,5 +1,9 @@
 """Analysis: hints for a position and a review of a whole game, from each decider's VIEW only.
 
+A hint and a review search with one budget (:data:`ITERATIONS`) and one seed, so a review of a
+decision where a hint was given repeats the hint's search and finds the same move; two searches
+of the same position with other seeds differ by up to :data:`NOISE` (docs/ai.md).
+
 >>> from hanamikoji.state import State
 >>> hint = suggest(State.new(3).view(0), iterations=200, seed=1)
 >>> 0.0 <= hint.win_probability <= 1.0
@@ -12,15 +16,41 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from hanamikoji.ai.ismcts import SearchResult
 from hanamikoji.ai.master import MasterAgent
 from hanamikoji.moves import Move
 from hanamikoji.record import Record
 from hanamikoji.state import Rules
 from hanamikoji.view import View
 
-__all__ = ["DecisionReview", "Hint", "review", "suggest"]
+__all__ = [
+    "DEFAULT_ITERATIONS",
+    "ITERATIONS",
+    "MISTAKE",
+    "NOISE",
+    "DecisionReview",
+    "Hint",
+    "review",
+    "search_root",
+    "suggest",
+    "value_of",
+]
 
-DEFAULT_ITERATIONS = 20000
+ITERATIONS = 20000
+"""The search budget of a hint and of each decision of a review (one figure for both)."""
+DEFAULT_ITERATIONS = ITERATIONS
+
+NOISE = 0.03
+"""How much loss a review may find where there is none: the 95th percentile (2.4%, rounded up) of
+the loss that a search at :data:`ITERATIONS` gives to the move another search of the same
+position chose, with another seed (``bench/analysis_noise.py``; docs/ai.md has the figures)."""
+
+MISTAKE = 0.10
+"""The loss from which the review page calls a move a mistake (at least :data:`NOISE`)."""
+
+_MIN_SHARE = 40
+"""A move the search visited at least 1/_MIN_SHARE of its iterations (500 of 20,000) is valued by
+its own statistics in that search; one visited less, by a search of it alone."""
 
 
 @dataclass(frozen=True)
@@ -38,32 +68,53 @@ def _searcher(iterations: int, rules: Rules | None) -> MasterAgent:
     return agent
 
 
+def search_root(
+    view: View,
+    *,
+    iterations: int = ITERATIONS,
+    seed: int = 0,
+    rules: Rules | None = None,
+) -> SearchResult:
+    """The master search of ``view``'s decision with a fixed budget: every legal move's visits
+    and value, best first (deterministic for a seed)."""
+    legal = view.legal_moves
+    if not legal:
+        raise ValueError("it is not this seat's decision")
+    return _searcher(iterations, rules).search(view, legal, random.Random(seed))
+
+
 def suggest(
     view: View,
     *,
-    iterations: int = DEFAULT_ITERATIONS,
+    iterations: int = ITERATIONS,
     seed: int = 0,
     rules: Rules | None = None,
 ) -> Hint:
     """The best move for ``view``'s seat, by a master search with a fixed budget (deterministic)."""
-    legal = view.legal_moves
-    if not legal:
-        raise ValueError("it is not this seat's decision")
-    if len(legal) == 1:
-        only = legal[0]
-        value = _value_of(view, only, iterations, seed, rules)
-        return Hint(only, value, ())
-    result = _searcher(iterations, rules).search(view, legal, random.Random(seed))
+    result = search_root(view, iterations=iterations, seed=seed, rules=rules)
     best = result.best
     others = tuple((s.move, s.value) for s in result.moves[1:4] if s.visits)
     return Hint(best.move, best.value, others)
 
 
-def _value_of(view: View, move: Move, iterations: int, seed: int, rules: Rules | None) -> float:
-    """The estimated score of one given move (a search restricted to it)."""
-    budget = max(50, iterations // 4)
-    result = _searcher(budget, rules).search(view, [move], random.Random(seed))
-    return result.best.value
+def value_of(
+    view: View,
+    move: Move,
+    result: SearchResult,
+    *,
+    seed: int = 0,
+    rules: Rules | None = None,
+) -> float:
+    """The estimated score of ``move`` in the position ``result`` searched: the search's own
+    figure when it looked at the move enough, else a search of that move alone."""
+    stats = next(s for s in result.moves if s.move == move)
+    if stats.move == result.best.move or stats.visits * _MIN_SHARE >= result.iterations:
+        return stats.value
+    # Few visits: the search soon preferred others, and a mean over a few shallow lines can be
+    # far below what the move is worth (a pick at 0.35 from 126 visits, 0.67 in another search).
+    budget = max(50, result.iterations // 4)
+    alone = _searcher(budget, rules).search(view, [move], random.Random(seed))
+    return alone.best.value
 
 
 @dataclass(frozen=True)
@@ -88,10 +139,14 @@ def review(
     record: Record,
     *,
     seat: int | None = None,
-    iterations: int = DEFAULT_ITERATIONS,
+    iterations: int = ITERATIONS,
     seed: int = 0,
 ) -> Iterator[DecisionReview]:
-    """Judge every decision of ``record`` (or only ``seat``'s), in order, from its VIEW."""
+    """Judge every decision of ``record`` (or only ``seat``'s), in order, from its VIEW.
+
+    Each decision is searched as :func:`suggest` would search it with the same ``iterations``
+    and ``seed``, so a decision where that hint was followed is judged the hint's own move.
+    """
     state = record.replay()
     plies = state.history
     position = state
@@ -107,11 +162,7 @@ def review(
         if seat is not None and ply.seat != seat:
             continue
         view = before.view(ply.seat)
-        hint = suggest(view, iterations=iterations, seed=seed, rules=record.rules)
-        if hint.move is ply.move:
-            played_value = hint.win_probability
-        else:
-            played_value = _value_of(view, ply.move, iterations, seed, record.rules)
-        yield DecisionReview(
-            ply.round, index, ply.seat, ply.move, hint.move, hint.win_probability, played_value
-        )
+        result = search_root(view, iterations=iterations, seed=seed, rules=record.rules)
+        played = value_of(view, ply.move, result, seed=seed, rules=record.rules)
+        best = result.best
+        yield DecisionReview(ply.round, index, ply.seat, ply.move, best.move, best.value, played)

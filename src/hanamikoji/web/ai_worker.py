@@ -89,18 +89,24 @@ def choose(
 def hint(
     view: dict[str, Any], max_rounds: int | None, iterations: int, scale: float = 1.0
 ) -> dict[str, Any]:
-    """The AI's suggestion for the seat whose VIEW is ``view`` (``scale`` as for :func:`choose`)."""
+    """The AI's suggestion for the seat whose VIEW is ``view`` (``scale`` as for :func:`choose`),
+    with the ``iterations`` it searched.
+
+    A review at the same budget searches this decision as this hint did (``analysis.review``).
+    """
     budget = max(100, round(iterations * min(1.0, scale)))
     found = suggest(View.from_json(view), iterations=budget, rules=Rules(max_rounds=max_rounds))
     return {
         "move": str(found.move),
         "win_probability": round(found.win_probability, 4),
         "alternatives": [[str(m), round(v, 4)] for m, v in found.alternatives],
+        "iterations": budget,
     }
 
 
 def analyse(record: dict[str, Any], iterations: int) -> list[dict[str, Any]]:
-    """Every decision of a finished game judged from its decider's VIEW (``analysis.review``)."""
+    """Every decision of a finished game judged from its decider's VIEW (``analysis.review``),
+    each with its ``ply``: its index among the game's moves."""
     game = Record.from_json(record)
     out = []
     for ply, decision in enumerate(review(game, iterations=iterations)):

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from hanamikoji.ai.analysis import ITERATIONS, MISTAKE, NOISE
 from hanamikoji.ai.levels import LEVELS
 from hanamikoji.moves import IllegalMoveError, InvalidMoveError, Move
 from hanamikoji.record import Record
@@ -26,7 +27,7 @@ from hanamikoji.view import View
 from hanamikoji.web import ai_worker
 from hanamikoji.web.limits import ClientLimits, Limits, TooMany
 from hanamikoji.web.scheduler import AiScheduler, Busy
-from hanamikoji.web.store import GameRow, Store
+from hanamikoji.web.store import GameRow, HintRow, Store
 
 __all__ = [
     "DEFAULT_LEVEL",
@@ -213,15 +214,19 @@ Publisher = Callable[[str], Awaitable[None]]
 
 
 class GameService:
-    """Games by id, kept in memory over a :class:`Store`; ``publish(game_id)`` tells the seats."""
+    """Games by id, kept in memory over a :class:`Store`; ``publish(game_id)`` tells the seats.
+
+    Hints and reviews search ``hint_iterations`` and ``analysis_iterations`` a decision: with
+    both the same (the default), a review judges a followed hint with the hint's own search.
+    """
 
     def __init__(
         self,
         store: Store,
         *,
         ai_workers: int | None = None,
-        hint_iterations: int = 20000,
-        analysis_iterations: int = 5000,
+        hint_iterations: int = ITERATIONS,
+        analysis_iterations: int = ITERATIONS,
         seed: int | None = None,
         cache_size: int = 5000,
         limits: Limits | None = None,
@@ -602,7 +607,7 @@ class GameService:
         return game
 
     async def hint(self, game_id: str, seat: int) -> dict[str, Any]:
-        """The AI's suggestion for ``seat``'s decision (AI games only)."""
+        """The AI's suggestion for ``seat``'s decision (AI games only), kept for the review."""
         game = await self.get(game_id)
         if game is None:
             raise WebError("not-found", f"there is no game {game_id!r}")
@@ -612,6 +617,7 @@ class GameService:
             raise WebError("not-your-turn", "a hint is for your own decision: wait for your turn")
         view = game.state.view(seat).to_json()
         version = game.row.version
+        ply = len(game.row.moves)
         try:
             found: dict[str, Any] = await self.ai.run(
                 "hint",
@@ -627,6 +633,10 @@ class GameService:
             raise WebError(
                 "busy", "the server is busy: ask for the hint again in a moment", 10
             ) from None
+        found = dict(found)  # the scheduler gives one answer to everyone who asked
+        iterations = int(found.pop("iterations"))
+        kept = HintRow(ply, seat, found["move"], float(found["win_probability"]), iterations)
+        await self.store.save_hint(game_id, version, kept)  # not if an undo came meanwhile
         return {"type": "hint", "version": version, **found}
 
     async def rematch(self, game_id: str, seat: int, client: str = "") -> LiveGame:
@@ -780,8 +790,13 @@ class GameService:
         return {"status": "pending"}
 
     async def _analyse(self, game: LiveGame) -> None:
+        """Review every decision; a decision where a hint was given shows it (``hint``).
+
+        ``noise`` is how far two searches of one position may differ, ``mistake`` the loss
+        from which the page calls a move a mistake (``hanamikoji.ai.analysis``).
+        """
         record = self.record(game).to_json()
-        decisions = await self.ai.run(
+        decisions: list[dict[str, Any]] = await self.ai.run(
             "review",
             (game.id, "review"),
             ai_worker.analyse,
@@ -789,8 +804,23 @@ class GameService:
             self.analysis_iterations,
             client=self._owners.get(game.id, ""),
         )
+        hints = {h.ply: h for h in await self.store.hints(game.id)}
+        for decision in decisions:
+            given = hints.get(decision["ply"])
+            if given is not None and given.seat == decision["seat"]:
+                decision["hint"] = {
+                    "move": given.move,
+                    "win_probability": round(given.win_probability, 4),
+                    "iterations": given.iterations,
+                }
         await self.store.save_analysis(
-            game.id, {"iterations": self.analysis_iterations, "decisions": decisions}
+            game.id,
+            {
+                "iterations": self.analysis_iterations,
+                "noise": NOISE,
+                "mistake": max(MISTAKE, NOISE),
+                "decisions": decisions,
+            },
         )
 
     async def settle(self) -> None:

@@ -22,6 +22,7 @@ from urllib.parse import urlparse
 __all__ = [
     "MIGRATIONS",
     "GameRow",
+    "HintRow",
     "PostgresStore",
     "SQLiteStore",
     "Store",
@@ -58,6 +59,17 @@ class GameRow:
     ai_due: bool = False  # the AI is to move (a server starting makes those moves)
     invite: str | None = None  # a friend game's invitation code (spent once the seat is claimed)
     deals: dict[str, Any] | None = None  # {"seed": S, "deals": [...]} once an undo dealt afresh
+
+
+@dataclass(frozen=True)
+class HintRow:
+    """A hint the server gave: at which ply of the game, to which seat, and what it said."""
+
+    ply: int
+    seat: int
+    move: str
+    win_probability: float
+    iterations: int  # the search's budget (less than the server's own when it was busy)
 
 
 # Each migration takes the schema from version i to i + 1; never edit one that has shipped.
@@ -113,6 +125,22 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "UPDATE games SET invite = token0, token0 = '' "
         "WHERE mode = 'friend' AND joined0 = 0 AND status = 'playing'",
     ),
+    # 4: every hint given, so that a game's review shows it at its move. Reviews stored before
+    # searched a quarter of a hint's budget (and so could call a followed hint a mistake): they
+    # are searched again, at the hints' budget, when next asked for.
+    (
+        """CREATE TABLE hints (
+            game_id TEXT NOT NULL REFERENCES games(id),
+            ply INTEGER NOT NULL,
+            seat INTEGER NOT NULL,
+            move TEXT NOT NULL,
+            win_probability DOUBLE PRECISION NOT NULL,
+            iterations INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (game_id, ply)
+        )""",
+        "DELETE FROM analyses",
+    ),
 )
 """The schema as migrations; ``schema_version`` in table ``meta`` says how far a database is."""
 
@@ -153,6 +181,18 @@ _AI_DUE = (
     "SELECT id FROM games WHERE status = 'playing' AND ai_seat IS NOT NULL "
     "AND (ai_due IS NULL OR ai_due = 1)"
 )
+# A hint is kept only if the game is still where it was asked (not moved on, nor undone).
+_SAVE_HINT = (
+    "INSERT INTO hints (game_id, ply, seat, move, win_probability, iterations, created_at) "
+    "SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM games WHERE id = ? AND version = ?) "
+    "ON CONFLICT (game_id, ply) DO UPDATE SET seat = excluded.seat, move = excluded.move, "
+    "win_probability = excluded.win_probability, iterations = excluded.iterations, "
+    "created_at = excluded.created_at"
+)
+_SELECT_HINTS = (
+    "SELECT ply, seat, move, win_probability, iterations FROM hints WHERE game_id = ? ORDER BY ply"
+)
+_DELETE_HINTS = "DELETE FROM hints WHERE game_id = ? AND ply >= ?"
 _SELECT_ANALYSIS = "SELECT data FROM analyses WHERE game_id = ?"
 _SAVE_ANALYSIS = (
     "INSERT INTO analyses (game_id, data, created_at) VALUES (?, ?, ?) "
@@ -256,7 +296,9 @@ class Store(Protocol):
         """Keep only the first ``keep`` moves (an undo) if the game is still at ``version``.
 
         ``moves`` then follow them, and ``deals`` (if given) replaces the game's deals: an undo
-        that dealt the hidden cards afresh rewrites the round's moves with them.
+        that dealt the hidden cards afresh rewrites the round's moves with them. The hints of
+        the plies taken back are forgotten (those of rewritten plies stay: their seat saw the
+        same table).
         """
         ...
 
@@ -270,6 +312,15 @@ class Store(Protocol):
 
     async def ai_due(self) -> list[str]:
         """The ids of the unfinished games where the AI is (or may be) to move."""
+        ...
+
+    async def save_hint(self, game_id: str, version: int, hint: HintRow) -> bool:
+        """Keep a hint given at ``hint.ply``, if the game is still at ``version`` (a hint asked
+        again at the same ply replaces it)."""
+        ...
+
+    async def hints(self, game_id: str) -> list[HintRow]:
+        """The hints kept for a game, in the order of their plies."""
         ...
 
     async def analysis(self, game_id: str) -> dict[str, Any] | None:
@@ -438,6 +489,7 @@ class SQLiteStore:
                 db.execute("ROLLBACK")
                 return False
             db.execute(_DELETE_MOVES, (game_id, keep))
+            db.execute(_DELETE_HINTS, (game_id, keep + len(moves)))
             db.executemany(_INSERT_MOVE, _move_rows(game_id, keep, moves, now))
             if deals is not None:
                 db.execute(_SET_DEALS, (json.dumps(deals), game_id))
@@ -458,6 +510,13 @@ class SQLiteStore:
     async def ai_due(self) -> list[str]:
         rows = self._db.execute(_AI_DUE).fetchall()
         return [r[0] for r in rows]
+
+    async def save_hint(self, game_id: str, version: int, hint: HintRow) -> bool:
+        cur = self._db.execute(_SAVE_HINT, _hint_values(game_id, version, hint, _now()))
+        return cur.rowcount == 1
+
+    async def hints(self, game_id: str) -> list[HintRow]:
+        return [_hint_row(r) for r in self._db.execute(_SELECT_HINTS, (game_id,)).fetchall()]
 
     async def analysis(self, game_id: str) -> dict[str, Any] | None:
         row = self._db.execute(_SELECT_ANALYSIS, (game_id,)).fetchone()
@@ -523,6 +582,25 @@ def _insert_values(game: GameRow, now: str) -> tuple[Any, ...]:
         game.invite,
         json.dumps(game.deals) if game.deals else None,
     )
+
+
+def _hint_values(game_id: str, version: int, hint: HintRow, now: str) -> tuple[Any, ...]:
+    return (
+        game_id,
+        hint.ply,
+        hint.seat,
+        hint.move,
+        hint.win_probability,
+        hint.iterations,
+        now,
+        game_id,
+        version,
+    )
+
+
+def _hint_row(values: Sequence[Any]) -> HintRow:
+    ply, seat, move, p, iterations = values
+    return HintRow(int(ply), int(seat), move, float(p), int(iterations))
 
 
 def _claim_sql(seat: int) -> str:
@@ -647,6 +725,7 @@ class PostgresStore:
                 return False
             await self._announce(conn, game_id)
             await conn.execute(_pg(_DELETE_MOVES), (game_id, keep))
+            await conn.execute(_pg(_DELETE_HINTS), (game_id, keep + len(moves)))
             if moves:
                 async with conn.cursor() as c:
                     await c.executemany(_pg(_INSERT_MOVE), _move_rows(game_id, keep, moves, now))
@@ -676,6 +755,16 @@ class PostgresStore:
         async with self._pool.connection() as conn:
             cur = await conn.execute(_AI_DUE)
             return [r[0] for r in await cur.fetchall()]
+
+    async def save_hint(self, game_id: str, version: int, hint: HintRow) -> bool:
+        async with self._pool.connection() as conn:
+            cur = await conn.execute(_pg(_SAVE_HINT), _hint_values(game_id, version, hint, _now()))
+            return bool(cur.rowcount == 1)
+
+    async def hints(self, game_id: str) -> list[HintRow]:
+        async with self._pool.connection() as conn:
+            cur = await conn.execute(_pg(_SELECT_HINTS), (game_id,))
+            return [_hint_row(r) for r in await cur.fetchall()]
 
     async def analysis(self, game_id: str) -> dict[str, Any] | None:
         async with self._pool.connection() as conn:
