@@ -433,7 +433,7 @@ def test_keyboard_alone_plays_a_whole_game(server: Server, browser: Browser) -> 
                 why=f"{move} played by keys never reached the history",
                 timeout=AI_TIMEOUT_MS,
             )
-        assert decisions >= 8
+        assert decisions >= 5  # a game may end after its first round
         no_page_errors(page)
     finally:
         context.close()
