@@ -699,16 +699,18 @@ def test_the_game_page_is_accessible_in_a_guided_game(
 
 
 def finished_game(page: Page, server: Server) -> str:
-    """A game against the AI that this module finished (one is played and resigned if none)."""
+    """A game against the AI that this module finished after a round's scoring (one is played
+    through round 1 and resigned if none)."""
     if FINISHED:
         return FINISHED[0]
     start_ai_game(page, server, seat="0")
-    for _ in range(2):
-        wait_for_my_turn(page)
-        make_move(page, legal(page)[0])
-    page.locator("#resign").click()
-    page.locator("#resign-yes").click()
-    visible(page, "#result", "the resigned game shows no #result")
+    assert play_until_scoring(page), "round 1 ended without its scoring dialog"
+    dismiss_scoring(page)
+    wait_for_my_turn(page)
+    if not game_over(page):
+        page.locator("#resign").click()
+        page.locator("#resign-yes").click()
+    visible(page, "#result", "the game shows no #result")
     FINISHED.append(game_id(page))
     return FINISHED[0]
 
@@ -743,7 +745,14 @@ def test_the_review_page_is_accessible(
             timeout=120_000,
         )
         findings.check(page, "review: the analysis ready, first step")
-        page.locator("#last").click()
+        for _ in range(60):  # round 1's 12 decisions and picks come before its scoring
+            if page.locator("#frame-scoring").is_visible():
+                break
+            page.locator("#next").click()
+        visible(page, "#frame-scoring", "the review never shows round 1's scoring")
+        findings.check(page, "review: a round's scoring")
+        if page.locator("#last").is_enabled():  # disabled: the scoring is the last step
+            page.locator("#last").click()
         findings.check(page, "review: the analysis ready, last step")
         no_page_errors(page)
     finally:
