@@ -409,7 +409,7 @@ function renderAll() {
   renderMine(msg);
   renderOffer(msg);
   renderPanel(msg);
-  guide?.update(msg, { selected: selectedCards(msg), action: ui.action, hint: ui.hint });
+  guide?.update(msg, { selected: selectedCards(msg), action: ui.action, hint: ui.hint, hintAsked: ui.hintAsked });
 }
 
 /** The game is over on the page only once its last scoring has been watched. */

@@ -2,7 +2,7 @@
 //
 // Contract with game.js and scoring.js:
 //   Guide.forGame(gameId, {box, askHint}) -> Guide | null   (null: this game is not guided)
-//   guide.update(msg, {selected, action, hint})              after every render of the table
+//   guide.update(msg, {selected, action, hint, hintAsked})   after every render of the table
 //   guide.explainScoring(scoring, step, seat) -> string|null  a line under each scoring step
 // and for the home page startGuidedGame(name), which creates such a game and opens it. While the
 // first scoring is explained, a "Close the guide" button of its own sits under #scoring-guide.
@@ -141,7 +141,7 @@ export class Guide {
   // ---- what to explain ------------------------------------------------------------------------
 
   /** After every render of the table: explain what the player is looking at. */
-  update(msg, { action = null, hint = null } = {}) {
+  update(msg, { action = null, hint = null, hintAsked = false } = {}) {
     if (this.closed || !msg) return;
     this.msg = msg;
     this.pressed = { action, hint };
@@ -159,6 +159,8 @@ export class Guide {
     this.topic = topic;
     this.markSeen(topic);
     const hinted = mine && hint && hint.move;
+    // a hint asked for that did not come (the server was busy, the connection down) may be asked again
+    if (this.asked === this.decision && !hintAsked && !hinted) this.asked = null;
     this.paint({
       topic,
       title: this.titleOf(topic),
