@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -344,8 +343,8 @@ def settle(page: Page) -> None:
 
 
 @pytest.fixture
-def findings() -> Iterator[Findings]:
-    yield Findings()
+def findings() -> Findings:
+    return Findings()
 
 
 CONTROLS_JS = (
