@@ -279,6 +279,12 @@ def test_the_scoring_shows_its_outcome_step_by_step(server: Server, page: Page) 
     # nothing of the outcome shows before its step: the result waits, the standing starts as before
     assert not page.locator("#result").is_visible()
     assert "being scored" in page.locator("#status").inner_text()
+    for name, size in SIZES.items():
+        page.set_viewport_size(size)
+        shot(page, f"table-scoring-{name}.png", full_page=False)
+        dialog = ["#scoring-continue", "#scoring-text"]
+        assert_on_screen(page, dialog, size, f"the scoring at {name}")
+    page.set_viewport_size(DESKTOP)
     seen = []
     for _ in range(9):
         step, totals, mine, theirs = page.evaluate(READ_SCORING)
