@@ -7,15 +7,11 @@ screenshots go to ``test-output/screenshots/`` in the repository root.
 
 from __future__ import annotations
 
-import asyncio
 import random
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
-import aiohttp
 from playwright.sync_api import Browser, BrowserContext, Page
 
 from browser_support import (
@@ -24,7 +20,6 @@ from browser_support import (
     FINISHED,
     LANG,
     PHONE,
-    STEP,
     dismiss_scoring,
     error_text,
     game_id,
@@ -50,8 +45,7 @@ from browser_support import (
     wait_for_my_turn,
     winner_for,
 )
-from hanamikoji.record import Record
-from web_support import Server, claim_invite, play_out, seat_socket
+from web_support import Server
 
 # -- the tests ------------------------------------------------------------------------------------
 
@@ -709,85 +703,4 @@ def test_the_language_can_be_switched_and_is_kept(server: Server, page: Page) ->
     page.goto(f"{server.url}/rules")  # and on the other pages
     until(page, LANG, "fr", why="the rules page does not keep the chosen language")
     assert page.locator("#lang").input_value() == "fr"
-    no_page_errors(page)
-
-
-def finished_by_websockets(server: Server) -> str:
-    """A friend game played out with random moves over the WebSocket API."""
-
-    async def play() -> str:
-        async with aiohttp.ClientSession() as session:
-            response = await session.post(
-                f"{server.url}/api/games", json={"mode": "friend", "seat": 0, "max_rounds": 3}
-            )
-            data = await response.json()
-            invite = await claim_invite(server.url, data["invite"])
-            async with (
-                seat_socket(session, server.url, data["game"], data["token"]) as host,
-                seat_socket(session, server.url, data["game"], invite) as guest,
-            ):
-                await play_out([host, guest], random.Random(7))
-            return str(data["game"])
-
-    # in a thread of its own: Playwright's sync API keeps an event loop running in this one
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, play()).result(timeout=120)
-
-
-def test_the_review_page_steps_through_a_finished_game(server: Server, page: Page) -> None:
-    game = FINISHED[0] if FINISHED else finished_by_websockets(server)
-    page.goto(f"{server.url}/review/{game}")
-    step = page.locator("#step")
-    step.wait_for()
-    until(page, f"() => {STEP} !== ''", why="#step stays empty")
-    first = step.evaluate("e => e.textContent.trim()")
-    seen = [first]
-    for _ in range(3):
-        page.locator("#next").click()
-        until(page, f"old => {STEP} !== old", seen[-1], why="#next does not change #step")
-        seen.append(step.evaluate("e => e.textContent.trim()"))
-    assert len(set(seen)) == 4, seen
-    page.locator("#prev").click()
-    until(page, f"old => {STEP} === old", seen[2], why="#prev does not go back one step")
-    for _ in range(2):
-        page.locator("#prev").click()
-    until(page, f"old => {STEP} === old", first, why="#prev does not go back to the start")
-
-    # the AI's analysis arrives and is drawn
-    until(
-        page,
-        "() => document.querySelector('svg#winprob')?.querySelector('path, circle, line')",
-        why="svg#winprob was never drawn",
-        timeout=120_000,
-    )
-    assert page.locator("svg#winprob").is_visible()
-
-    with page.expect_download() as download_info:
-        page.locator("#download").click()
-    path = download_info.value.path()
-    record = Record.loads(Path(path).read_bytes())
-    assert record.replay().outcome is not None
-    assert record.to_json() == record_of(page, server, game).to_json()
-    shot(page, "review.png")
-    no_page_errors(page)
-
-
-def test_the_review_says_when_the_server_is_too_busy_to_analyse(server: Server, page: Page) -> None:
-    game = FINISHED[0] if FINISHED else finished_by_websockets(server)
-    asked: list[str] = []
-
-    def busy(route: Any) -> None:
-        asked.append(route.request.url)
-        route.fulfill(json={"status": "busy", "message": "the server is busy; reload in a minute"})
-
-    page.route(re.compile(r"/api/games/[^/]+/analysis"), busy)
-    page.goto(f"{server.url}/review/{game}")
-    until(
-        page,
-        "() => document.querySelector('#analysis-status').textContent.includes('busy')",
-        why="#analysis-status does not say the server is busy",
-    )
-    assert page.locator("svg#winprob").is_hidden()
-    page.wait_for_timeout(3_000)  # not asked again at once: the next try is later
-    assert len(asked) == 1, asked
     no_page_errors(page)

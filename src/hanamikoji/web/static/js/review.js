@@ -5,13 +5,18 @@ import { renderBoard } from "./board.js";
 import { ACTIONS, actionSvg, cardSvg } from "./cards.js";
 import { $, fill, h, keepFocus } from "./dom.js";
 import { initI18n, onLanguageChange, percent, t } from "./i18n.js";
-import { drawGraph } from "./graph.js";
+import { drawGraph, legendSwatch, markOf } from "./graph.js";
 import { displayName, frameLine, moveLabel } from "./words.js";
 import { parseMove } from "./notation.js";
+import "./prefs.js"; // the theme chosen at the table (light, dark or the system's) holds here too
 
 const gameId = gameIdFromPath();
 const POLL_MS = 2000;
 const BUSY_POLL_MS = 30000; // the server had no room for the analysis: ask again later
+const TOP_MISTAKES = 3; // listed per player
+// An analysis stored without them (none today: the store redoes older ones) reads as today's.
+const DEFAULT_NOISE = 0.03;
+const DEFAULT_MISTAKE = 0.1;
 
 const state = {
   review: null, // {game, record, frames}
@@ -19,6 +24,7 @@ const state = {
   near: 0, // the seat shown at the bottom
   moves: [], // per frame index: {round, index} of the move that made it (null for a deal)
   decisions: null, // the analysis, once ready
+  meta: { iterations: 0, noise: DEFAULT_NOISE, mistake: DEFAULT_MISTAKE }, // how it was searched
   analysis: "loading", // loading | pending | busy | ready | failed
 };
 
@@ -49,6 +55,13 @@ function decisionOf(frameIndex) {
   return state.decisions.find((d) => d.round === at.round && d.index === at.index) || null;
 }
 
+/** The frame that shows decision d's move. */
+function frameOf(d) {
+  return state.moves.findIndex((at) => at && at.round === d.round && at.index === d.index);
+}
+
+const result = () => state.review.record.result || state.review.game?.result || null;
+
 // ---- rendering ----------------------------------------------------------------------------------
 
 function render() {
@@ -69,6 +82,7 @@ function renderAll() {
   $("#prev").disabled = $("#first").disabled = state.frame === 0;
   $("#next").disabled = $("#last").disabled = state.frame === total;
   $("#frame-text").textContent = frameText(frame);
+  $("#review-body").dataset.frame = String(state.frame);
 
   fill($("#far-area"), seatArea(frame, far));
   fill($("#near-area"), seatArea(frame, near));
@@ -88,7 +102,7 @@ function renderAll() {
     nearName: nameOf(near),
     farName: nameOf(far),
   });
-  const scoringBox = $("#frame-scoring");
+  const scoringBox = $("#frame-scoring"); // in the comment: the table keeps its height
   scoringBox.hidden = !frame.scoring;
   if (frame.scoring) {
     const sc = frame.scoring;
@@ -113,14 +127,14 @@ function minusPlayed(now, before) {
 }
 
 function summary() {
-  const result = state.review.record.result || state.review.game?.result;
-  if (!result) return "";
-  const who = result.winner === null || result.winner === undefined ? null : nameOf(result.winner);
-  const reason = t(`review.reason.${result.reason}`);
+  const end = result();
+  if (!end) return "";
+  const who = end.winner === null || end.winner === undefined ? null : nameOf(end.winner);
+  const reason = t(`review.reason.${end.reason}`);
   const score = t("review.final_score", {
     a: nameOf(state.near), b: nameOf(1 - state.near),
-    charmA: result.charm?.[state.near] ?? "", charmB: result.charm?.[1 - state.near] ?? "",
-    geishaA: result.geisha?.[state.near] ?? "", geishaB: result.geisha?.[1 - state.near] ?? "",
+    charmA: end.charm?.[state.near] ?? "", charmB: end.charm?.[1 - state.near] ?? "",
+    geishaA: end.geisha?.[state.near] ?? "", geishaB: end.geisha?.[1 - state.near] ?? "",
   });
   return `${who ? t("review.winner", { name: who, reason }) : t("review.draw", { reason })} ${score}`;
 }
@@ -192,43 +206,131 @@ function renderAnalysis() {
     failed: t("review.analysis_failed"),
     ready: "",
   }[state.analysis];
+  status.hidden = state.analysis === "ready";
   status.classList.toggle("thinking", state.analysis === "pending" || state.analysis === "loading");
   const svg = $("#winprob");
-  svg.toggleAttribute("hidden", state.analysis !== "ready");
+  const ready = state.analysis === "ready";
+  svg.toggleAttribute("hidden", !ready);
+  $("#legend").hidden = !ready;
+  $("#mistakes").hidden = !ready;
+  $("#analysis-about").hidden = !ready;
   const note = $("#analysis-note");
-  if (state.analysis !== "ready") {
-    note.textContent = "";
-    $("#legend").replaceChildren();
+  const hintNote = $("#hint-note");
+  if (!ready) {
+    note.textContent = status.textContent;
+    note.className = "analysis-note";
+    hintNote.hidden = true;
     return;
   }
+  const { mistake, noise, iterations } = state.meta;
+  const names = [nameOf(0), nameOf(1)];
   drawGraph(svg, {
     decisions: state.decisions,
     moves: state.moves,
     frame: state.frame,
     near: state.near,
-    names: [nameOf(0), nameOf(1)],
+    names,
+    result: result(),
+    mistake,
     onPick: (frameIndex) => go(frameIndex),
   });
-  fill(
-    $("#legend"),
-    h("span", { class: "key near" }, t("review.line", { name: nameOf(state.near) })),
-    h("span", { class: "key far" }, t("review.line", { name: nameOf(1 - state.near) })),
-  );
+  renderLegend(names);
+  renderMistakes(names);
+  $("#analysis-about").textContent = t("review.about", {
+    iterations: new Intl.NumberFormat(document.documentElement.lang || "en").format(iterations),
+    noise: percent(noise),
+    mistake: percent(mistake),
+  });
+  renderNote(note, hintNote);
+}
+
+/** The comment on the current move: what the AI thinks of it, and the hint given there. */
+function renderNote(note, hintNote) {
+  const { mistake, noise } = state.meta;
   const d = decisionOf(state.frame);
+  note.className = "analysis-note";
+  hintNote.hidden = true;
   if (!d) {
     note.textContent = state.frame === 0 ? t("review.note_start") : t("review.note_none");
     return;
   }
   const who = nameOf(d.seat);
-  if (d.played === d.best || d.loss <= 0.005) {
-    note.textContent = t("review.note_best", { name: who, move: moveLabel(d.played), p: percent(d.win_probability) });
-  } else {
-    note.textContent = t("review.note_loss", {
-      name: who, move: moveLabel(d.played), played: percent(d.played_value),
-      best: moveLabel(d.best), p: percent(d.win_probability), loss: percent(d.loss),
-    });
+  const move = moveLabel(d.played);
+  const kind = markOf(d, mistake);
+  note.dataset.mark = kind || "";
+  if (d.hint) {
+    hintNote.hidden = false;
+    const key = d.hint.move === d.played ? "review.hint_followed" : "review.hint_ignored";
+    hintNote.textContent = t(key, { name: who, move: moveLabel(d.hint.move), p: percent(d.hint.win_probability) });
   }
-  note.classList.toggle("mistake", d.loss >= 0.1);
+  const params = {
+    name: who, move, played: percent(d.played_value), best: moveLabel(d.best),
+    p: percent(d.win_probability), loss: percent(d.loss), noise: percent(noise),
+  };
+  if (kind === "hint" && d.loss > noise) {
+    // followed, but this search disagrees: the hint searched less (the server was busy)
+    const shorter = d.hint.iterations < state.meta.iterations;
+    note.textContent = t(shorter ? "review.note_hint_short" : "review.note_hint_differs", {
+      ...params, iterations: new Intl.NumberFormat(document.documentElement.lang || "en").format(d.hint.iterations),
+    });
+  } else if (d.played === d.best) {
+    note.textContent = t("review.note_best", params);
+  } else if (d.loss <= noise) {
+    note.textContent = t("review.note_close", params);
+  } else if (kind === "mistake") {
+    note.textContent = t("review.note_mistake", params);
+    note.classList.add("mistake");
+  } else {
+    note.textContent = t("review.note_loss", params);
+  }
+}
+
+function renderLegend(names) {
+  const near = state.near;
+  const item = (mark, swatch, text) => h("li", { "data-mark": mark }, swatch, h("span", { text }));
+  fill(
+    $("#legend"),
+    item("line", legendSwatch("line"), t("review.key_line", { name: names[near] })),
+    item("mistake-near", legendSwatch("mistake", "near"), t("review.key_mistake", { name: names[near] })),
+    item("mistake-far", legendSwatch("mistake", "far"), t("review.key_mistake", { name: names[1 - near] })),
+    item("hint", legendSwatch("hint"), t("review.key_hint")),
+    item("hint-ignored", legendSwatch("hint-ignored"), t("review.key_hint_ignored")),
+    item("current", legendSwatch("current"), t("review.key_current")),
+    item("round", legendSwatch("round"), t("review.key_round")),
+  );
+}
+
+/** Each player's biggest mistakes (at least the threshold), biggest first, as buttons to their move. */
+function renderMistakes(names) {
+  const { mistake } = state.meta;
+  const lists = [state.near, 1 - state.near].map((seat) => {
+    const worst = state.decisions
+      .filter((d) => d.seat === seat && markOf(d, mistake) === "mistake")
+      .sort((a, b) => b.loss - a.loss)
+      .slice(0, TOP_MISTAKES);
+    const side = seat === state.near ? "near" : "far";
+    const items = worst.map((d) => {
+      const f = frameOf(d);
+      const text = t("review.mistake_item", { n: f, move: moveLabel(d.played), loss: percent(d.loss) });
+      return h(
+        "li",
+        {},
+        h("button", {
+          type: "button", class: `btn mistake-jump ${side}`, "data-frame": f, "data-seat": seat,
+          "aria-current": f === state.frame ? "step" : null, onclick: () => go(f), text,
+        }),
+      );
+    });
+    return h(
+      "div",
+      { class: `mistake-list ${side}`, "data-seat": seat },
+      h("h4", { text: names[seat] }),
+      items.length
+        ? h("ol", {}, items)
+        : h("p", { class: "muted small", text: t("review.no_mistake", { mistake: percent(mistake) }) }),
+    );
+  });
+  fill($("#mistake-lists"), lists);
 }
 
 // ---- navigation ---------------------------------------------------------------------------------
@@ -271,6 +373,11 @@ async function pollAnalysis() {
     const { ok, body } = await getJSON(`/api/games/${encodeURIComponent(gameId)}/analysis`);
     if (ok && body?.status === "ready") {
       state.decisions = body.decisions || [];
+      state.meta = {
+        iterations: body.iterations || 0,
+        noise: body.noise ?? DEFAULT_NOISE,
+        mistake: Math.max(body.mistake ?? DEFAULT_MISTAKE, body.noise ?? DEFAULT_NOISE),
+      };
       state.analysis = "ready";
       render();
       return;
