@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import math
 import random
+from pathlib import Path
 from typing import Any
 
 import glicko2 as pypi_glicko2  # type: ignore[import-untyped]
@@ -341,3 +342,10 @@ def test_lopsided_games_stay_finite() -> None:
     assert after.rating == pytest.approx(high.rating)
     assert math.isfinite(after.deviation)
     assert update(low, [(high, 1)]).rating <= 10_000
+
+
+def test_the_ratings_and_clocks_page_runs() -> None:
+    page = Path(__file__).resolve().parents[1] / "docs" / "ratings-and-clocks.md"
+    result = doctest.testfile(str(page), module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0
