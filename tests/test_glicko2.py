@@ -349,3 +349,8 @@ def test_the_ratings_and_clocks_page_runs() -> None:
     result = doctest.testfile(str(page), module_relative=False, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def test_an_opponent_must_be_a_rating() -> None:
+    with pytest.raises(ValueError, match="an opponent must be a Rating"):
+        update(Rating(), [(1500, 1)])  # type: ignore[list-item]

@@ -19,10 +19,11 @@ correspondence seat gets the whole allowance afresh for each decision.
 
 **Downtime.** Time during which no server ran is nobody's. Each running server writes a shared
 ``alive_at = max(alive_at, now)`` every ``HEARTBEAT_MS``. A starting server reads ``alive_at``
-before its first heartbeat; if ``now - alive_at > DOWN_AFTER_MS`` no server was running since
-``alive_at``, and in one transaction that moves ``alive_at`` to ``now`` only if it still holds the
-value read (so one starting server of several does it) it replaces every running clock ``c`` by
-``c.skip_downtime(alive_at, now)`` and rewrites the stored deadline. The time between a crash and
+before its first heartbeat and before it enforces any deadline. If ``now - alive_at`` exceeds
+``DOWN_AFTER_MS``, no server was running since ``alive_at``: in one transaction that moves
+``alive_at`` to ``now`` only if it still holds the value read (so one starting server of several
+does it), it replaces every running clock ``c`` by ``c.skip_downtime(alive_at, now)`` and
+rewrites the stored deadline. The time between a crash and
 the last heartbeat before it is free (at most a heartbeat); an outage shorter than
 ``DOWN_AFTER_MS`` cannot be told from a live server and is charged (at most two heartbeats).
 :meth:`Clock.pause` and :meth:`Clock.resume` do the same for a planned stop.

@@ -6,7 +6,7 @@ algorithm for the new volatility. A rating is a mean and a deviation (the rating
 deviation) on the familiar scale where 1500 is a new player, plus a volatility saying how erratic
 the player's results have been.
 
-Choices, as lichess makes them where it has had to choose:
+The choices the paper leaves open (lichess, which uses the same method for chess, is the model):
 
 - **τ (``TAU``) = 0.5.** The system constant limits how fast the volatility may change; Glickman
   suggests 0.3 to 1.2. Hanamikoji's deal is luckier than a chess position, so streaks come by chance
@@ -176,6 +176,12 @@ def _check_parameters(tau: float, periods: float) -> tuple[float, float]:
     return tau, periods
 
 
+def _check_opponent(opponent: object) -> Rating:
+    if not isinstance(opponent, Rating):
+        raise ValueError(f"an opponent must be a Rating, got {opponent!r:.60}")
+    return opponent
+
+
 def _check_result(result: object) -> float:
     score = _number("result", result)
     if score not in _RESULTS:
@@ -244,7 +250,7 @@ def update(
     1662
     """
     tau, periods = _check_parameters(tau, periods)
-    checked = [(opponent, _check_result(result)) for opponent, result in games]
+    checked = [(_check_opponent(opponent), _check_result(result)) for opponent, result in games]
     if not checked:
         return age(player, periods)
     mu, phi = to_glicko2_scale(player.rating, player.deviation)
@@ -269,7 +275,10 @@ def update(
     new_phi = 1.0 / math.sqrt(1.0 / (phi_star * phi_star) + 1.0 / v)
     new_mu = mu + new_phi * new_phi * improvement
     rating, deviation = from_glicko2_scale(new_mu, min(new_phi, MAX_DEVIATION / SCALE))
-    return Rating(max(-RATING_LIMIT, min(RATING_LIMIT, rating)), deviation, min(new_sigma, 1.0))
+    # Held within what Rating accepts, so an update never fails: no real history comes near
+    # ±10,000 points or a volatility of 1 (τ keeps it near 0.06).
+    rating = max(-RATING_LIMIT, min(RATING_LIMIT, rating))
+    return Rating(rating, deviation, min(new_sigma, 1.0))
 
 
 def fixed_rating(rating: float, deviation: float = FIXED_DEVIATION) -> Rating:
