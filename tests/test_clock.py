@@ -65,6 +65,7 @@ def test_time_controls_know_their_times() -> None:
         ("", "a time control is"),
         ("None", "a time control is"),
         ("3+2\n", "a time control is"),
+        ("\u0663+\u0662", "a time control is"),  # Arabic-Indic digits
         ("x" * 10_000, "a time control is"),
         (None, "a time control is"),
         (180, "a time control is"),

@@ -296,6 +296,7 @@ def test_a_year_away_takes_a_typical_deviation_from_60_to_110() -> None:
         ({"rating": "1500"}, "rating must be a number"),
         ({"rating": True}, "rating must be a number"),
         ({"rating": 1e6}, "rating must be within"),
+        ({"rating": 10**400}, "rating must be finite"),
         ({"deviation": 0}, "deviation must be above 0"),
         ({"deviation": -5}, "deviation must be above 0"),
         ({"deviation": 351}, "at most 350"),
@@ -309,7 +310,7 @@ def test_bad_ratings_are_refused(fields: dict[str, Any], message: str) -> None:
         Rating(**fields)
 
 
-@pytest.mark.parametrize("result", [2, -1, 0.25, math.nan, "1", None])
+@pytest.mark.parametrize("result", [2, -1, 0.25, math.nan, "1", None, 10**400])
 def test_bad_results_are_refused(result: Any) -> None:
     with pytest.raises(ValueError, match="result must"):
         update(Rating(), [(Rating(), result)])

@@ -89,7 +89,7 @@ _MS_PER_DAY = 86_400_000
 _MAX_MS = 2**53 - 1  # timestamps and times stay integers a browser's JSON reads exactly
 _MAX_JSON_CHARS = 1_000  # a stored clock is about 100 characters
 _SEATS = (0, 1)
-_NOTATION = re.compile(r"(?:(none)|(\d{1,2})\+(\d{1,2})|(\d)d)")
+_NOTATION = re.compile(r"(?:(none)|([0-9]{1,2})\+([0-9]{1,2})|([0-9])d)")  # ASCII digits only
 
 _quote = reprlib.Repr()
 _quote.maxstring = 40

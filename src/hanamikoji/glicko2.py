@@ -90,7 +90,10 @@ def _number(name: str, value: object) -> float:
     """``value`` as a finite float, or a ValueError naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, Real):
         raise ValueError(f"{name} must be a number, got {value!r}")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int too big for a float
+        number = math.inf
     if not math.isfinite(number):
         raise ValueError(f"{name} must be finite, got {value!r}")
     return number
