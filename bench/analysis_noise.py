@@ -1,7 +1,9 @@
 """How far two searches of the same position may disagree: the noise of hints and reviews.
 
-Run: ``.venv/bin/python bench/analysis_noise.py --positions 200`` (``--iterations`` for the
-budget, default the one hints and reviews share; ``--json`` for a machine-readable copy).
+Run: ``.venv/bin/python bench/analysis_noise.py --positions 400`` (``--iterations`` for the
+budget, default the one hints and reviews share; ``--json`` for a machine-readable copy);
+``--reviews N`` times instead the review of N whole games of three full rounds, as the web app's
+review worker runs it.
 
 Positions come from games of ``beginner`` against itself (greedy with half its moves at random:
 openings, middles and ends of rounds, good and bad positions alike); forced moves are left out.
@@ -27,9 +29,10 @@ import statistics
 import time
 from typing import Any
 
-from hanamikoji.ai.analysis import ITERATIONS, _searcher, search_root, value_of
+from hanamikoji.ai.analysis import ITERATIONS, _searcher, review, search_root, value_of
 from hanamikoji.ai.base import start_game
 from hanamikoji.ai.levels import LEVELS
+from hanamikoji.ai.prepare import prepare_search
 from hanamikoji.state import Rules, State
 from hanamikoji.view import View
 
@@ -109,13 +112,54 @@ def measure(views: list[View], iterations: int, seeds: tuple[int, int]) -> dict[
     }
 
 
+def time_reviews(count: int, iterations: int, seed: int) -> dict[str, Any]:
+    """Seconds to review each of ``count`` whole games of three full rounds (36 decisions, the
+    longest a 3-round game can be) of random moves."""
+    rng = random.Random(seed)
+    rows: list[tuple[int, float]] = []
+    while len(rows) < count:
+        state = State.new(rng.getrandbits(62), rules=Rules(max_rounds=3))
+        while not state.is_over:
+            state = state.apply(rng.choice(state.legal_moves))
+        if len(state.history) < 36:
+            continue  # someone won early
+        record = state.record(("a", "b"))
+        started = time.perf_counter()
+        decisions = sum(1 for _ in review(record, iterations=iterations))
+        rows.append((decisions, time.perf_counter() - started))
+    seconds = [s for _, s in rows]
+    return {
+        "games": count,
+        "iterations": iterations,
+        "decisions": [d for d, _ in rows],
+        "seconds": [round(s, 2) for s in seconds],
+        "median": statistics.median(seconds),
+        "max": max(seconds),
+        "per_decision": sum(seconds) / sum(d for d, _ in rows),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=200)
     parser.add_argument("--iterations", type=int, default=ITERATIONS)
     parser.add_argument("--seed", type=int, default=1, help="for the games the positions come from")
+    parser.add_argument("--reviews", type=int, default=0, metavar="N", help="time N reviews")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    prepare_search()  # the kernels loaded (or compiled) before anything is timed
+    if args.reviews:
+        timed = time_reviews(args.reviews, args.iterations, args.seed)
+        if args.json:
+            print(json.dumps(timed, indent=2))
+            return 0
+        print(
+            f"{timed['games']} reviews at {timed['iterations']:,} iterations a decision: "
+            f"median {timed['median']:.1f} s, max {timed['max']:.1f} s "
+            f"({min(timed['decisions'])} to {max(timed['decisions'])} decisions a game, "
+            f"{1000 * timed['per_decision']:.0f} ms a decision)"
+        )
+        return 0
     views = positions(args.positions, args.seed)
     result = measure(views, args.iterations, (0, 1))
     if args.json:
