@@ -4,16 +4,27 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
 
 from rich.console import Console
 
-from hanamikoji.ai.analysis import review, suggest
+from hanamikoji.ai.analysis import (
+    ITERATIONS,
+    MISTAKE,
+    NOISE,
+    _searcher,
+    review,
+    search_root,
+    suggest,
+    value_of,
+)
 from hanamikoji.play import play_game
 from hanamikoji.record import Record
 from hanamikoji.state import Rules, State
+from hanamikoji.view import View
 
 
 def finished_record(seed: int) -> Record:
@@ -21,6 +32,15 @@ def finished_record(seed: int) -> Record:
     while not state.is_over:
         state = state.apply(state.legal_moves[len(state.legal_moves) // 2])
     return state.record(("alice", "bob"))
+
+
+def _positions(state: State) -> list[State]:
+    """The position before each move of ``state``'s game, oldest first."""
+    found = []
+    while state.parent is not None:
+        state = state.parent
+        found.append(state)
+    return found[::-1]
 
 
 def test_a_hint_is_a_legal_move_with_a_probability_and_is_deterministic() -> None:
@@ -46,6 +66,53 @@ def test_a_review_judges_every_decision_of_the_seat_asked() -> None:
         assert r.loss == 0.0 or r.best is not r.played
     everyone = list(review(record, iterations=40))
     assert len(everyone) == len(plies)
+
+
+def test_a_review_searches_each_decision_as_its_hint_did() -> None:
+    """Same budget, same seed: where the hint was followed the review finds the hint's move and
+    no loss, whatever the VIEW went through (the web app sends it as JSON to a worker)."""
+    record = finished_record(8)
+    state = record.replay()
+    judged = list(review(record, iterations=300))
+    for before, ply, decision in zip(_positions(state), state.history, judged, strict=True):
+        view = View.from_json(before.view(ply.seat).to_json())
+        hint = suggest(view, iterations=300, rules=record.rules)
+        assert (decision.best, decision.win_probability) == (hint.move, hint.win_probability)
+        if hint.move is ply.move:
+            assert decision.loss == 0.0
+
+
+def test_a_move_is_valued_by_the_search_that_visited_it_enough_else_alone() -> None:
+    """A move visited 1 time in 40 or more keeps the search's own value; one visited less is
+    searched alone, with a quarter of the budget."""
+    checked = 0
+    for position in _positions(finished_record(9).replay()):
+        assert position.to_move is not None
+        view = position.view(position.to_move)
+        if len(view.legal_moves) < 3:
+            continue
+        result = search_root(view, iterations=2000, seed=2, rules=Rules(1))
+        best = result.best
+        assert value_of(view, best.move, result, seed=2, rules=Rules(1)) == best.value
+        often = [s for s in result.moves[1:] if s.visits * 40 >= result.iterations]
+        rarely = [s for s in result.moves if s.visits * 40 < result.iterations]
+        if not (often and rarely):
+            continue
+        assert value_of(view, often[0].move, result, seed=2, rules=Rules(1)) == often[0].value
+        alone = _searcher(500, Rules(1)).search(view, [rarely[0].move], random.Random(2))
+        assert value_of(view, rarely[0].move, result, seed=2, rules=Rules(1)) == alone.best.value
+        checked += 1
+    assert checked >= 2, "no position had both a well visited and a rarely visited move"
+
+
+def test_the_mistake_line_is_above_the_noise_of_the_shared_budget() -> None:
+    assert ITERATIONS == 20000
+    assert 0 < NOISE <= MISTAKE
+    only = State.new(3)
+    while len(only.legal_moves) != 1:  # a forced move (a pick from equal pairs, a last card)
+        only = only.apply(only.legal_moves[0])
+    hint = suggest(only.view(only.to_move or 0), iterations=100)
+    assert hint.move == only.legal_moves[0] and hint.alternatives == ()
 
 
 def test_analyze_on_the_command_line(tmp_path: Path) -> None:
