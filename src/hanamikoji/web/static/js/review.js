@@ -61,6 +61,7 @@ function frameOf(d) {
 }
 
 const result = () => state.review.record.result || state.review.game?.result || null;
+const number = (n) => new Intl.NumberFormat(document.documentElement.lang || "en").format(n);
 
 // ---- rendering ----------------------------------------------------------------------------------
 
@@ -217,8 +218,9 @@ function renderAnalysis() {
   const note = $("#analysis-note");
   const hintNote = $("#hint-note");
   if (!ready) {
-    note.textContent = status.textContent;
+    note.textContent = ""; // the status says why (not twice to a screen reader)
     note.className = "analysis-note";
+    note.dataset.mark = "";
     hintNote.hidden = true;
     return;
   }
@@ -236,8 +238,9 @@ function renderAnalysis() {
   });
   renderLegend(names);
   renderMistakes(names);
+  $("#analysis-about").hidden = !iterations; // (an analysis that does not say its budget)
   $("#analysis-about").textContent = t("review.about", {
-    iterations: new Intl.NumberFormat(document.documentElement.lang || "en").format(iterations),
+    iterations: number(iterations),
     noise: percent(noise),
     mistake: percent(mistake),
   });
@@ -249,6 +252,7 @@ function renderNote(note, hintNote) {
   const { mistake, noise } = state.meta;
   const d = decisionOf(state.frame);
   note.className = "analysis-note";
+  note.dataset.mark = "";
   hintNote.hidden = true;
   if (!d) {
     note.textContent = state.frame === 0 ? t("review.note_start") : t("review.note_none");
@@ -270,9 +274,8 @@ function renderNote(note, hintNote) {
   if (kind === "hint" && d.loss > noise) {
     // followed, but this search disagrees: the hint searched less (the server was busy)
     const shorter = d.hint.iterations < state.meta.iterations;
-    note.textContent = t(shorter ? "review.note_hint_short" : "review.note_hint_differs", {
-      ...params, iterations: new Intl.NumberFormat(document.documentElement.lang || "en").format(d.hint.iterations),
-    });
+    const key = shorter ? "review.note_hint_short" : "review.note_hint_differs";
+    note.textContent = t(key, { ...params, iterations: number(d.hint.iterations) });
   } else if (d.played === d.best) {
     note.textContent = t("review.note_best", params);
   } else if (d.loss <= noise) {
