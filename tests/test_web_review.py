@@ -256,7 +256,7 @@ async def test_a_database_of_schema_3_gets_the_hints_on_sqlite(tmp_path: Path) -
     db.commit()
     db.close()
     store = SQLiteStore(path)
-    assert store.schema_version == len(MIGRATIONS) == 4
+    assert store.schema_version == len(MIGRATIONS) >= 4
     await _migrated_from_3(store)
     await store.close()
 
@@ -282,4 +282,4 @@ async def test_a_database_of_schema_3_gets_the_hints_on_postgres() -> None:
             await store.close()
         with psycopg.connect(url) as conn:
             version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'")
-            assert version.fetchone() == ("4",)
+            assert version.fetchone() == (str(len(MIGRATIONS)),)
