@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-__all__ = ["ClientLimits", "Limits", "TooMany"]
+__all__ = ["ClientLimits", "Limits", "TooMany", "Window"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,15 @@ class Limits:
     sockets_per_seat: int = 8
     """Open WebSockets per seat of a game; a ninth closes the oldest."""
     idle_after: float = 3600.0
+    guests_per_minute: int = 30
+    """New guest identities one client may be given a minute (beyond: pages without one)."""
+    signins_per_minute: int = 10
+    """Sign-in attempts one client may make a minute, right or wrong."""
+    signin_failures: int = 5
+    """Wrong passwords one user name may get in any 15 minutes (sign-in, password change,
+    account deletion), from anywhere."""
+    accounts_per_hour: int = 10
+    """Accounts one client may create an hour."""
 
 
 class TooMany(Exception):
@@ -108,3 +117,48 @@ class ClientLimits:
         for client, games in list(self._ai_games.items()):
             if all(last <= now - self.limits.idle_after for last in games.values()):
                 del self._ai_games[client]
+
+
+@dataclass
+class Window:
+    """At most ``limit`` events per key in any ``seconds`` (0: no limit); ``what`` names them in
+    the refusal ("too many sign-in attempts from your address")."""
+
+    limit: int
+    seconds: float
+    what: str
+    clock: Callable[[], float] = time.monotonic
+    _times: dict[str, deque[float]] = field(default_factory=dict)
+    _swept: float = float("-inf")
+
+    def check(self, key: str) -> None:
+        """Raise :class:`TooMany` if ``key`` has had ``limit`` events in the window."""
+        if not self.limit:
+            return
+        now = self.clock()
+        self._sweep(now)
+        times = self._times.get(key)
+        if times is None:
+            return
+        while times and times[0] <= now - self.seconds:
+            times.popleft()
+        if len(times) >= self.limit:
+            wait = max(1, int(times[0] + self.seconds - now) + 1)
+            raise TooMany(f"{self.what}: try again in {wait} s", wait)
+
+    def add(self, key: str) -> None:
+        """Count one event of ``key``."""
+        if self.limit:
+            self._times.setdefault(key, deque()).append(self.clock())
+
+    def clear(self, key: str) -> None:
+        """Forget ``key``'s events (a right password ends a run of wrong ones)."""
+        self._times.pop(key, None)
+
+    def _sweep(self, now: float) -> None:
+        """Drop keys with nothing in the window (keeps memory bounded), at most once a window."""
+        if now < self._swept + self.seconds:
+            return
+        self._swept = now
+        for key in [k for k, t in self._times.items() if not t or t[-1] <= now - self.seconds]:
+            del self._times[key]

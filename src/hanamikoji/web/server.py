@@ -24,12 +24,14 @@ from aiohttp import WSMsgType, web
 from aiohttp.http_exceptions import HttpProcessingError
 
 from hanamikoji.ai.levels import LEVELS
+from hanamikoji.web.identity import SESSION_COOKIE, Accounts, FieldError, Identity
 from hanamikoji.web.limits import Limits
 from hanamikoji.web.service import (
     DEFAULT_LEVEL,
     GameService,
     LiveGame,
     WebError,
+    player_seat,
     review_frames,
     seat_message,
     show,
@@ -52,6 +54,7 @@ SEND_TIMEOUT = 10.0  # seconds one message may take to leave; a socket slower is
 _GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
 _PAGES = {
     "home": "index.html",
+    "account": "account.html",
     "game": "game.html",
     "review": "review.html",
     "rules": "rules.html",
@@ -68,6 +71,10 @@ _STATUS = {
     "illegal": 400,
     "not-your-turn": 409,
     "used": 410,
+    "bad-credentials": 401,
+    "not-signed-in": 401,
+    "signed-in": 409,
+    "taken": 409,
     "too-many": 429,
     "busy": 503,
 }
@@ -273,11 +280,14 @@ def _error(code: str, message: str) -> dict[str, str]:
 
 
 def _json_error(
-    code: str, message: str, status: int | None = None, retry_after: int | None = None
+    code: str,
+    message: str,
+    status: int | None = None,
+    retry_after: int | None = None,
+    field: str | None = None,
 ) -> web.Response:
-    response = web.json_response(
-        {"error": message, "code": code}, status=status or _STATUS.get(code, 400)
-    )
+    answer = {"error": message, "code": code} | ({"field": field} if field else {})
+    response = web.json_response(answer, status=status or _STATUS.get(code, 400))
     if retry_after is not None:
         response.headers["Retry-After"] = str(retry_after)
     return response
@@ -295,6 +305,7 @@ def _page(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         if not path.is_file():
             return web.Response(status=500, text=f"the front end is missing ({path.name})")
         response = web.FileResponse(path, headers={"Cache-Control": "no-cache"})
+        await identify(request, create=True)  # a first visit: the visitor is a guest from now
         token = request.query.get("t")
         if name == "game" and game_id is not None and token:
             # Only a token that opens a seat of this game is kept: a crafted link must not
@@ -378,13 +389,15 @@ async def _create(request: web.Request) -> web.Response:
     seat = body.get("seat", "random")
     if isinstance(seat, str) and seat.strip() in ("0", "1"):
         seat = int(seat)
+    identity = await identify(request, create=True)
     game, me = await service.create(
         mode=mode,
         level=body.get("level"),
         seat=seat,
         max_rounds=body.get("max_rounds", 3),
-        name=body.get("name"),
+        name=await _name_for(request, identity, body),
         client=client_of(request),
+        player=identity.player.id if identity else None,
     )
     token = game.row.tokens[me]
     invite = game.row.invite
@@ -405,7 +418,11 @@ async def _invitation(request: web.Request) -> web.Response:
     info = await request.app[SERVICE].invitation(game_id, request.query.get("i"))
     holder = request.cookies.get(cookie_name(game_id))
     game = await request.app[SERVICE].get(game_id)
-    info["yours"] = game is not None and token_seat(game.row, holder) is not None
+    identity = await identify(request)
+    player = identity.player.id if identity else None
+    info["yours"] = game is not None and (
+        token_seat(game.row, holder) is not None or player_seat(game.row, player) is not None
+    )
     return web.json_response(info)
 
 
@@ -417,8 +434,13 @@ async def _join(request: web.Request) -> web.Response:
         raise WebError(
             "bad-request", f"unknown keys {show(sorted(unknown), 80)}; expected invite, name"
         )
+    identity = await identify(request, create=True)
     game, seat, token = await request.app[SERVICE].join(
-        game_id, body.get("invite"), body.get("name"), request.cookies.get(cookie_name(game_id))
+        game_id,
+        body.get("invite"),
+        await _name_for(request, identity, body),
+        request.cookies.get(cookie_name(game_id)),
+        identity.player.id if identity else None,
     )
     answer = {"game": game.id, "seat": seat, "token": token, "url": f"/g/{game.id}?t={token}"}
     response = web.json_response(answer, status=201)
@@ -465,8 +487,12 @@ async def _review(request: web.Request) -> web.StreamResponse:
     game = await _finished(request)
     row = game.row
     token = request.cookies.get(cookie_name(row.id)) or request.query.get("t")
+    seat = token_seat(row, token)
+    if seat is None:
+        identity = await identify(request)
+        seat = player_seat(row, identity.player.id if identity else None)
     meta = {
-        "seat": token_seat(row, token),
+        "seat": seat,
         "id": row.id,
         "mode": row.mode,
         "level": row.level,
@@ -495,12 +521,13 @@ async def _socket(request: web.Request) -> web.StreamResponse:
     hub = request.app[HUB]
     game_id = request.match_info["game"]
     token = request.query.get("t") or request.cookies.get(cookie_name(game_id))
+    identity = await identify(request)  # a signed-in player's seats open on any device
     ws = web.WebSocketResponse(heartbeat=30, max_msg_size=MAX_MESSAGE)
     await ws.prepare(request)
     try:
         if not _GAME_ID.fullmatch(game_id):
             raise WebError("not-found", "there is no such game")
-        _, seat = await service.seat_for(game_id, token)
+        _, seat = await service.seat_for(game_id, token, identity.player.id if identity else None)
     except WebError as e:
         await ws.send_json(_error(e.code, e.message))
         await ws.close(code=4403 if e.code == "bad-token" else 4404, message=e.code.encode())
@@ -595,6 +622,178 @@ async def _hint(service: GameService, game_id: str, conn: Connection) -> None:
         await conn.send(_error(e.code, e.message))
 
 
+# -- identity and accounts (docs/web.md "Identity and your games") --------------------------------
+
+ACCOUNTS = web.AppKey("accounts", Accounts)
+
+
+def _request_key(name: str, kind: Any) -> Any:
+    """A key of a request's storage: typed from aiohttp 3.14 (which warns of plain strings)."""
+    typed = getattr(web, "RequestKey", None)
+    return typed(name, kind) if typed is not None else name
+
+
+_IDENTITY = _request_key("identity", object)  # the request's Identity (or None), once looked up
+_SESSION = _request_key("session", object)  # the session cookie to send: (id, days), None: end it
+
+
+async def identify(request: web.Request, *, create: bool = False) -> Identity | None:
+    """The player the request comes from (by the session cookie); with ``create``, a visitor
+    without one becomes a guest (unless their address had too many new guests this minute)."""
+    if _IDENTITY in request:
+        known: Identity | None = request[_IDENTITY]
+        if known is not None or not create:
+            return known
+    accounts = request.app[ACCOUNTS]
+    identity = None
+    if _IDENTITY not in request:
+        identity = await accounts.identify(request.cookies.get(SESSION_COOKIE))
+    if identity is None and create:
+        identity = await accounts.guest(client_of(request))
+    _remember(request, identity)
+    return identity
+
+
+def _remember(request: web.Request, identity: Identity | None) -> None:
+    """This request now comes from ``identity`` (its session cookie is sent, if new or renewed)."""
+    request[_IDENTITY] = identity
+    if identity is not None and identity.cookie:
+        request[_SESSION] = (identity.cookie, identity.days)
+
+
+def _forget(request: web.Request) -> None:
+    """The browser is nobody now: its session cookie and its seats' cookies are cleared."""
+    request[_IDENTITY] = None
+    request[_SESSION] = None
+
+
+async def _session_cookie(request: web.Request, response: web.StreamResponse) -> None:
+    """Send the session cookie a handler chose (HttpOnly, SameSite=Lax, Secure over HTTPS)."""
+    if _SESSION not in request:
+        return
+    chosen = request[_SESSION]
+    if chosen is None:
+        response.del_cookie(SESSION_COOKIE, path="/")
+        for name in request.cookies:
+            if name.startswith("hk_"):  # the seats this browser held: their links still open them
+                response.del_cookie(name, path="/")
+        return
+    session_id, days = chosen
+    response.set_cookie(
+        SESSION_COOKIE,
+        session_id,
+        path="/",
+        httponly=True,
+        samesite="Lax",
+        secure=request.app[SETTINGS].https,
+        max_age=days * 24 * 60 * 60,
+    )
+
+
+async def _name_for(
+    request: web.Request, identity: Identity | None, body: dict[str, Any]
+) -> str | None:
+    """The name a new seat shows: the one typed (kept as the player's), else the player's."""
+    if "name" not in body:
+        return identity.player.name if identity else None
+    if identity is not None:
+        await request.app[ACCOUNTS].rename(identity, body["name"])
+    name: str | None = body["name"]
+    return name
+
+
+def _only(body: dict[str, Any], keys: tuple[str, ...]) -> None:
+    unknown = [k for k in body if k not in keys]
+    if unknown:
+        raise WebError(
+            "bad-request", f"unknown keys {show(sorted(unknown), 80)}; expected {', '.join(keys)}"
+        )
+
+
+def _me_json(identity: Identity | None) -> dict[str, Any]:
+    player = identity.player if identity else None
+    return {
+        "name": player.name if player else None,
+        "username": player.username if player else None,
+        "account": bool(player and player.is_account),
+    }
+
+
+async def _me(request: web.Request) -> web.Response:
+    return web.json_response(_me_json(await identify(request, create=True)))
+
+
+async def _set_me(request: web.Request) -> web.Response:
+    body = await _body(request, '{"name": "Anna"}')
+    _only(body, ("name",))
+    identity = await identify(request, create=True)
+    if identity is None:
+        raise WebError("too-many", "too many new visitors from your address: try again soon", 60)
+    return web.json_response(
+        {"name": await request.app[ACCOUNTS].rename(identity, body.get("name"))}
+    )
+
+
+async def _my_games(request: web.Request) -> web.Response:
+    text = request.query.get("offset", "0")
+    if not (text.isascii() and text.isdigit() and len(text) <= 6):
+        raise WebError("bad-request", f"offset must be a whole number (e.g. 10), got {show(text)}")
+    identity = await identify(request)
+    return web.json_response(await request.app[ACCOUNTS].games_of(identity, int(text)))
+
+
+async def _new_account(request: web.Request) -> web.Response:
+    body = await _body(request, '{"username": "anna", "password": "..."}')
+    _only(body, ("username", "password"))
+    opened = await request.app[ACCOUNTS].create(
+        await identify(request), body.get("username"), body.get("password"), client_of(request)
+    )
+    _remember(request, opened)
+    return web.json_response(_me_json(opened), status=201)
+
+
+async def _sign_in(request: web.Request) -> web.Response:
+    body = await _body(request, '{"username": "anna", "password": "..."}')
+    _only(body, ("username", "password"))
+    opened = await request.app[ACCOUNTS].sign_in(
+        await identify(request), body.get("username"), body.get("password"), client_of(request)
+    )
+    _remember(request, opened)
+    return web.json_response(_me_json(opened))
+
+
+async def _signed_in(request: web.Request) -> Identity:
+    identity = await identify(request)
+    if identity is None or not identity.player.is_account:
+        raise WebError("not-signed-in", "you are not signed in to an account")
+    return identity
+
+
+async def _sign_out(request: web.Request) -> web.Response:
+    await _body(request, "{}")
+    await request.app[ACCOUNTS].sign_out(await _signed_in(request))
+    _forget(request)
+    return web.json_response(_me_json(None))
+
+
+async def _new_password(request: web.Request) -> web.Response:
+    body = await _body(request, '{"password": "...", "new_password": "..."}')
+    _only(body, ("password", "new_password"))
+    opened = await request.app[ACCOUNTS].change_password(
+        await _signed_in(request), body.get("password"), body.get("new_password")
+    )
+    _remember(request, opened)
+    return web.json_response(_me_json(opened))
+
+
+async def _delete_account(request: web.Request) -> web.Response:
+    body = await _body(request, '{"password": "..."}')
+    _only(body, ("password",))
+    await request.app[ACCOUNTS].delete(await _signed_in(request), body.get("password"))
+    _forget(request)
+    return web.json_response(_me_json(None))
+
+
 # -- the application -------------------------------------------------------------------------------
 
 
@@ -622,7 +821,8 @@ async def _guard(
     try:
         return await handler(request)
     except WebError as e:
-        return _json_error(e.code, e.message, retry_after=e.retry_after)
+        field = e.field if isinstance(e, FieldError) else None
+        return _json_error(e.code, e.message, retry_after=e.retry_after, field=field)
 
 
 def _origin_allowed(request: web.Request) -> bool:
@@ -714,7 +914,9 @@ def create_app(service: GameService, settings: Settings | None = None) -> web.Ap
     app[SERVICE] = service
     app[HUB] = hub
     app[SETTINGS] = settings or Settings(limits=service.limits.limits)
+    app[ACCOUNTS] = Accounts(service, app[SETTINGS].limits)
     app.on_response_prepare.append(_security_headers)
+    app.on_response_prepare.append(_session_cookie)
     service.publish = hub.publish
 
     async def lifecycle(app: web.Application) -> AsyncIterator[None]:
@@ -737,10 +939,19 @@ def create_app(service: GameService, settings: Settings | None = None) -> web.Ap
     r.add_get("/review/{game}", _page("review"))
     r.add_get("/rules", _page("rules"))
     r.add_get("/join/{game}", _page("join"))
+    r.add_get("/account", _page("account"))
     r.add_post("/api/games", _create)
     r.add_get("/api/games/{game}/invitation", _api(_invitation))
     r.add_post("/api/games/{game}/join", _api(_join))
     r.add_get("/api/levels", _levels)
+    r.add_get("/api/me", _me)
+    r.add_post("/api/me", _set_me)
+    r.add_get("/api/me/games", _my_games)
+    r.add_post("/api/account", _new_account)
+    r.add_post("/api/account/signin", _sign_in)
+    r.add_post("/api/account/signout", _sign_out)
+    r.add_post("/api/account/password", _new_password)
+    r.add_post("/api/account/delete", _delete_account)
     r.add_get("/api/games/{game}/record", _api(_record))
     r.add_get("/api/games/{game}/review", _api(_review))
     r.add_get("/api/games/{game}/analysis", _api(_analysis))

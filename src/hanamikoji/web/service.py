@@ -34,6 +34,7 @@ __all__ = [
     "GameService",
     "LiveGame",
     "WebError",
+    "player_seat",
     "review_frames",
     "seat_message",
     "token_seat",
@@ -172,6 +173,16 @@ def token_seat(row: GameRow, token: str | None) -> int | None:
     return None
 
 
+def player_seat(row: GameRow, player: str | None) -> int | None:
+    """The seat of ``row`` that belongs to ``player`` (never the AI's), or None."""
+    if player is None:
+        return None
+    for seat in (0, 1):
+        if row.players[seat] == player and seat != row.ai_seat:
+            return seat
+    return None
+
+
 def invitation_open(row: GameRow) -> int | None:
     """The seat a friend game's invitation still offers (its token not yet made), or None."""
     if row.mode != "friend" or row.invite is None:
@@ -288,8 +299,9 @@ class GameService:
         name: str | None = None,
         opponent_name: str | None = None,
         client: str = "",
+        player: str | None = None,
     ) -> tuple[LiveGame, int]:
-        """A new game; returns it and the creator's seat.
+        """A new game; returns it and the creator's seat (``player``'s, when given).
 
         A friend game's other seat has no token yet: its invitation (``row.invite``) is claimed
         once, by :meth:`join`, and only the friend receives the token made then.
@@ -340,6 +352,7 @@ class GameService:
             names=names,
             joined=(seat == 0 or mode == "ai", seat == 1 or mode == "ai"),
             invite=secrets.token_urlsafe(18) if mode == "friend" else None,
+            players=(player, None) if seat == 0 else (None, player),
         )
         self.limits.created(client, row.id, ai=mode == "ai")
         self._own(row.id, client)
@@ -394,6 +407,15 @@ class GameService:
         self._keep(game)
         return game
 
+    async def refresh(self, game_ids: list[str]) -> None:
+        """Games changed in the database outside this service (their players, names): read
+        again those held here, and tell their seats."""
+        for game_id in game_ids:
+            if game_id in self._games:
+                async with self._lock(game_id):
+                    await self._reload(game_id)
+                await self.publish(game_id)
+
     def _own(self, game_id: str, client: str) -> None:
         """Remember who created ``game_id`` (for fairness and limits), the newest ``cache_size``."""
         self._owners[game_id] = client
@@ -413,12 +435,17 @@ class GameService:
             if lock is not None and not lock.locked():
                 del self._locks[old_id]
 
-    async def seat_for(self, game_id: str, token: str | None) -> tuple[LiveGame, int]:
-        """The game and the seat that ``token`` opens (marks the seat as joined)."""
+    async def seat_for(
+        self, game_id: str, token: str | None, player: str | None = None
+    ) -> tuple[LiveGame, int]:
+        """The game and the seat that ``token`` opens, else ``player``'s seat (marks the seat as
+        joined)."""
         game = await self.get(game_id)
         if game is None:
             raise WebError("not-found", f"there is no game {game_id!r}")
         seat = token_seat(game.row, token)
+        if seat is None:
+            seat = player_seat(game.row, player)
         if seat is not None and seat != game.row.ai_seat:
             if not game.row.joined[seat]:
                 async with self._lock(game_id):
@@ -446,15 +473,22 @@ class GameService:
         }
 
     async def join(
-        self, game_id: str, code: Any, name: Any, holder: str | None = None
+        self,
+        game_id: str,
+        code: Any,
+        name: Any,
+        holder: str | None = None,
+        player: str | None = None,
     ) -> tuple[LiveGame, int, str]:
-        """Claim a friend game's invitation: the game, the seat and its new token (once only).
+        """Claim a friend game's invitation: the game, the seat and its new token (once only);
+        the seat becomes ``player``'s.
 
         ``holder`` is the token the visitor already holds for this game, if any: the game's
-        creator cannot take the seat they invited someone else to.
+        creator (by that token, or signed in as its player) cannot take the seat they invited
+        someone else to.
         """
         game = await self._invited(game_id, code)
-        if token_seat(game.row, holder) is not None:
+        if token_seat(game.row, holder) is not None or player_seat(game.row, player) is not None:
             raise WebError(
                 "not-allowed",
                 "this is your own invitation: send the link to the friend you want to play",
@@ -466,7 +500,7 @@ class GameService:
         chosen = clean_name(name, default)
         token = secrets.token_urlsafe(18)
         async with self._lock(game_id):
-            if not await self.store.claim(game_id, seat, token, chosen):
+            if not await self.store.claim(game_id, seat, token, chosen, player):
                 await self._reload(game_id)
                 raise WebError(
                     "used", "this invitation has been used: ask your friend for a new one"
@@ -475,12 +509,14 @@ class GameService:
             tokens = list(game.row.tokens)
             names = list(game.row.names)
             joined = list(game.row.joined)
-            tokens[seat], names[seat], joined[seat] = token, chosen, True
+            players = list(game.row.players)
+            tokens[seat], names[seat], joined[seat], players[seat] = token, chosen, True, player
             game.row = replace(
                 game.row,
                 tokens=(tokens[0], tokens[1]),
                 names=(names[0], names[1]),
                 joined=(joined[0], joined[1]),
+                players=(players[0], players[1]),
             )
         await self._announce(game_id)
         return game, seat, token
@@ -664,6 +700,7 @@ class GameService:
                     tokens=(secrets.token_urlsafe(18), secrets.token_urlsafe(18)),
                     names=(old.names[1], old.names[0]),
                     joined=(old.joined[1], old.joined[0]),
+                    players=(old.players[1], old.players[0]),
                 )
                 self.limits.created(client, row.id, ai=ai)
                 self._own(row.id, client)

@@ -21,8 +21,10 @@ from urllib.parse import urlparse
 
 __all__ = [
     "MIGRATIONS",
+    "Duplicate",
     "GameRow",
     "HintRow",
+    "PlayerRow",
     "PostgresStore",
     "SQLiteStore",
     "Store",
@@ -35,6 +37,10 @@ __all__ = [
 
 class StoreError(ValueError):
     """A database URL that cannot be used, or a database that cannot be opened."""
+
+
+class Duplicate(Exception):
+    """A value that must be unique (an account's user name) is already taken."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,24 @@ class GameRow:
     ai_due: bool = False  # the AI is to move (a server starting makes those moves)
     invite: str | None = None  # a friend game's invitation code (spent once the seat is claimed)
     deals: dict[str, Any] | None = None  # {"seed": S, "deals": [...]} once an undo dealt afresh
+    players: tuple[str | None, str | None] = (None, None)  # each seat's player (None: nobody's)
+
+
+@dataclass(frozen=True)
+class PlayerRow:
+    """A player: a guest (no user name) or an account; ``name`` is the name they last typed."""
+
+    id: str
+    name: str | None = None
+    username: str | None = None
+    password: str | None = None  # an account's password, hashed (Argon2)
+    created_at: str = ""
+    deleted: bool = False
+
+    @property
+    def is_account(self) -> bool:
+        """Whether the player has an account (a user name and a password)."""
+        return self.username is not None
 
 
 @dataclass(frozen=True)
@@ -141,12 +165,38 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "DELETE FROM analyses",
     ),
+    # 5: players (guests and accounts), their sessions (only a hash of each session id is kept)
+    # and the player of each seat. Games stored before belong to nobody: their links and seat
+    # cookies open them as before.
+    (
+        """CREATE TABLE players (
+            id TEXT PRIMARY KEY,
+            created_at TEXT NOT NULL,
+            name TEXT,
+            username TEXT,
+            username_key TEXT UNIQUE,
+            password TEXT,
+            deleted_at TEXT
+        )""",
+        """CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            player_id TEXT NOT NULL REFERENCES players(id),
+            created_at TEXT NOT NULL,
+            expires_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX sessions_player ON sessions (player_id)",
+        "ALTER TABLE games ADD COLUMN player0 TEXT",
+        "ALTER TABLE games ADD COLUMN player1 TEXT",
+        "CREATE INDEX games_player0 ON games (player0, status)",
+        "CREATE INDEX games_player1 ON games (player1, status)",
+    ),
 )
 """The schema as migrations; ``schema_version`` in table ``meta`` says how far a database is."""
 
 _GAME_COLUMNS = (
     "id, seed, max_rounds, mode, level, ai_seat, token0, token1, name0, name1, "
-    "joined0, joined1, version, status, result, rematch, created_at, ai_due, invite, deals"
+    "joined0, joined1, version, status, result, rematch, created_at, ai_due, invite, deals, "
+    "player0, player1"
 )
 
 Listener = Callable[[str], Awaitable[None]]
@@ -160,7 +210,8 @@ _SET_SCHEMA_VERSION = (
 _INSERT_GAME = (
     "INSERT INTO games (id, created_at, updated_at, seed, max_rounds, mode, level, ai_seat, "
     "token0, token1, name0, name1, joined0, joined1, version, status, result, rematch, ai_due, "
-    "invite, deals) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "invite, deals, player0, player1) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _SELECT_GAME = f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?"
 _SELECT_MOVES = "SELECT move FROM moves WHERE game_id = ? ORDER BY ply"
@@ -172,7 +223,7 @@ _COUNT_MOVES = "SELECT COUNT(*) FROM moves WHERE game_id = ?"
 _SET_DEALS = "UPDATE games SET deals = ? WHERE id = ?"
 # A seat is claimed once: only while its token is still empty (the invitation unspent).
 _CLAIM = (
-    "UPDATE games SET token{seat} = ?, name{seat} = ?, joined{seat} = 1 "
+    "UPDATE games SET token{seat} = ?, name{seat} = ?, joined{seat} = 1, player{seat} = ? "
     "WHERE id = ? AND token{seat} = '' AND invite IS NOT NULL"
 )
 _INSERT_MOVE = "INSERT INTO moves (game_id, ply, seat, move, created_at) VALUES (?, ?, ?, ?, ?)"
@@ -234,7 +285,7 @@ def _row(values: Sequence[Any], moves: Sequence[str]) -> GameRow:
     (gid, seed, max_rounds, mode, level, ai_seat, t0, t1, n0, n1, j0, j1, version, status) = values[
         :14
     ]
-    result, rematch, created, ai_due, invite, deals = values[14:20]
+    result, rematch, created, ai_due, invite, deals, player0, player1 = values[14:22]
     return GameRow(
         id=gid,
         seed=int(seed),
@@ -254,10 +305,267 @@ def _row(values: Sequence[Any], moves: Sequence[str]) -> GameRow:
         ai_due=ai_due is None or bool(ai_due),
         invite=invite,
         deals=json.loads(deals) if deals else None,
+        players=(player0, player1),
     )
 
 
-class Store(Protocol):
+# -- players and sessions -------------------------------------------------------------------------
+
+_PLAYER_COLUMNS = "p.id, p.name, p.username, p.password, p.created_at, p.deleted_at"
+_INSERT_PLAYER = "INSERT INTO players (id, created_at, name) VALUES (?, ?, ?)"
+_INSERT_SESSION = "INSERT INTO sessions (id, player_id, created_at, expires_at) VALUES (?, ?, ?, ?)"
+_SESSION_PLAYER = (
+    f"SELECT {_PLAYER_COLUMNS}, s.expires_at FROM sessions s JOIN players p ON p.id = s.player_id "
+    "WHERE s.id = ? AND s.expires_at > ? AND p.deleted_at IS NULL"
+)
+_SELECT_PLAYER = f"SELECT {_PLAYER_COLUMNS} FROM players p WHERE p.id = ?"
+_PLAYER_BY_KEY = f"SELECT {_PLAYER_COLUMNS} FROM players p WHERE p.username_key = ?"
+_RENEW_SESSION = "UPDATE sessions SET expires_at = ? WHERE id = ?"
+_END_SESSION = "DELETE FROM sessions WHERE id = ?"
+_END_SESSIONS = "DELETE FROM sessions WHERE player_id = ?"
+# A guest becomes an account once; the unique username_key refuses a name already taken.
+_MAKE_ACCOUNT = (
+    "UPDATE players SET username = ?, username_key = ?, password = ?, name = COALESCE(name, ?) "
+    "WHERE id = ? AND username_key IS NULL AND deleted_at IS NULL"
+)
+_SET_PASSWORD = "UPDATE players SET password = ? WHERE id = ? AND deleted_at IS NULL"
+_SET_PLAYER_NAME = "UPDATE players SET name = ? WHERE id = ? AND deleted_at IS NULL"
+# A guest's games go to the account they sign in to, except a game where that account holds
+# the other seat: nobody may hold both seats of a game.
+_ADOPTABLE = (
+    "SELECT id FROM games WHERE (player0 = ? AND (player1 IS NULL OR player1 <> ?)) "
+    "OR (player1 = ? AND (player0 IS NULL OR player0 <> ?))"
+)
+_ADOPT = (
+    "UPDATE games SET player{seat} = ? "
+    "WHERE player{seat} = ? AND (player{other} IS NULL OR player{other} <> ?)"
+)
+_PLAYER_GAME_IDS = "SELECT id FROM games WHERE player0 = ? OR player1 = ?"
+_RENAME_SEATS = "UPDATE games SET name{seat} = ? WHERE player{seat} = ?"
+# The row stays (the games point to it; its user name is never given to anyone else).
+_DELETE_PLAYER = (
+    "UPDATE players SET name = NULL, username = NULL, password = NULL, deleted_at = ? WHERE id = ?"
+)
+_PLAYER_GAMES = (
+    f"SELECT {_GAME_COLUMNS}, updated_at FROM games "
+    "WHERE (player0 = ? OR player1 = ?) AND status = ? "
+    "ORDER BY updated_at DESC, id LIMIT ? OFFSET ?"
+)
+_EXPIRED_SESSIONS = "DELETE FROM sessions WHERE expires_at <= ?"
+_GAMELESS_GUEST = (
+    "players.username_key IS NULL AND players.deleted_at IS NULL AND NOT EXISTS "
+    "(SELECT 1 FROM games WHERE games.player0 = players.id OR games.player1 = players.id)"
+)
+_IDLE_GUEST_SESSIONS = (
+    "DELETE FROM sessions WHERE expires_at < ? AND player_id IN "
+    f"(SELECT id FROM players WHERE {_GAMELESS_GUEST})"
+)
+_FORGET_GUESTS = (
+    f"DELETE FROM players WHERE {_GAMELESS_GUEST} AND NOT EXISTS "
+    "(SELECT 1 FROM sessions WHERE sessions.player_id = players.id)"
+)
+
+Step = tuple[str, Sequence[Any]]
+"""A statement (``?`` placeholders) and its values."""
+
+
+@dataclass(frozen=True)
+class Done:
+    """What one statement of a transaction did: the rows it changed, the rows it selected."""
+
+    count: int
+    rows: list[tuple[Any, ...]]
+
+
+def _player(values: Sequence[Any]) -> PlayerRow:
+    pid, name, username, password, created, deleted = values[:6]
+    return PlayerRow(pid, name, username, password, str(created), deleted is not None)
+
+
+class PlayerStore(Protocol):
+    """What the web app needs to know who is playing: players, sessions and their games."""
+
+    async def new_player(
+        self, player_id: str, name: str | None, session: str, expires: str
+    ) -> None:
+        """Store a new guest and its first session (``session``: the hash of its id)."""
+        ...
+
+    async def session_player(self, session: str) -> tuple[PlayerRow, str] | None:
+        """The player of an unexpired session and the session's expiry, or None."""
+        ...
+
+    async def add_session(
+        self, session: str, player_id: str, expires: str, *, replacing: str | None = None
+    ) -> None:
+        """Open a session for ``player_id``, ending the session ``replacing`` (if given)."""
+        ...
+
+    async def renew_session(self, session: str, expires: str) -> None:
+        """Move a session's expiry."""
+        ...
+
+    async def end_session(self, session: str) -> None:
+        """End one session (signing out)."""
+        ...
+
+    async def player(self, player_id: str) -> PlayerRow | None:
+        """A player by id."""
+        ...
+
+    async def account(self, username_key: str) -> PlayerRow | None:
+        """The account (deleted or not) whose user name folds to ``username_key``."""
+        ...
+
+    async def make_account(
+        self, player_id: str, username: str, username_key: str, password: str
+    ) -> bool:
+        """Turn a guest into an account (their name, if they had none, is the user name);
+        False if the player is not a guest; :class:`Duplicate` if the name is taken."""
+        ...
+
+    async def set_password(self, player_id: str, password: str, session: str, expires: str) -> None:
+        """Change an account's password, end all its sessions and open ``session`` instead."""
+        ...
+
+    async def set_player_name(self, player_id: str, name: str | None) -> None:
+        """The name a player's new games show (None: the games' defaults)."""
+        ...
+
+    async def adopt_games(self, guest_id: str, player_id: str) -> list[str]:
+        """Give ``player_id`` the seats of ``guest_id`` (not where it holds the other seat) and
+        end the guest's sessions; the ids of the games that changed hands."""
+        ...
+
+    async def delete_player(self, player_id: str, shown_as: str) -> list[str]:
+        """Delete an account: its sessions end, its user name, name and password are erased, its
+        seats' names become ``shown_as``; the ids of its games (which stay)."""
+        ...
+
+    async def player_games(
+        self, player_id: str, status: str, limit: int, offset: int = 0
+    ) -> list[tuple[GameRow, str]]:
+        """A player's games of ``status`` (without their moves) and when each last changed,
+        the most recent first."""
+        ...
+
+    async def forget_guests(self, now: str, idle_expiry: str) -> None:
+        """Delete expired sessions, and guests without a game whose session expires before
+        ``idle_expiry`` (not seen for long) with those sessions."""
+        ...
+
+
+class _Players:
+    """:class:`PlayerStore` written once, over three primitives each database provides."""
+
+    async def _one(self, sql: str, values: Sequence[Any]) -> tuple[Any, ...] | None:
+        raise NotImplementedError
+
+    async def _all(self, sql: str, values: Sequence[Any]) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    async def _tx(self, steps: Sequence[Step], *, announce: int | None = None) -> list[Done]:
+        """Run ``steps`` in one transaction; the game ids step ``announce`` selects are
+        announced to the other processes. A unique value taken raises :class:`Duplicate`."""
+        raise NotImplementedError
+
+    async def new_player(
+        self, player_id: str, name: str | None, session: str, expires: str
+    ) -> None:
+        now = _now()
+        await self._tx(
+            [
+                (_INSERT_PLAYER, (player_id, now, name)),
+                (_INSERT_SESSION, (session, player_id, now, expires)),
+            ]
+        )
+
+    async def session_player(self, session: str) -> tuple[PlayerRow, str] | None:
+        row = await self._one(_SESSION_PLAYER, (session, _now()))
+        return None if row is None else (_player(row), str(row[6]))
+
+    async def add_session(
+        self, session: str, player_id: str, expires: str, *, replacing: str | None = None
+    ) -> None:
+        steps: list[Step] = [] if replacing is None else [(_END_SESSION, (replacing,))]
+        steps.append((_INSERT_SESSION, (session, player_id, _now(), expires)))
+        await self._tx(steps)
+
+    async def renew_session(self, session: str, expires: str) -> None:
+        await self._tx([(_RENEW_SESSION, (expires, session))])
+
+    async def end_session(self, session: str) -> None:
+        await self._tx([(_END_SESSION, (session,))])
+
+    async def player(self, player_id: str) -> PlayerRow | None:
+        row = await self._one(_SELECT_PLAYER, (player_id,))
+        return None if row is None else _player(row)
+
+    async def account(self, username_key: str) -> PlayerRow | None:
+        row = await self._one(_PLAYER_BY_KEY, (username_key,))
+        return None if row is None else _player(row)
+
+    async def make_account(
+        self, player_id: str, username: str, username_key: str, password: str
+    ) -> bool:
+        values = (username, username_key, password, username, player_id)
+        (done,) = await self._tx([(_MAKE_ACCOUNT, values)])
+        return done.count == 1
+
+    async def set_password(self, player_id: str, password: str, session: str, expires: str) -> None:
+        await self._tx(
+            [
+                (_SET_PASSWORD, (password, player_id)),
+                (_END_SESSIONS, (player_id,)),
+                (_INSERT_SESSION, (session, player_id, _now(), expires)),
+            ]
+        )
+
+    async def set_player_name(self, player_id: str, name: str | None) -> None:
+        await self._tx([(_SET_PLAYER_NAME, (name, player_id))])
+
+    async def adopt_games(self, guest_id: str, player_id: str) -> list[str]:
+        done = await self._tx(
+            [
+                (_ADOPTABLE, (guest_id, player_id, guest_id, player_id)),
+                (_ADOPT.format(seat=0, other=1), (player_id, guest_id, player_id)),
+                (_ADOPT.format(seat=1, other=0), (player_id, guest_id, player_id)),
+                (_END_SESSIONS, (guest_id,)),
+            ],
+            announce=0,
+        )
+        return [r[0] for r in done[0].rows]
+
+    async def delete_player(self, player_id: str, shown_as: str) -> list[str]:
+        done = await self._tx(
+            [
+                (_PLAYER_GAME_IDS, (player_id, player_id)),
+                (_RENAME_SEATS.format(seat=0), (shown_as, player_id)),
+                (_RENAME_SEATS.format(seat=1), (shown_as, player_id)),
+                (_END_SESSIONS, (player_id,)),
+                (_DELETE_PLAYER, (_now(), player_id)),
+            ],
+            announce=0,
+        )
+        return [r[0] for r in done[0].rows]
+
+    async def player_games(
+        self, player_id: str, status: str, limit: int, offset: int = 0
+    ) -> list[tuple[GameRow, str]]:
+        rows = await self._all(_PLAYER_GAMES, (player_id, player_id, status, limit, offset))
+        return [(_row(r, []), str(r[22])) for r in rows]
+
+    async def forget_guests(self, now: str, idle_expiry: str) -> None:
+        await self._tx(
+            [
+                (_EXPIRED_SESSIONS, (now,)),
+                (_IDLE_GUEST_SESSIONS, (idle_expiry,)),
+                (_FORGET_GUESTS, ()),
+            ]
+        )
+
+
+class Store(PlayerStore, Protocol):
     """What the web app needs from a database."""
 
     url: str
@@ -302,8 +610,11 @@ class Store(Protocol):
         """
         ...
 
-    async def claim(self, game_id: str, seat: int, token: str, name: str) -> bool:
-        """Give ``seat`` of a friend game its token and name, if its invitation is unspent."""
+    async def claim(
+        self, game_id: str, seat: int, token: str, name: str, player: str | None = None
+    ) -> bool:
+        """Give ``seat`` of a friend game its token, name and player, if its invitation is
+        unspent."""
         ...
 
     async def update(self, game_id: str, **fields: Any) -> None:
@@ -380,7 +691,7 @@ async def open_store(url: str | None, *, exclusive: bool = False) -> Store:
     )
 
 
-class SQLiteStore:
+class SQLiteStore(_Players):
     """Games in an SQLite file (WAL: a write is safe once its call returns, even on kill -9).
 
     One server process at a time: a server's store (``exclusive``) holds a lock on ``PATH.lock``,
@@ -499,8 +810,10 @@ class SQLiteStore:
             db.execute("ROLLBACK")
             raise
 
-    async def claim(self, game_id: str, seat: int, token: str, name: str) -> bool:
-        cur = self._db.execute(_claim_sql(seat), (token, name, game_id))
+    async def claim(
+        self, game_id: str, seat: int, token: str, name: str, player: str | None = None
+    ) -> bool:
+        cur = self._db.execute(_claim_sql(seat), (token, name, player, game_id))
         return cur.rowcount == 1
 
     async def update(self, game_id: str, **fields: Any) -> None:
@@ -527,6 +840,32 @@ class SQLiteStore:
 
     async def listen(self, callback: Listener) -> None:
         return None
+
+    async def _one(self, sql: str, values: Sequence[Any]) -> tuple[Any, ...] | None:
+        row: tuple[Any, ...] | None = self._db.execute(sql, values).fetchone()
+        return row
+
+    async def _all(self, sql: str, values: Sequence[Any]) -> list[tuple[Any, ...]]:
+        return self._db.execute(sql, values).fetchall()
+
+    async def _tx(self, steps: Sequence[Step], *, announce: int | None = None) -> list[Done]:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            done = []
+            for sql, values in steps:
+                cur = db.execute(sql, values)
+                done.append(Done(cur.rowcount, cur.fetchall() if cur.description else []))
+            db.execute("COMMIT")
+            return done
+        except sqlite3.IntegrityError as e:
+            db.execute("ROLLBACK")
+            if "UNIQUE" in str(e):
+                raise Duplicate(str(e)) from None
+            raise
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     async def close(self) -> None:
         self._db.close()
@@ -581,6 +920,8 @@ def _insert_values(game: GameRow, now: str) -> tuple[Any, ...]:
         int(game.ai_due),
         game.invite,
         json.dumps(game.deals) if game.deals else None,
+        game.players[0],
+        game.players[1],
     )
 
 
@@ -624,7 +965,7 @@ def _updates(fields: dict[str, Any]) -> tuple[str, list[Any]]:
 _CHANNEL = "hanamikoji_games"
 
 
-class PostgresStore:
+class PostgresStore(_Players):
     """Games in PostgreSQL; changes are announced to other processes with LISTEN/NOTIFY."""
 
     def __init__(self, url: str) -> None:
@@ -733,9 +1074,11 @@ class PostgresStore:
                 await conn.execute(_pg(_SET_DEALS), (json.dumps(deals), game_id))
         return True
 
-    async def claim(self, game_id: str, seat: int, token: str, name: str) -> bool:
+    async def claim(
+        self, game_id: str, seat: int, token: str, name: str, player: str | None = None
+    ) -> bool:
         async with self._pool.connection() as conn, conn.transaction():
-            cur = await conn.execute(_pg(_claim_sql(seat)), (token, name, game_id))
+            cur = await conn.execute(_pg(_claim_sql(seat)), (token, name, player, game_id))
             if cur.rowcount != 1:
                 return False
             await self._announce(conn, game_id)
@@ -775,6 +1118,34 @@ class PostgresStore:
     async def save_analysis(self, game_id: str, data: dict[str, Any]) -> None:
         async with self._pool.connection() as conn:
             await conn.execute(_pg(_SAVE_ANALYSIS), (game_id, json.dumps(data), _now()))
+
+    async def _one(self, sql: str, values: Sequence[Any]) -> tuple[Any, ...] | None:
+        async with self._pool.connection() as conn:
+            cur = await conn.execute(_pg(sql), values)
+            row: tuple[Any, ...] | None = await cur.fetchone()
+            return row
+
+    async def _all(self, sql: str, values: Sequence[Any]) -> list[tuple[Any, ...]]:
+        async with self._pool.connection() as conn:
+            cur = await conn.execute(_pg(sql), values)
+            return list(await cur.fetchall())
+
+    async def _tx(self, steps: Sequence[Step], *, announce: int | None = None) -> list[Done]:
+        import psycopg
+
+        try:
+            async with self._pool.connection() as conn, conn.transaction():
+                done = []
+                for sql, values in steps:
+                    cur = await conn.execute(_pg(sql), values)
+                    rows = list(await cur.fetchall()) if cur.description else []
+                    done.append(Done(cur.rowcount, rows))
+                if announce is not None:
+                    for game_id, *_ in done[announce].rows:
+                        await self._announce(conn, game_id)
+                return done
+        except psycopg.errors.UniqueViolation as e:
+            raise Duplicate(str(e)) from None
 
     async def listen(self, callback: Listener) -> None:
         import psycopg
