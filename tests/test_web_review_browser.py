@@ -258,6 +258,16 @@ def test_the_graph_is_one_line_the_players_chance_ending_at_the_result(
         assert item.locator("svg.swatch").count() == 1 and item.inner_text().strip()
     me = record.players[SEAT]
     assert me in legend.first.inner_text()  # whose chance the line is
+
+    # the summary says who won and how, in the table's words
+    summary = page.locator("#summary").inner_text()
+    if outcome.winner is None:
+        assert summary.startswith("After ") and "a draw" in summary, summary
+    else:
+        winner = record.players[outcome.winner]
+        words = {"charm": "won, reaching", "geisha": "won the favour of", "round-limit": "won with"}
+        assert winner.lower() in summary.lower(), summary  # "easy" is shown as "AI (Easy)"
+        assert words[outcome.reason.value] in summary, summary
     no_page_errors(page)
 
 

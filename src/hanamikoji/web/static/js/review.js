@@ -127,17 +127,27 @@ function minusPlayed(now, before) {
   return out;
 }
 
+/** Who won and how, in the words of the table's ending: "Anna won, reaching 12 charm (9 for AI)". */
 function summary() {
   const end = result();
   if (!end) return "";
-  const who = end.winner === null || end.winner === undefined ? null : nameOf(end.winner);
-  const reason = t(`review.reason.${end.reason}`);
+  const w = end.winner;
+  const frames = state.review.frames;
+  const rounds = frames[frames.length - 1]?.round ?? 0;
+  const charm = end.charm ?? [0, 0];
+  const geisha = end.geisha ?? [0, 0];
   const score = t("review.final_score", {
     a: nameOf(state.near), b: nameOf(1 - state.near),
     charmA: end.charm?.[state.near] ?? "", charmB: end.charm?.[1 - state.near] ?? "",
     geishaA: end.geisha?.[state.near] ?? "", geishaB: end.geisha?.[1 - state.near] ?? "",
   });
-  return `${who ? t("review.winner", { name: who, reason }) : t("review.draw", { reason })} ${score}`;
+  if (w !== 0 && w !== 1) return `${t("review.why.draw", { rounds, charm: charm[0] })} ${score}`;
+  const key = end.reason === "round-limit" ? "round_limit" : end.reason;
+  const why = t(`review.why.${key}`, {
+    name: nameOf(w), loser: nameOf(1 - w), rounds,
+    charm: charm[w], other: key === "geisha" ? geisha[1 - w] : charm[1 - w], geisha: geisha[w],
+  });
+  return why.startsWith("review.") ? `${t("review.winner", { name: nameOf(w), reason: t(`review.reason.${end.reason}`) })} ${score}` : `${why} ${score}`;
 }
 
 function frameText(frame) {
