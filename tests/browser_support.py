@@ -33,9 +33,6 @@ AI_TIMEOUT_MS = 60_000
 LANG = "code => document.documentElement.lang === code"
 STEP = "document.querySelector('#step').textContent.trim()"
 
-FINISHED: list[str] = []
-"""Games finished by clicks in this module's tests (the review test reuses one)."""
-
 
 # -- fixtures -------------------------------------------------------------------------------------
 
