@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -668,26 +669,36 @@ def _forget(request: web.Request) -> None:
 
 
 async def _session_cookie(request: web.Request, response: web.StreamResponse) -> None:
-    """Send the session cookie a handler chose (HttpOnly, SameSite=Lax, Secure over HTTPS)."""
+    """Send the session cookie a handler chose (HttpOnly, SameSite=Lax, Secure over HTTPS).
+
+    Written as headers: by the time this runs, aiohttp has turned ``set_cookie`` into them.
+    """
     if _SESSION not in request:
         return
     chosen = request[_SESSION]
     if chosen is None:
-        response.del_cookie(SESSION_COOKIE, path="/")
-        for name in request.cookies:
-            if name.startswith("hk_"):  # the seats this browser held: their links still open them
-                response.del_cookie(name, path="/")
+        names = [SESSION_COOKIE, *(n for n in request.cookies if n.startswith("hk_"))]
+        for name in names:  # the seats this browser held too: their links still open them
+            response.headers.add("Set-Cookie", _cookie(request, name, "", 0))
         return
     session_id, days = chosen
-    response.set_cookie(
-        SESSION_COOKIE,
-        session_id,
-        path="/",
-        httponly=True,
-        samesite="Lax",
-        secure=request.app[SETTINGS].https,
-        max_age=days * 24 * 60 * 60,
-    )
+    response.headers.add("Set-Cookie", _cookie(request, SESSION_COOKIE, session_id, days * 86400))
+
+
+def _cookie(request: web.Request, name: str, value: str, max_age: int) -> str:
+    """A ``Set-Cookie`` value as the seats' cookies are made (``max_age`` 0: delete it)."""
+    jar: SimpleCookie = SimpleCookie()
+    jar[name] = value
+    morsel = jar[name]
+    morsel["path"] = "/"
+    morsel["httponly"] = True
+    morsel["samesite"] = "Lax"
+    morsel["max-age"] = max_age
+    if max_age == 0:
+        morsel["expires"] = "Thu, 01 Jan 1970 00:00:00 GMT"
+    if request.app[SETTINGS].https:
+        morsel["secure"] = True
+    return morsel.OutputString()
 
 
 async def _name_for(
