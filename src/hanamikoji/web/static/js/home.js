@@ -7,6 +7,7 @@ import { $, fill } from "./dom.js";
 import { reasonOf } from "./errors.js";
 import { startGuidedGame } from "./guide.js";
 import { initI18n, onLanguageChange, t } from "./i18n.js";
+import { showMine } from "./mine.js";
 import "./prefs.js"; // the theme chosen at the table (light, dark or the system's) holds here too
 
 const NAME_KEY = "hanamikoji.name";
@@ -29,10 +30,8 @@ function options(mode) {
     max_rounds: $("#rounds").value === "none" ? null : Number($("#rounds").value),
   };
   if (mode === "ai") body.level = $("#level").value;
-  if (name) {
-    body.name = name.slice(0, 40);
-    remember(NAME_KEY, body.name);
-  }
+  body.name = name.slice(0, 40); // the player's name from now on (empty: "Player 1")
+  remember(NAME_KEY, body.name);
   return body;
 }
 
@@ -89,6 +88,10 @@ async function main() {
   } catch {
     /* nothing kept */
   }
+  // The player's own name (kept by the server, on every device once signed in) comes first.
+  showMine().then((me) => {
+    if (me.name && document.activeElement !== $("#name")) $("#name").value = me.name;
+  });
   $("#new-game").addEventListener("submit", (event) => {
     event.preventDefault();
     start("ai", $("#start-ai"));

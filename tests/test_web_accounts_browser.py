@@ -1,0 +1,228 @@
+"""Identity in the browser: a guest plays, creates an account, signs in from another browser profile
+and goes on with the game there; the home page's list of the player's games; the account page.
+
+Short games only (the beginner AI, a few moves): the rules and whole games have their own tests.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from playwright.sync_api import Browser, Page
+
+from browser_support import (
+    DESKTOP,
+    PHONE,
+    game_id,
+    legal,
+    make_move,
+    new_context,
+    no_horizontal_scroll,
+    no_page_errors,
+    open_page,
+    shot,
+    until,
+    wait_for_game,
+    wait_for_my_turn,
+)
+from test_web_a11y import Findings
+from web_support import Server
+
+PASSWORD = "cherry blossom 7"
+
+
+def start_beginner_game(page: Page, server: Server, name: str = "") -> str:
+    """A game against the beginner from the home page's form, the player first; its id."""
+    page.goto(f"{server.url}/")
+    page.locator("#level").select_option("beginner")
+    page.locator("#seat").select_option("0")
+    if name:
+        page.locator("#name").fill(name)
+    page.locator("#start-ai").click()
+    page.wait_for_url(re.compile(r"/g/[^/?#]+"))
+    wait_for_game(page)
+    return game_id(page)
+
+
+def play_moves(page: Page, n: int, rng: random.Random) -> None:
+    for _ in range(n):
+        wait_for_my_turn(page)
+        make_move(page, rng.choice(legal(page)))
+    wait_for_my_turn(page)
+
+
+def account_form(page: Page, form: str, username: str, password: str = PASSWORD) -> None:
+    """Fill and send the account page's create or sign-in form; wait for its answer."""
+    page.locator(f"#{form}-username").fill(username)
+    page.locator(f"#{form}-password").fill(password)
+    page.locator(f"#{form}-form button[type=submit]").click()
+
+
+def test_a_guest_keeps_the_game_on_another_device_after_creating_an_account(
+    browser: Browser, server: Server
+) -> None:
+    rng = random.Random(17)
+    laptop = new_context(browser)
+    phone = new_context(browser, viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        page = open_page(laptop)
+        game = start_beginner_game(page, server, name="Sakura")
+        play_moves(page, 2, rng)
+        # The tab closed, the game is on the home page.
+        page.goto(f"{server.url}/")
+        row = page.locator(f'#mine-on li[data-game="{game}"]')
+        until(page, "() => !document.querySelector('#mine').hidden", why="no list of games")
+        assert row.get_attribute("data-turn") == "you"
+        assert "Your turn" in row.inner_text() and "AI (Beginner)" in row.inner_text()
+        assert page.locator("#mine-guest").is_visible()
+        assert page.locator("#name").input_value() == "Sakura"
+        assert page.locator("#account-link").inner_text() == "Sign in"
+        shot(page, "accounts-home-guest.png")
+
+        page.locator("#account-link").click()
+        page.wait_for_url(re.compile(r"/account$"))
+        until(
+            page,
+            "() => document.querySelector('#account').dataset.state === 'guest'",
+            why="no guest state",
+        )
+        shot(page, "accounts-guest.png")
+        account_form(page, "create", "sakura_ok")
+        until(
+            page,
+            "() => document.querySelector('#account').dataset.state === 'account'",
+            why="no account",
+        )
+        assert "Account created" in page.locator("#account-status").inner_text()
+        assert page.locator("#account-title").inner_text() == "Signed in as sakura_ok"
+        shot(page, "accounts-signed-in.png")
+
+        there = open_page(phone)
+        there.goto(f"{server.url}/account")
+        until(
+            there,
+            "() => document.querySelector('#account').dataset.state === 'guest'",
+            why="no guest state",
+        )
+        account_form(there, "signin", "SAKURA_0K", "wrong password")  # 0 for O: the same name
+        until(
+            there,
+            "() => !document.querySelector('#signin-form .form-error').hidden",
+            why="no error",
+        )
+        assert "wrong" in there.locator("#signin-form .form-error").inner_text()
+        assert there.locator("#signin-password").get_attribute("aria-invalid") is None
+        account_form(there, "signin", "SAKURA_0K")
+        until(
+            there,
+            "() => document.querySelector('#account').dataset.state === 'account'",
+            why="not signed in",
+        )
+        assert "Welcome back, sakura_ok" in there.locator("#account-status").inner_text()
+        no_horizontal_scroll(there)
+        shot(there, "accounts-signed-in-phone.png")
+        there.locator("#games-link").click()
+        until(there, "() => document.querySelectorAll('#mine-on li').length > 0", why="no games")
+        assert there.locator("#account-link").inner_text() == "sakura_ok"
+        assert there.locator("#name").input_value() == "Sakura"
+        no_horizontal_scroll(there)
+        shot(there, "accounts-home-phone.png")
+        there.locator(f'#mine-on li[data-game="{game}"] a').click()
+        there.wait_for_url(re.compile(rf"/g/{game}$"))  # no token in the link: the account opens it
+        wait_for_game(there)
+        play_moves(there, 1, rng)
+        # The laptop sees the move made on the phone.
+        page.goto(f"{server.url}/g/{game}")
+        wait_for_game(page)
+        wait_for_my_turn(page)
+        assert page.locator("#log li").count() >= 3
+        for p in (page, there):
+            no_page_errors(p)
+    finally:
+        laptop.close()
+        phone.close()
+
+
+def test_the_home_page_lists_games_on_and_finished(browser: Browser, server: Server) -> None:
+    context = new_context(browser)
+    try:
+        page = open_page(context)
+        # A game resigned at once, then one still on, then an invitation not taken yet.
+        resigned = start_beginner_game(page, server)
+        page.locator("#resign").click()
+        page.locator("#resign-yes").click()
+        until(page, "() => !document.querySelector('#result').hidden", why="no result")
+        on = start_beginner_game(page, server)
+        page.goto(f"{server.url}/")
+        page.locator("#invite").click()
+        until(page, "() => !document.querySelector('#invite-result').hidden", why="no invitation")
+        page.goto(f"{server.url}/")
+        until(page, "() => document.querySelectorAll('#mine-on li').length === 2", why="no games")
+        turns = page.locator("#mine-on li").evaluate_all("items => items.map(i => i.dataset.turn)")
+        assert turns == ["you", "invite"]  # your turn first
+        assert page.locator("#mine-on li").first.get_attribute("data-game") == on
+        assert "Waiting for your friend" in page.locator("#mine-on li").nth(1).inner_text()
+        done = page.locator(f'#mine-finished li[data-game="{resigned}"]')
+        assert done.get_attribute("data-result") == "lost" and "Lost" in done.inner_text()
+        assert page.locator("#mine-more").is_hidden()
+        shot(page, "accounts-home-games.png")
+        page.locator("#lang").select_option("cs")
+        until(
+            page,
+            "() => document.querySelector('#mine-title').textContent === 'Vaše hry'",
+            why="no cs",
+        )
+        assert (
+            "Prohra" in done.inner_text()
+            and "Jste na tahu" in page.locator("#mine-on").inner_text()
+        )
+        page.locator("#lang").select_option("en")
+        done.locator("a").click()
+        page.wait_for_url(re.compile(rf"/review/{resigned}$"))
+        page.set_viewport_size(DESKTOP)
+        no_page_errors(page)
+    finally:
+        context.close()
+
+
+def test_the_account_page_and_the_games_list_are_accessible(
+    browser: Browser, server: Server
+) -> None:
+    """axe-core and the a11y module's own checks, at a laptop, a window and a phone, and dark."""
+    findings = Findings()
+    context = new_context(browser)
+    try:
+        page = open_page(context)
+        page.goto(f"{server.url}/account")
+        until(
+            page, "() => document.querySelector('#account').dataset.state === 'guest'", why="guest"
+        )
+        account_form(page, "create", "ab")  # too short: the rule, at the field
+        until(page, "() => !document.querySelector('#create-form .form-error').hidden", why="error")
+        assert "3 to 20 letters" in page.locator("#create-form .form-error").inner_text()
+        assert page.locator("#create-username").get_attribute("aria-invalid") == "true"
+        findings.check(page, "account: a guest, a user name refused")
+        account_form(page, "create", "Tsubaki")
+        until(
+            page,
+            "() => document.querySelector('#account').dataset.state === 'account'",
+            why="account",
+        )
+        page.locator("#delete-form button[type=submit]").click()  # not confirmed
+        until(
+            page, "() => !document.querySelector('#delete-form .form-error').hidden", why="confirm"
+        )
+        findings.check(page, "account: signed in, a deletion not confirmed")
+        start_beginner_game(page, server)
+        page.locator("#resign").click()
+        page.locator("#resign-yes").click()
+        until(page, "() => !document.querySelector('#result').hidden", why="no result")
+        start_beginner_game(page, server)
+        page.goto(f"{server.url}/")
+        until(page, "() => document.querySelectorAll('#mine li').length === 2", why="no games")
+        findings.check(page, "home: your games")
+        no_page_errors(page)
+    finally:
+        context.close()
+    findings.assert_clean()
