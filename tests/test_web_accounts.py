@@ -536,6 +536,8 @@ async def test_a_signed_in_player_opens_their_seat_anywhere_never_the_other(serv
         assert (await seat_of(bob, game))["view"]["seat"] == 1
         theirs = await seat_of(stranger, game)
         assert theirs["type"] == "error" and theirs["code"] == "bad-token"
+        # A link decides alone, as before: a wrong one opens nothing, even for the seat's player.
+        assert (await seat_of(annas_phone, game, "WRONG"))["code"] == "bad-token"
         # Bob signed in on Marta's phone too: each identity opens its own seat only.
         async with server.browser() as shared:
             await sign_in(shared, "Nils")

@@ -306,7 +306,10 @@ def _page(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         if not path.is_file():
             return web.Response(status=500, text=f"the front end is missing ({path.name})")
         response = web.FileResponse(path, headers={"Cache-Control": "no-cache"})
-        await identify(request, create=True)  # a first visit: the visitor is a guest from now
+        try:
+            await identify(request, create=True)  # a first visit: the visitor is a guest from now
+        except Exception:  # the database failed: the page is served all the same, without one
+            log.exception("no identity for a visitor of %s", name)
         token = request.query.get("t")
         if name == "game" and game_id is not None and token:
             # Only a token that opens a seat of this game is kept: a crafted link must not
@@ -435,7 +438,11 @@ async def _join(request: web.Request) -> web.Response:
         raise WebError(
             "bad-request", f"unknown keys {show(sorted(unknown), 80)}; expected invite, name"
         )
-    identity = await identify(request, create=True)
+    identity = await identify(request)
+    if identity is None:  # a guest for whoever takes the seat, not for a refusal
+        offered = await request.app[SERVICE].invitation(game_id, body.get("invite"))
+        if offered["status"] == "open":
+            identity = await identify(request, create=True)
     game, seat, token = await request.app[SERVICE].join(
         game_id,
         body.get("invite"),
@@ -522,7 +529,9 @@ async def _socket(request: web.Request) -> web.StreamResponse:
     hub = request.app[HUB]
     game_id = request.match_info["game"]
     token = request.query.get("t") or request.cookies.get(cookie_name(game_id))
-    identity = await identify(request)  # a signed-in player's seats open on any device
+    # Without a link, the player's own seat opens (on any device they are signed in on); a link
+    # decides alone, as it always has.
+    identity = None if request.query.get("t") else await identify(request)
     ws = web.WebSocketResponse(heartbeat=30, max_msg_size=MAX_MESSAGE)
     await ws.prepare(request)
     try:
