@@ -146,10 +146,11 @@ def history_entries(record: Record) -> list[tuple[int, int, str] | None]:
     each scored round's reveal."""
     out: list[tuple[int, int, str] | None] = []
     state = record.replay()
-    for ply in state.history:
+    plies = list(state.history)
+    for i, ply in enumerate(plies):
         out.append((ply.round, ply.seat, str(ply.move)))
-        nxt = [p for p in state.history if p.round == ply.round]
-        if ply is nxt[-1] and len(state.scorings) >= ply.round:
+        last_of_round = i + 1 == len(plies) or plies[i + 1].round != ply.round
+        if last_of_round and len(state.scorings) >= ply.round:
             out.append(None)
     return out
 
@@ -205,6 +206,7 @@ def test_a_whole_game_keeps_the_decision_on_screen_and_tells_every_move(
         record = record_of(page, server, game_id(page))
         seat = 1
         entries = history_entries(record)
+        assert len(entries) == history_length(page)  # the page's history, entry for entry
         for length, text in told:
             # the status names each of the opponent's moves since the player's own last one
             mine = [i for i, e in enumerate(entries[:length]) if e is not None and e[1] == seat]
