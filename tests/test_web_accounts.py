@@ -11,7 +11,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import aiohttp
 import pytest
@@ -405,6 +405,28 @@ async def test_a_huge_password_is_refused_before_any_hashing(server: Server) -> 
         assert (await call(browser, "GET", "/api/me", 200))["account"] is False
         await sign_up(browser, "Frank", "x" * 1024)  # the longest allowed
         assert hashed == [1024]
+
+
+async def test_an_unknown_name_is_checked_as_long_as_a_wrong_password(server: Server) -> None:
+    """The same answer after the same work: a sign-in never tells whether a name has an account."""
+    checked = []
+
+    class Counting(PasswordHasher):
+        def verify(self, hash: str | bytes, password: str | bytes) -> Literal[True]:
+            checked.append(hash)
+            return CHEAP.verify(hash, password)
+
+    server.app[ACCOUNTS].hasher = Counting(time_cost=1, memory_cost=1024, parallelism=1)
+    async with server.browser() as owner, server.browser() as other:
+        await sign_up(owner, "Rita")
+        answers = []
+        for name in ("Rita", "Nobody"):
+            body = {"username": name, "password": "not the password"}
+            answers.append(await call(other, "POST", "/api/account/signin", 401, json=body))
+        assert (
+            answers[0]["error"] == answers[1]["error"] == "the user name or the password is wrong"
+        )
+        assert len(checked) == 2 and checked[0] != checked[1]  # the account's hash, then a decoy
 
 
 async def test_the_real_hash_is_argon2id(make: Callable[..., Awaitable[Server]]) -> None:
