@@ -10,6 +10,7 @@ import sqlite3
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
@@ -184,6 +185,32 @@ async def test_a_forged_or_expired_session_is_a_new_guest(server: Server) -> Non
         again = session_of(browser)
         await call(browser, "GET", "/api/me", 200)
         assert session_of(browser) != again
+
+
+async def test_idle_guests_without_games_are_forgotten(server: Server) -> None:
+    store = server.service.store
+    now = datetime.now(UTC)
+
+    def stamp(days: int) -> str:
+        return (now + timedelta(days=days)).isoformat(timespec="milliseconds")
+
+    async with server.browser() as idle, server.browser() as player, server.browser() as fresh:
+        for browser in (idle, player, fresh):
+            await visit(browser)
+        game = await new_game(player, mode="ai", level="beginner", seat=0)
+        stale = [session_hash(session_of(b) or "") for b in (idle, player)]
+        for hashed in stale:  # last seen 40 days ago: the session expires in 325 days
+            update = "UPDATE sessions SET expires_at = ? WHERE id = ?"
+            await store._tx([(update, (stamp(325), hashed))])  # type: ignore[attr-defined]
+        await store.forget_guests(stamp(0), stamp(365 - 30))
+        assert await store.session_player(stale[0]) is None
+        assert (await call(idle, "GET", "/api/me", 200))["account"] is False  # a new guest
+        # A guest with a game keeps it and their session; a guest seen lately keeps theirs.
+        assert await store.session_player(stale[1]) is not None
+        assert await store.session_player(session_hash(session_of(fresh) or "")) is not None
+        row = await server.service.get(game["game"])
+        assert row is not None and row.row.players[0] is not None
+        assert await store.player(row.row.players[0]) is not None
 
 
 # -- accounts --------------------------------------------------------------------------------------

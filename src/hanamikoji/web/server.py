@@ -710,16 +710,14 @@ def _cookie(request: web.Request, name: str, value: str, max_age: int) -> str:
     return morsel.OutputString()
 
 
-async def _name_for(
-    request: web.Request, identity: Identity | None, body: dict[str, Any]
-) -> str | None:
-    """The name a new seat shows: the one typed (kept as the player's), else the player's."""
+async def _name_for(request: web.Request, identity: Identity | None, body: dict[str, Any]) -> Any:
+    """The name a new seat shows: the one typed (kept as the player's), else the player's (as
+    sent: the service checks it)."""
     if "name" not in body:
         return identity.player.name if identity else None
     if identity is not None:
         await request.app[ACCOUNTS].rename(identity, body["name"])
-    name: str | None = body["name"]
-    return name
+    return body["name"]
 
 
 def _only(body: dict[str, Any], keys: tuple[str, ...]) -> None:
