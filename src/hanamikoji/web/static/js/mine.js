@@ -57,7 +57,8 @@ function onItem(game) {
   const who = opponent(game);
   const status =
     game.turn === "you" ? t("mine.your_turn") : game.turn === "invite" ? t("mine.invite") : t("mine.their_turn", { name: who });
-  const what = `${t("mine.against", { name: who })} · ${rules(game)}`;
+  // A friend who has not come yet has no name to show.
+  const what = game.turn === "invite" ? rules(game) : `${t("mine.against", { name: who })} · ${rules(game)}`;
   const mine = game.turn === "you";
   return h(
     "li",
