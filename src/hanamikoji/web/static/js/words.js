@@ -65,10 +65,14 @@ export function frameLine(move, name) {
   return t(`review.${m.kind}`, { ...params(move), name });
 }
 
+/** The name the server gives the seats of a deleted account (web/identity.py). */
+const DELETED = "deleted player";
+
 /** A player's name as shown: the server's default names ("Player 1", "Player 2") are translated. */
 export function displayName(name, seat) {
   const m = /^Player ([12])$/.exec(name || "");
   if (m) return t("game.player_n", { n: m[1] });
+  if (name === DELETED) return t("game.deleted_player");
   return name || t("game.player_n", { n: seat + 1 });
 }
 
