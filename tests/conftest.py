@@ -89,3 +89,6 @@ def one_round(
 
 # The browser tests' fixtures (a server and a chromium per module), for every browser test module.
 from browser_support import browser, context, page, server  # noqa: E402, F401
+
+# The lobby's and the clocks' in-process server on each database (tests/lobby_support.py).
+from lobby_support import make_site, site, site_db  # noqa: E402, F401

@@ -25,8 +25,10 @@ from aiohttp import WSMsgType, web
 from aiohttp.http_exceptions import HttpProcessingError
 
 from hanamikoji.ai.levels import LEVELS
-from hanamikoji.web.identity import SESSION_COOKIE, Accounts, FieldError, Identity
+from hanamikoji.clock import Clock, TimeControl
+from hanamikoji.web.identity import SESSION_COOKIE, Accounts, FieldError, Identity, username_key
 from hanamikoji.web.limits import Limits
+from hanamikoji.web.lobby import Lobby, challenge_json, visible
 from hanamikoji.web.service import (
     DEFAULT_LEVEL,
     GameService,
@@ -38,7 +40,7 @@ from hanamikoji.web.service import (
     show,
     token_seat,
 )
-from hanamikoji.web.store import Store, open_store, safe_url
+from hanamikoji.web.store import ChallengeRow, Store, open_store, safe_url
 
 __all__ = ["SERVICE", "STATIC", "Settings", "create_app", "read_json", "serve"]
 
@@ -60,6 +62,7 @@ _PAGES = {
     "review": "review.html",
     "rules": "rules.html",
     "join": "join.html",
+    "lobby": "lobby.html",
 }
 _STATUS = {
     "bad-request": 400,
@@ -78,6 +81,12 @@ _STATUS = {
     "taken": 409,
     "too-many": 429,
     "busy": 503,
+    "own-challenge": 403,
+    "not-yours": 403,
+    "accepted": 410,
+    "cancelled": 410,
+    "expired": 410,
+    "out-of-time": 409,
 }
 
 
@@ -270,10 +279,64 @@ class Hub:
             game.state.view(seat),
             online=self.online(game.id, 1 - seat),
             rematch=await self.service.rematch_link(game, seat),
+            now=self.service.now_ms(),
         )
+
+    def connected(self) -> list[tuple[str, int]]:
+        """Every ``(game, seat)`` with a socket here."""
+        return sorted({(game_id, c.seat) for game_id, conns in self.games.items() for c in conns})
+
+
+@dataclass(eq=False)
+class LobbyConnection:
+    """One open lobby socket, and who it is (None: a visitor without an identity)."""
+
+    conn: Connection
+    player: str | None
+    key: str | None  # the player's folded user name (challenges addressed to them)
+
+
+@dataclass
+class LobbyHub:
+    """The open lobby sockets of this process."""
+
+    lobby: Lobby
+    conns: set[LobbyConnection] = field(default_factory=set)
+
+    def present(self) -> list[str]:
+        """The players with the lobby open here."""
+        return [c.player for c in self.conns if c.player is not None]
+
+    async def publish(self, c: ChallengeRow) -> None:
+        """Tell every lobby socket here that may see ``c`` what became of it; once accepted,
+        its two players are sent to their seats."""
+        started: dict[str, str | None] = {}
+        for lc in list(self.conns):
+            if not visible(c, lc.player, lc.key):
+                continue
+            if c.status == "open":
+                await lc.conn.send(
+                    {"type": "challenge", "challenge": challenge_json(c, lc.player, lc.key)}
+                )
+                continue
+            await lc.conn.send({"type": "gone", "id": c.id, "why": c.status})
+            player = lc.player
+            if (
+                c.status == "accepted"
+                and player is not None
+                and player in (c.player, c.accepted_by)
+            ):
+                if player not in started:
+                    started[player] = await self.lobby.game_url(c, player)
+                url = started[player]
+                if url is not None:
+                    await lc.conn.send(
+                        {"type": "start", "challenge": c.id, "game": c.game, "url": url}
+                    )
 
 
 HUB = web.AppKey("hub", Hub)
+LOBBY = web.AppKey("lobby", LobbyHub)
 
 
 def _error(code: str, message: str) -> dict[str, str]:
@@ -555,6 +618,8 @@ async def _socket(request: web.Request) -> web.StreamResponse:
         hub.spawn(old.close(4409, "this seat was opened in too many windows: this one closed"))
     conns.add(conn)
     try:
+        if not was_online:
+            await service.seen(game_id, seat)  # an absence (the claim) counts from a last sight
         if was_online:  # only this socket needs a state: nobody's view of the table changed
             game = await service.get(game_id)
             if game is not None:
@@ -577,6 +642,7 @@ async def _socket(request: web.Request) -> web.StreamResponse:
                 del hub.games[game_id]
         if not hub.online(game_id, seat):
             with contextlib.suppress(Exception):
+                await service.seen(game_id, seat)
                 await hub.publish(game_id)  # the opponent learns this seat left
     return ws
 
@@ -596,15 +662,18 @@ async def _handle(hub: Hub, game_id: str, conn: Connection, text: str) -> None:
             _error("wrong-game", f"this connection plays game {game_id}, not {show(data['game'])}")
         )
         return
+    arrived = service.now_ms()  # a timed move is charged up to its arrival, not its turn
     try:
         if kind == "move":
-            await service.play(game_id, conn.seat, data.get("move"), data.get("version"))
+            await service.play(game_id, conn.seat, data.get("move"), data.get("version"), arrived)
         elif kind == "undo":
             await service.undo(game_id, conn.seat)
         elif kind == "resign":
             await service.resign(game_id, conn.seat)
         elif kind == "rematch":
             await service.rematch(game_id, conn.seat, conn.client)
+        elif kind == "claim":
+            await service.claim(game_id, conn.seat)
         elif kind == "hint":  # searched meanwhile: the socket goes on reading
             hub.spawn(_hint(service, game_id, conn))
         elif kind == "ping":
@@ -614,12 +683,12 @@ async def _handle(hub: Hub, game_id: str, conn: Connection, text: str) -> None:
                 _error(
                     "bad-request",
                     f"unknown message type {show(kind)}; expected move, undo, hint, resign, "
-                    "rematch or ping",
+                    "claim, rematch or ping",
                 )
             )
     except WebError as e:
         await conn.send(_error(e.code, e.message))
-        if e.code == "conflict":
+        if e.code == "conflict" or kind == "claim":  # (a refused claim: the clock as it is)
             game = await service.get(game_id)
             if game is not None:
                 await conn.send(await hub.state_for(game, conn.seat))
@@ -630,6 +699,121 @@ async def _hint(service: GameService, game_id: str, conn: Connection) -> None:
         await conn.send(await service.hint(game_id, conn.seat))
     except WebError as e:
         await conn.send(_error(e.code, e.message))
+
+
+# -- the lobby (docs/web.md "The lobby") ----------------------------------------------------------
+
+
+def _lobby_player(identity: Identity | None) -> tuple[str | None, str | None]:
+    """The visitor's player id and folded user name (for what the lobby shows them)."""
+    if identity is None:
+        return None, None
+    player = identity.player
+    return player.id, username_key(player.username) if player.username else None
+
+
+async def _lobby(request: web.Request) -> web.Response:
+    identity = await identify(request)
+    return web.json_response(await request.app[LOBBY].lobby.listing(_player_of(identity)))
+
+
+def _player_of(identity: Identity | None) -> Any:
+    return identity.player if identity is not None else None
+
+
+_CHALLENGE_KEYS = ("control", "max_rounds", "rated", "seat", "to")
+
+
+async def _new_challenge(request: web.Request) -> web.Response:
+    body = await _body(request, '{"control": "3+2", "max_rounds": 3, "rated": false}')
+    _only(body, _CHALLENGE_KEYS)
+    identity = await identify(request, create=True)
+    made = await request.app[LOBBY].lobby.create(_player_of(identity), body)
+    pid, key = _lobby_player(identity)
+    return web.json_response({"challenge": challenge_json(made, pid, key)}, status=201)
+
+
+def _challenge_id(request: web.Request) -> str:
+    challenge_id = request.match_info["challenge"]
+    if not _GAME_ID.fullmatch(challenge_id):
+        raise WebError("not-found", "there is no such challenge")
+    return challenge_id
+
+
+async def _accept_challenge(request: web.Request) -> web.Response:
+    challenge_id = _challenge_id(request)
+    await _body(request, "{}")
+    identity = await identify(request, create=True)
+    lobby = request.app[LOBBY].lobby
+    game, seat = await lobby.accept(_player_of(identity), challenge_id, client_of(request))
+    return _seat_answer(request, game, seat)
+
+
+def _seat_answer(request: web.Request, game: LiveGame, seat: int) -> web.Response:
+    """``201`` with a seat of a new game and its cookie, as a created game's answer."""
+    token = game.row.tokens[seat]
+    answer = {"game": game.id, "seat": seat, "token": token, "url": f"/g/{game.id}?t={token}"}
+    response = web.json_response(answer, status=201)
+    _set_seat_cookie(request, response, game.id, token)
+    return response
+
+
+async def _cancel_challenge(request: web.Request) -> web.Response:
+    challenge_id = _challenge_id(request)
+    await _body(request, "{}")
+    identity = await identify(request)
+    cancelled = await request.app[LOBBY].lobby.cancel(_player_of(identity), challenge_id)
+    pid, key = _lobby_player(identity)
+    return web.json_response({"challenge": challenge_json(cancelled, pid, key)})
+
+
+async def _play_now(request: web.Request) -> web.Response:
+    body = await _body(request, '{"control": "3+2", "max_rounds": 3, "rated": false}')
+    _only(body, ("control", "max_rounds", "rated"))
+    identity = await identify(request, create=True)
+    found = await request.app[LOBBY].lobby.play_now(_player_of(identity), body, client_of(request))
+    if isinstance(found, ChallengeRow):
+        pid, key = _lobby_player(identity)
+        return web.json_response({"challenge": challenge_json(found, pid, key)}, status=202)
+    game, seat = found
+    return _seat_answer(request, game, seat)
+
+
+async def _lobby_socket(request: web.Request) -> web.StreamResponse:
+    """The lobby's live updates (``hanamikoji-lobby/1``): the list on connecting, then each
+    challenge as it comes and goes; the players of an accepted one are sent to their game."""
+    hub = request.app[LOBBY]
+    identity = await identify(request)
+    pid, key = _lobby_player(identity)
+    ws = web.WebSocketResponse(heartbeat=30, max_msg_size=MAX_MESSAGE)
+    await ws.prepare(request)
+    conn = Connection(ws, -1, transport=request.transport, client=client_of(request))
+    conn.start()
+    here = LobbyConnection(conn, pid, key)
+    hub.conns.add(here)
+    try:
+        if pid is not None:  # back in the lobby: their real-time challenges live on
+            await hub.lobby.store.touch_challenges([pid], hub.lobby.games.now_ms())
+        await conn.send(await hub.lobby.listing(_player_of(identity)))
+        async for msg in ws:
+            if msg.type != WSMsgType.TEXT:
+                if msg.type == WSMsgType.ERROR:
+                    break
+                continue
+            try:
+                data = read_json(msg.data)
+            except WebError:
+                data = None
+            if isinstance(data, dict) and data.get("type") == "ping":
+                await conn.send({"type": "pong"})
+            else:
+                await conn.send(
+                    _error("bad-request", 'the lobby socket only answers {"type": "ping"}')
+                )
+    finally:
+        conn.stop()
+        hub.conns.discard(here)
+    return ws
 
 
 # -- identity and accounts (docs/web.md "Identity and your games") --------------------------------
@@ -933,12 +1117,18 @@ def create_app(service: GameService, settings: Settings | None = None) -> web.Ap
     app[HUB] = hub
     app[SETTINGS] = settings or Settings(limits=service.limits.limits)
     app[ACCOUNTS] = Accounts(service, app[SETTINGS].limits)
+    lobby = Lobby(service)
+    app[LOBBY] = lobby_hub = LobbyHub(lobby)
     app.on_response_prepare.append(_security_headers)
     app.on_response_prepare.append(_session_cookie)
     service.publish = hub.publish
+    service.online = hub.online
+    service.connected = hub.connected
+    lobby.publish = lobby_hub.publish
+    lobby.present = lobby_hub.present
 
     async def lifecycle(app: web.Application) -> AsyncIterator[None]:
-        await service.start()
+        await service.start(lobby=lobby.changed_elsewhere)
         yield
         await service.close()
 
@@ -948,6 +1138,8 @@ def create_app(service: GameService, settings: Settings | None = None) -> web.Ap
         for conns in list(hub.games.values()):
             for conn in list(conns):
                 await conn.ws.close(code=1001, message=b"server shutdown")
+        for lc in list(lobby_hub.conns):
+            await lc.conn.ws.close(code=1001, message=b"server shutdown")
 
     app.cleanup_ctx.append(lifecycle)
     app.on_shutdown.append(going_away)
@@ -958,6 +1150,7 @@ def create_app(service: GameService, settings: Settings | None = None) -> web.Ap
     r.add_get("/rules", _page("rules"))
     r.add_get("/join/{game}", _page("join"))
     r.add_get("/account", _page("account"))
+    r.add_get("/lobby", _page("lobby"))
     r.add_post("/api/games", _create)
     r.add_get("/api/games/{game}/invitation", _api(_invitation))
     r.add_post("/api/games/{game}/join", _api(_join))
@@ -973,6 +1166,12 @@ def create_app(service: GameService, settings: Settings | None = None) -> web.Ap
     r.add_get("/api/games/{game}/record", _api(_record))
     r.add_get("/api/games/{game}/review", _api(_review))
     r.add_get("/api/games/{game}/analysis", _api(_analysis))
+    r.add_get("/api/lobby", _lobby)
+    r.add_post("/api/lobby/challenges", _new_challenge)
+    r.add_post("/api/lobby/challenges/{challenge}/accept", _accept_challenge)
+    r.add_post("/api/lobby/challenges/{challenge}/cancel", _cancel_challenge)
+    r.add_post("/api/lobby/play", _play_now)
+    r.add_get("/ws/lobby", _lobby_socket)
     r.add_get("/ws/{game}", _socket)
     if STATIC.is_dir():
         r.add_static("/static", STATIC, append_version=False)
@@ -986,9 +1185,10 @@ async def _run(
     ai_workers: int | None,
     settings: Settings,
     ready: Callable[[str], None],
+    clock_for: Callable[[TimeControl], Clock] = Clock.new,
 ) -> None:
     store: Store = await open_store(db, exclusive=True)
-    service = GameService(store, ai_workers=ai_workers, limits=settings.limits)
+    service = GameService(store, ai_workers=ai_workers, limits=settings.limits, clock_for=clock_for)
     # keepalive_timeout also ends a connection that has not sent a whole request by then.
     _Handler.https = settings.https
     runner = _Runner(
@@ -1018,11 +1218,13 @@ def serve(
     ai_workers: int | None = None,
     settings: Settings | None = None,
     log_level: str = "warning",
+    clock_for: Callable[[TimeControl], Clock] = Clock.new,
 ) -> None:
     """Run the web app until interrupted; prints the URL to open.
 
     ``ai_workers`` defaults to the machine's cores; ``log_level`` (``warning``: errors only,
     ``info``: also every refusal and every socket cut) is what reaches standard error.
+    ``clock_for`` makes each timed game's clock (tests run short clocks; no option reaches it).
     """
 
     def ready(where: str) -> None:
@@ -1034,4 +1236,4 @@ def serve(
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    asyncio.run(_run(host, port, db, ai_workers, settings or Settings(), ready))
+    asyncio.run(_run(host, port, db, ai_workers, settings or Settings(), ready, clock_for))

@@ -7,11 +7,13 @@ told. Messages for a seat are built from that seat's VIEW only (:func:`seat_mess
 from __future__ import annotations
 
 import asyncio
+import functools
 import hmac
 import logging
 import os
 import random
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -19,6 +21,16 @@ from typing import Any
 
 from hanamikoji.ai.analysis import ITERATIONS, MISTAKE, NOISE
 from hanamikoji.ai.levels import LEVELS
+from hanamikoji.clock import (
+    DOWN_AFTER_MS,
+    HEARTBEAT_MS,
+    Clock,
+    ClockError,
+    Kind,
+    TimeControl,
+    claim_allowed_at,
+    may_claim_abandoned,
+)
 from hanamikoji.moves import IllegalMoveError, InvalidMoveError, Move
 from hanamikoji.record import Record
 from hanamikoji.redeal import RedealError, redeal
@@ -46,6 +58,19 @@ DEFAULT_LEVEL = "medium"
 MAX_NAME = 40
 MAX_ROUNDS = 99  # the most rounds a game may be limited to (or no limit at all)
 RESIGN = "resign:"
+FORFEIT = "forfeit:"  # "forfeit:S:time" (seat S ran out of time), "forfeit:S:abandoned" (claimed)
+TICK_S = 0.25
+"""How often a server looks for games whose deadline passed (a flag falls within this)."""
+PRESENCE_MS = 5_000
+"""How often a server records the seats of real-time games connected to it (for the
+abandonment claim: far below its 30 s minimum, so a seat connected elsewhere is never gone)."""
+
+
+def now_ms() -> int:
+    """The wall clock in whole milliseconds since the epoch (what every clock is kept in)."""
+    return round(time.time() * 1000)
+
+
 _NO_SEARCH = ("beginner", "easy")  # levels whose moves take a millisecond: never refused as busy
 
 
@@ -84,6 +109,33 @@ class LiveGame:
         """The person's seat in a game against the AI."""
         return None if self.row.ai_seat is None else 1 - self.row.ai_seat
 
+    @property
+    def clock(self) -> Clock | None:
+        """The game's clock (None: no time control)."""
+        return _clock(self.row.clock)
+
+
+@functools.lru_cache(maxsize=4096)
+def _clock(text: str | None) -> Clock | None:
+    """A stored clock, read once (clocks are immutable values)."""
+    return None if text is None else Clock.from_json(text)
+
+
+def forfeit_why(entry: str, control: str | None) -> str:
+    """The record's ``why`` of a stored forfeit entry: the seat and the clock."""
+    _, seat, how = entry.split(":")
+    if how == "abandoned":
+        return f"seat {seat} left the game and the win was claimed ({control} clock)"
+    return f"seat {seat} ran out of time ({control} clock)"
+
+
+def _concede(state: State, entry: str, control: str | None) -> State:
+    """``state`` after a stored resignation or forfeit entry."""
+    if entry.startswith(RESIGN):
+        return state.concede(int(entry[len(RESIGN) :]), Termination.RESIGN)
+    seat = int(entry.split(":")[1])
+    return state.concede(seat, Termination.FORFEIT, forfeit_why(entry, control))
+
 
 def replay(row: GameRow) -> State:
     """The state after the stored moves of ``row``."""
@@ -94,8 +146,8 @@ def replay(row: GameRow) -> State:
         deals = [Deal(d[0], (d[1], d[2]), d[3]) for d in row.deals["deals"]]
         state = State.from_deals(deals, rules=rules, rng=random.Random(row.deals["seed"]))
     for text in row.moves:
-        if text.startswith(RESIGN):
-            state = state.concede(int(text[len(RESIGN) :]), Termination.RESIGN)
+        if text.startswith((RESIGN, FORFEIT)):
+            state = _concede(state, text, row.control)
         else:
             state = state.apply(text)
     return state
@@ -114,12 +166,13 @@ def _scoring_json(score: RoundScore) -> dict[str, Any]:
 
 
 def seat_message(
-    game: LiveGame, view: View, *, online: bool, rematch: str | None
+    game: LiveGame, view: View, *, online: bool, rematch: str | None, now: int | None = None
 ) -> dict[str, Any]:
     """The ``state`` message for one seat: its VIEW, its legal moves and public facts only.
 
     Everything about the cards comes from ``view`` (what the seat may know) and from the scored
-    rounds, whose cards were revealed to both; nothing else of the state is read.
+    rounds, whose cards were revealed to both; nothing else of the state is read. A timed game's
+    message has its clocks as seen at ``now`` (the server's time, default the present).
     """
     row = game.row
     seat = view.seat
@@ -142,13 +195,38 @@ def seat_message(
             "can_undo": _undo_point(game, seat) is not None,
             "rematch": rematch,
             "invite": _invite(row, seat),
+            "control": row.control or "none",
+            "rated": row.rated,
         },
         "view": view.to_json(),
         "drawn": drawn_card(state, seat),
         "legal": [str(m) for m in view.legal_moves],
         "scorings": [_scoring_json(s) for s in state.scorings],
         "result": outcome.to_json() if outcome is not None else None,
+        "clock": clock_json(game, seat, now_ms() if now is None else now, online=online),
     }
+
+
+def clock_json(game: LiveGame, seat: int, now: int, *, online: bool) -> dict[str, Any] | None:
+    """The ``clock`` of a seat's state message: each seat's time at the server's ``now``, whose
+    clock runs, the deadline, when this seat may claim an absent opponent's game (``claim_at``)
+    and, once the clock ended the game, who lost by it (``ended``)."""
+    clock = game.clock
+    if clock is None:
+        return None
+    data = clock.for_client(now)
+    other = 1 - seat
+    claim_at = None
+    if not online and not game.state.is_over:
+        claim_at = claim_allowed_at(clock, other, game.row.seen[other] or 0)
+    data["claim_at"] = claim_at
+    last = game.row.moves[-1] if game.row.moves else ""
+    ended = None
+    if last.startswith(FORFEIT):
+        _, lost, how = last.split(":")
+        ended = {"seat": int(lost), "why": how}
+    data["ended"] = ended
+    return data
 
 
 def drawn_card(state: State, seat: int) -> str | None:
@@ -229,6 +307,9 @@ class GameService:
 
     Hints and reviews search ``hint_iterations`` and ``analysis_iterations`` a decision: with
     both the same (the default), a review judges a followed hint with the hint's own search.
+    ``clock_for`` makes a timed game's clock from its time control (tests give short clocks
+    with ``dataclasses.replace``; nothing outside Python reaches it); ``tick`` is how often, in
+    seconds, the server enforces deadlines (None: never, for tests of a late move).
     """
 
     def __init__(
@@ -242,8 +323,13 @@ class GameService:
         cache_size: int = 5000,
         limits: Limits | None = None,
         queue_limits: dict[str, int] | None = None,
+        clock_for: Callable[[TimeControl], Clock] = Clock.new,
+        tick: float | None = TICK_S,
     ) -> None:
         self.store = store
+        self.clock_for = clock_for
+        self.tick = tick
+        self.now_ms: Callable[[], int] = now_ms  # the wall clock (a test may move it)
         self.hint_iterations = hint_iterations
         self.analysis_iterations = analysis_iterations
         self._games: OrderedDict[str, LiveGame] = OrderedDict()  # least recently used first
@@ -260,14 +346,24 @@ class GameService:
         self._ai_pending: set[tuple[str, int]] = set()
         self._analysing: dict[str, asyncio.Task[Any]] = {}
         self.publish: Publisher = _nobody
+        self.online: Callable[[str, int], bool] = lambda game_id, seat: False  # the server's
+        self.connected: Callable[[], list[tuple[str, int]]] = list  # (game, seat) held here
+        self.on_beat: list[Callable[[int], Awaitable[None]]] = []  # each heartbeat (the lobby)
+        self._ticker: asyncio.Task[None] | None = None
+        self._presence_at = 0
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    async def start(self) -> None:
-        """Resume after a (re)start: make every AI move that is due; follow other processes."""
+    async def start(self, lobby: Callable[[str], Awaitable[None]] | None = None) -> None:
+        """Resume after a (re)start: give the clocks back the time no server ran, then keep the
+        heartbeat and the deadlines; make every AI move that is due; follow other processes
+        (``lobby(challenge_id)``: another process changed a challenge)."""
         # Start the workers now, so the first AI move does not wait for the search to load.
         self.ai.warm_up()
-        await self.store.listen(self._changed_elsewhere)
+        await self.resume_clocks()
+        await self.store.listen(self._changed_elsewhere, lobby)
+        if self.tick is not None:
+            self._ticker = asyncio.create_task(self._keep_time())
         for game_id in await self.store.ai_due():
             game = await self.get(game_id)
             if game is not None:
@@ -275,10 +371,188 @@ class GameService:
 
     async def close(self) -> None:
         """Stop the AI's work and release the database."""
+        if self._ticker is not None:
+            self._ticker.cancel()
+            await asyncio.gather(self._ticker, return_exceptions=True)
+            self._ticker = None
         for task in list(self._tasks) + list(self._analysing.values()):
             task.cancel()
         self.ai.close()
         await self.store.close()
+
+    # -- time ----------------------------------------------------------------------------------
+
+    async def resume_clocks(self) -> int | None:
+        """The downtime rule (docs/ratings-and-clocks.md), before any deadline is enforced: if
+        no server has beaten the heartbeat for ``DOWN_AFTER_MS``, none ran since its last beat,
+        and every running clock is paused over that time. How many clocks moved (None: none
+        needed to, or another server starting at once did it)."""
+        now = self.now_ms()
+        alive_at = await self.store.alive_at()
+        moved = None
+        if now - alive_at > DOWN_AFTER_MS:
+
+            def rewrite(text: str) -> tuple[str, int | None]:
+                try:
+                    clock = Clock.from_json(text).skip_downtime(alive_at, now)
+                except ClockError:  # never written by this program: left as it was
+                    log.exception("a stored clock cannot be read: %.80s", text)
+                    return text, None
+                return clock.to_json(), clock.deadline
+
+            moved = await self.store.skip_downtime(alive_at, now, rewrite)
+            if moved:
+                log.info("no server ran for %d ms: %d clocks paused over it", now - alive_at, moved)
+        await self.store.beat(now)
+        return moved
+
+    async def _keep_time(self) -> None:
+        """The heartbeat every ``HEARTBEAT_MS``, the seats' presence every ``PRESENCE_MS``, and
+        the deadlines every ``tick`` (every server does it: the version check ends a game once)."""
+        assert self.tick is not None
+        beat = 0
+        while True:
+            try:
+                now = self.now_ms()
+                if now - beat >= HEARTBEAT_MS:
+                    beat = now
+                    await self.store.beat(now)
+                    if now - self._presence_at >= PRESENCE_MS:
+                        self._presence_at = now
+                        await self.store.touch_seats(self._timed_seats(), now)
+                    for hook in self.on_beat:
+                        await hook(now)
+                for game_id in await self.store.overdue(now):
+                    await self.flag(game_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a database hiccup: the next tick tries again
+                log.exception("keeping time failed")
+            await asyncio.sleep(self.tick)
+
+    def _timed_seats(self) -> list[tuple[str, int]]:
+        """The connected seats of real-time games held here (their presence is recorded)."""
+        out = []
+        for game_id, seat in self.connected():
+            game = self._games.get(game_id)
+            clock = game.clock if game is not None else None
+            if clock is not None and clock.control.kind is Kind.REAL_TIME and clock.running:
+                out.append((game_id, seat))
+        return out
+
+    async def seen(self, game_id: str, seat: int) -> None:
+        """``seat`` of a real-time game connected or left now: record it (told to the other
+        processes), so that an absence counts from here."""
+        game = self._games.get(game_id)
+        clock = game.clock if game is not None else None
+        if game is None or clock is None or clock.control.kind is not Kind.REAL_TIME:
+            return
+        if game.state.is_over:
+            return
+        now = self.now_ms()
+        async with self._lock(game_id):
+            await self.store.update(game_id, **{f"seen{seat}": now})
+            held = self._games.get(game_id, game)
+            seen = list(held.row.seen)
+            seen[seat] = now
+            held.row = replace(held.row, seen=(seen[0], seen[1]))
+
+    async def flag(self, game_id: str) -> bool:
+        """End ``game_id`` if the seat to decide is out of time; whether it did."""
+        async with self._lock(game_id):
+            for _ in range(3):
+                game = await self._reload(game_id)  # the database's deadline is the truth
+                clock = game.clock if game is not None else None
+                if game is None or clock is None or game.state.is_over:
+                    return False
+                now = self.now_ms()
+                late = clock.flag(now)
+                if late is None:
+                    return False
+                if await self._end_by_clock(game, late, "time", now):
+                    break
+            else:
+                return False
+        await self._after_change(game)
+        return True
+
+    async def claim(self, game_id: str, seat: int) -> LiveGame:
+        """``seat`` claims the win of a real-time game its opponent left (the server checks the
+        absence: ``hanamikoji.clock.may_claim_abandoned``)."""
+        other = 1 - seat
+        async with self._lock(game_id):
+            game = await self._reload(game_id)  # the other servers' record of the absence
+            if game is None:
+                raise WebError("not-found", f"there is no game {game_id!r}")
+            if game.state.is_over:
+                raise WebError("over", "the game is over")
+            clock = game.clock
+            if clock is None or clock.control.kind is not Kind.REAL_TIME or not clock.running:
+                raise WebError("not-allowed", "only a real-time game can be claimed")
+            now = self.now_ms()
+            late = clock.flag(now)
+            if late is not None:  # out of time: lost that way, whoever claims
+                stored = await self._end_by_clock(game, late, "time", now)
+            else:
+                allowed = claim_allowed_at(clock, other, game.row.seen[other] or 0)
+                if self.online(game_id, other) or not may_claim_abandoned(
+                    clock, other, game.row.seen[other] or 0, now
+                ):
+                    wait = "" if allowed is None else f" (in {max(1, (allowed - now) // 1000)} s)"
+                    raise WebError(
+                        "not-allowed",
+                        "your opponent is still here or has not been gone long enough to claim "
+                        f"the game{wait}",
+                    )
+                stored = await self._end_by_clock(game, other, "abandoned", now)
+            if not stored:
+                raise WebError("conflict", "the game changed meanwhile; try again")
+        await self._after_change(game)
+        return game
+
+    async def _end_by_clock(self, game: LiveGame, seat: int, how: str, now: int) -> bool:
+        """Store ``seat``'s loss by the clock (``how``: time or abandoned); False if the game
+        moved on meanwhile (another process wrote first)."""
+        clock = game.clock
+        assert clock is not None
+        entry = f"{FORFEIT}{seat}:{how}"
+        state = _concede(game.state, entry, game.row.control)
+        return await self._store(game, [(seat, entry)], state, clock.stop(now))
+
+    async def _store(
+        self, game: LiveGame, entries: list[tuple[int, str]], state: State, clock: Clock | None
+    ) -> bool:
+        """Append ``entries`` leading to ``state`` and ``clock`` if the game is still at its
+        version; then hold them. False if another process wrote first."""
+        outcome = state.outcome
+        status = "over" if outcome else "playing"
+        result = outcome.to_json() if outcome else None
+        due = _ai_due(game.row, state)
+        text = clock.to_json() if clock is not None else None
+        deadline = clock.deadline if clock is not None else None
+        stored = await self.store.append(
+            game.id,
+            game.row.version,
+            entries,
+            status=status,
+            result=result,
+            ai_due=due,
+            clock=text,
+            deadline=deadline,
+        )
+        if stored:
+            game.row = replace(
+                game.row,
+                version=game.row.version + 1,
+                moves=game.row.moves + tuple(e for _, e in entries),
+                status=status,
+                result=result,
+                ai_due=due,
+                clock=text,
+                deadline=deadline,
+            )
+            game.state = state
+        return stored
 
     async def _changed_elsewhere(self, game_id: str) -> None:
         """Another process changed ``game_id``: reload it and tell this process's seats."""
@@ -454,9 +728,64 @@ class GameService:
                     joined = list(game.row.joined)
                     joined[seat] = True
                     game.row = replace(game.row, joined=(joined[0], joined[1]))
+                    await self._start_clock(game)
                 await self._announce(game_id)
             return game, seat
         raise WebError("bad-token", "this link or cookie does not open a seat of this game")
+
+    async def _start_clock(self, game: LiveGame) -> None:
+        """Start a timed game's clock once both players have come (a rematch: when the second
+        opens it), for the seat to decide."""
+        clock = game.clock
+        to_move = game.state.to_move
+        if clock is None or clock.turn is not None or not all(game.row.joined) or to_move is None:
+            return
+        started = clock.start(to_move, self.now_ms())
+        text, deadline = started.to_json(), started.deadline
+        await self.store.update(game.id, clock=text, deadline=deadline)
+        game.row = replace(game.row, clock=text, deadline=deadline)
+
+    def lobby_game(
+        self,
+        *,
+        control: TimeControl,
+        rated: bool,
+        max_rounds: int | None,
+        names: tuple[str, str],
+        players: tuple[str, str],
+    ) -> GameRow:
+        """A game between two people who met in the lobby (not stored yet: the challenge's
+        acceptance stores it); a timed game's clock starts now, both players being there."""
+        row = GameRow(
+            id=secrets.token_urlsafe(9),
+            seed=self._rng.getrandbits(62),
+            max_rounds=max_rounds,
+            mode="lobby",
+            level=None,
+            ai_seat=None,
+            tokens=(secrets.token_urlsafe(18), secrets.token_urlsafe(18)),
+            names=names,
+            joined=(True, True),
+            players=players,
+            control=str(control) if control.timed else None,
+            rated=rated,
+        )
+        if not control.timed:
+            return row
+        state = replay(row)
+        assert state.to_move is not None
+        clock = self.clock_for(control).start(state.to_move, self.now_ms())
+        return replace(row, clock=clock.to_json(), deadline=clock.deadline)
+
+    def random_seat(self) -> int:
+        """A seat drawn by lot."""
+        return self._rng.randrange(2)
+
+    def hold(self, row: GameRow) -> LiveGame:
+        """Hold a game stored elsewhere (a challenge accepted) in memory."""
+        game = LiveGame(row, replay(row))
+        self._keep(game)
+        return game
 
     async def invitation(self, game_id: str, code: Any) -> dict[str, Any]:
         """What a friend game's invitation offers: the host, the rules, whether it is spent."""
@@ -537,8 +866,12 @@ class GameService:
             )
         return game
 
-    async def play(self, game_id: str, seat: int, text: Any, version: Any = None) -> LiveGame:
-        """Play ``text`` for ``seat``; checked, stored, then announced."""
+    async def play(
+        self, game_id: str, seat: int, text: Any, version: Any = None, at: int | None = None
+    ) -> LiveGame:
+        """Play ``text`` for ``seat``; checked, stored, then announced. ``at`` is when the move
+        arrived (ms since the epoch; default now): a timed game charges the clock up to then,
+        and a move after the deadline loses the game on time."""
         if not isinstance(text, str):
             raise WebError("bad-request", 'a move must be a string in move notation, e.g. "G147"')
         if len(text) > 16:
@@ -551,15 +884,21 @@ class GameService:
             raise WebError("bad-request", str(e)) from None
         if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
             raise WebError("bad-request", f"version must be a whole number, got {show(version)}")
-        return await self._change(game_id, seat, [str(move)], version)
+        return await self._change(game_id, seat, [str(move)], version, at)
 
     async def resign(self, game_id: str, seat: int) -> LiveGame:
         """``seat`` resigns: the other seat wins."""
         return await self._change(game_id, seat, [f"{RESIGN}{seat}"], None)
 
     async def _change(
-        self, game_id: str, seat: int, entries: list[str], version: int | None
+        self,
+        game_id: str,
+        seat: int,
+        entries: list[str],
+        version: int | None,
+        at: int | None = None,
     ) -> LiveGame:
+        late = None
         async with self._lock(game_id):
             for attempt in range(3):
                 game = await self.get(game_id)
@@ -571,32 +910,23 @@ class GameService:
                         f"the game has moved on (version {game.row.version}, you sent {version}); "
                         "here is the current state",
                     )
-                state = _apply(game, seat, entries)
-                outcome = state.outcome
-                due = _ai_due(game.row, state)
-                stored = await self.store.append(
-                    game_id,
-                    game.row.version,
-                    [(seat, e) for e in entries],
-                    status="over" if outcome else "playing",
-                    result=outcome.to_json() if outcome else None,
-                    ai_due=due,
-                )
+                now = self.now_ms() if at is None else at
+                clock = game.clock
+                late = None if clock is None or game.state.is_over else clock.flag(now)
+                if late is not None:  # whatever was asked, the seat to decide has lost on time
+                    stored = await self._end_by_clock(game, late, "time", now)
+                else:
+                    state = _apply(game, seat, entries)
+                    after = _charge(clock, seat, entries, state, now)
+                    stored = await self._store(game, [(seat, e) for e in entries], state, after)
                 if stored:
-                    game.row = replace(
-                        game.row,
-                        version=game.row.version + 1,
-                        moves=game.row.moves + tuple(entries),
-                        status="over" if outcome else "playing",
-                        result=outcome.to_json() if outcome else None,
-                        ai_due=due,
-                    )
-                    game.state = state
                     break
                 await self._reload(game_id)  # another process wrote first: check again
             else:
                 raise WebError("conflict", "the game is busy; try again")
         await self._after_change(game)
+        if late == seat and not entries[0].startswith(RESIGN):
+            raise WebError("out-of-time", "your time ran out before this move arrived: you lost")
         return game
 
     async def undo(self, game_id: str, seat: int) -> LiveGame:
@@ -701,7 +1031,15 @@ class GameService:
                     names=(old.names[1], old.names[0]),
                     joined=(old.joined[1], old.joined[0]),
                     players=(old.players[1], old.players[0]),
+                    control=old.control,
+                    rated=old.rated,
                 )
+                if old.control is not None:
+                    # The same time control, its clock started when the other player comes.
+                    clock = self.clock_for(TimeControl.parse(old.control))
+                    joined = [False, False]
+                    joined[1 - seat] = True
+                    row = replace(row, clock=clock.to_json(), joined=(joined[0], joined[1]))
                 self.limits.created(client, row.id, ai=ai)
                 self._own(row.id, client)
                 await self._new(row)
@@ -870,13 +1208,26 @@ async def _nobody(game_id: str) -> None:
     return None
 
 
+def _charge(
+    clock: Clock | None, seat: int, entries: list[str], state: State, now: int
+) -> Clock | None:
+    """The clock after ``seat``'s ``entries`` (leading to ``state``) at ``now``: each decision
+    charged and given its increment; a resignation stops it. A clock not started yet (a
+    rematch waiting for its second player) charges nothing."""
+    if clock is None or clock.turn is None:
+        return clock
+    if any(e.startswith(RESIGN) for e in entries):
+        return clock.stop(now)
+    return clock.decision(seat, now, None if state.is_over else state.to_move)
+
+
 def _apply(game: LiveGame, seat: int, entries: list[str]) -> State:
     state = game.state
     if state.is_over:
         raise WebError("over", "the game is over")
     for text in entries:
-        if text.startswith(RESIGN):
-            state = state.concede(seat, Termination.RESIGN)
+        if text.startswith((RESIGN, FORFEIT)):
+            state = _concede(state, text, game.row.control)
             continue
         if state.to_move != seat:
             raise WebError("not-your-turn", "it is not your turn: wait for your opponent's move")

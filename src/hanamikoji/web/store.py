@@ -8,11 +8,12 @@ database never both write the same ply: the loser reloads and checks its move ag
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import json
 import os
 import sqlite3
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,9 +22,12 @@ from urllib.parse import urlparse
 
 __all__ = [
     "MIGRATIONS",
+    "Atomic",
+    "ChallengeRow",
     "Duplicate",
     "GameRow",
     "HintRow",
+    "LobbyStore",
     "PlayerRow",
     "PostgresStore",
     "SQLiteStore",
@@ -66,6 +70,39 @@ class GameRow:
     invite: str | None = None  # a friend game's invitation code (spent once the seat is claimed)
     deals: dict[str, Any] | None = None  # {"seed": S, "deals": [...]} once an undo dealt afresh
     players: tuple[str | None, str | None] = (None, None)  # each seat's player (None: nobody's)
+    control: str | None = None  # the time control ("3+2", "3d"); None: no clock (AI, friends)
+    rated: bool = False  # a rated game (rated once ratings exist; stored from the challenge)
+    clock: str | None = None  # the clock's JSON (hanamikoji.clock.Clock.to_json), if timed
+    deadline: int | None = None  # ms since the epoch: the deciding seat's deadline, while it runs
+    seen: tuple[int | None, int | None] = (None, None)  # ms: each seat last connected (timed)
+
+
+@dataclass(frozen=True)
+class ChallengeRow:
+    """A challenge in the lobby: who offers which game, to whom, and what became of it.
+
+    Times are milliseconds since the epoch (as the clocks'). ``seat`` is the creator's seat
+    (``"0"``, ``"1"`` or ``"random"``); ``to_key`` the folded user name of the one player it is
+    addressed to (None: anyone). A real-time challenge lives while ``seen`` (its creator's last
+    lobby connection) is recent; the others until ``expires``.
+    """
+
+    id: str
+    player: str
+    name: str
+    control: str
+    max_rounds: int | None
+    rated: bool
+    seat: str
+    to_key: str | None = None
+    to_name: str | None = None
+    status: str = "open"  # open, accepted, cancelled, expired
+    game: str | None = None
+    accepted_by: str | None = None
+    created: int = 0
+    updated: int = 0
+    expires: int | None = None
+    seen: int | None = None
 
 
 @dataclass(frozen=True)
@@ -190,14 +227,51 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX games_player0 ON games (player0, status)",
         "CREATE INDEX games_player1 ON games (player1, status)",
     ),
+    # 6: the lobby and the clocks. A game's time control, rated flag, clock (JSON) and the
+    # deadline of the seat to decide (ms since the epoch, NULL while no clock runs: the sweep
+    # reads this column alone), and when each seat was last connected (the abandonment claim);
+    # the challenges; one row that running servers keep at "now" (the downtime rule). Games
+    # stored before have no clock ("none"), as every AI and friend game.
+    (
+        "ALTER TABLE games ADD COLUMN control TEXT",
+        "ALTER TABLE games ADD COLUMN rated INTEGER",
+        "ALTER TABLE games ADD COLUMN clock TEXT",
+        "ALTER TABLE games ADD COLUMN deadline BIGINT",
+        "ALTER TABLE games ADD COLUMN seen0 BIGINT",
+        "ALTER TABLE games ADD COLUMN seen1 BIGINT",
+        "CREATE INDEX games_deadline ON games (deadline)",
+        """CREATE TABLE challenges (
+            id TEXT PRIMARY KEY,
+            player_id TEXT NOT NULL REFERENCES players(id),
+            name TEXT NOT NULL,
+            control TEXT NOT NULL,
+            max_rounds INTEGER,
+            rated INTEGER NOT NULL,
+            seat TEXT NOT NULL,
+            to_key TEXT,
+            to_name TEXT,
+            status TEXT NOT NULL,
+            game_id TEXT,
+            accepted_by TEXT,
+            created_at BIGINT NOT NULL,
+            updated_at BIGINT NOT NULL,
+            expires_at BIGINT,
+            seen_at BIGINT
+        )""",
+        "CREATE INDEX challenges_status ON challenges (status, created_at)",
+        "CREATE INDEX challenges_player ON challenges (player_id, status)",
+        "CREATE TABLE heartbeat (id INTEGER PRIMARY KEY, alive_at BIGINT NOT NULL)",
+        "INSERT INTO heartbeat (id, alive_at) VALUES (1, 0)",
+    ),
 )
 """The schema as migrations; ``schema_version`` in table ``meta`` says how far a database is."""
 
 _GAME_COLUMNS = (
     "id, seed, max_rounds, mode, level, ai_seat, token0, token1, name0, name1, "
     "joined0, joined1, version, status, result, rematch, created_at, ai_due, invite, deals, "
-    "player0, player1"
+    "player0, player1, control, rated, clock, deadline, seen0, seen1"
 )
+_GAME_WIDTH = _GAME_COLUMNS.count(",") + 1  # a game's values in a row, before any others
 
 Listener = Callable[[str], Awaitable[None]]
 
@@ -210,14 +284,19 @@ _SET_SCHEMA_VERSION = (
 _INSERT_GAME = (
     "INSERT INTO games (id, created_at, updated_at, seed, max_rounds, mode, level, ai_seat, "
     "token0, token1, name0, name1, joined0, joined1, version, status, result, rematch, ai_due, "
-    "invite, deals, player0, player1) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "invite, deals, player0, player1, control, rated, clock, deadline, seen0, seen1) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _SELECT_GAME = f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?"
 _SELECT_MOVES = "SELECT move FROM moves WHERE game_id = ? ORDER BY ply"
 _BUMP = (
     "UPDATE games SET version = version + 1, status = ?, result = ?, updated_at = ?, ai_due = ? "
     "WHERE id = ? AND version = ?"
+)
+# A move writes the clock it leaves, and its deadline (NULL once no clock runs).
+_BUMP_CLOCK = (
+    "UPDATE games SET version = version + 1, status = ?, result = ?, updated_at = ?, ai_due = ?, "
+    "clock = ?, deadline = ? WHERE id = ? AND version = ?"
 )
 _COUNT_MOVES = "SELECT COUNT(*) FROM moves WHERE game_id = ?"
 _SET_DEALS = "UPDATE games SET deals = ? WHERE id = ?"
@@ -277,6 +356,21 @@ def _bump_values(
     return (status, json.dumps(result) if result else None, now, int(ai_due), game_id, version)
 
 
+def _move_values(
+    game_id: str,
+    version: int,
+    status: str,
+    result: dict[str, Any] | None,
+    ai_due: bool,
+    clock: str | None,
+    deadline: int | None,
+    now: str,
+) -> tuple[Any, ...]:
+    """The values of :data:`_BUMP_CLOCK`."""
+    head = _bump_values(game_id, version, status, result, ai_due, now)
+    return (*head[:4], clock, deadline, *head[4:])
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -286,6 +380,7 @@ def _row(values: Sequence[Any], moves: Sequence[str]) -> GameRow:
         :14
     ]
     result, rematch, created, ai_due, invite, deals, player0, player1 = values[14:22]
+    control, rated, clock, deadline, seen0, seen1 = values[22:28]
     return GameRow(
         id=gid,
         seed=int(seed),
@@ -306,7 +401,16 @@ def _row(values: Sequence[Any], moves: Sequence[str]) -> GameRow:
         invite=invite,
         deals=json.loads(deals) if deals else None,
         players=(player0, player1),
+        control=control,
+        rated=bool(rated),
+        clock=clock,
+        deadline=None if deadline is None else int(deadline),
+        seen=(_ms(seen0), _ms(seen1)),
     )
+
+
+def _ms(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 # -- players and sessions -------------------------------------------------------------------------
@@ -553,7 +657,7 @@ class _Players:
         self, player_id: str, status: str, limit: int, offset: int = 0
     ) -> list[tuple[GameRow, str]]:
         rows = await self._all(_PLAYER_GAMES, (player_id, player_id, status, limit, offset))
-        return [(_row(r, []), str(r[22])) for r in rows]
+        return [(_row(r, []), str(r[_GAME_WIDTH])) for r in rows]
 
     async def forget_guests(self, now: str, idle_expiry: str) -> None:
         await self._tx(
@@ -565,7 +669,299 @@ class _Players:
         )
 
 
-class Store(PlayerStore, Protocol):
+# -- the lobby and the clocks ----------------------------------------------------------------------
+
+_CHALLENGE_COLUMNS = (
+    "id, player_id, name, control, max_rounds, rated, seat, to_key, to_name, status, game_id, "
+    "accepted_by, created_at, updated_at, expires_at, seen_at"
+)
+_INSERT_CHALLENGE = (
+    f"INSERT INTO challenges ({_CHALLENGE_COLUMNS}) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_SELECT_CHALLENGE = f"SELECT {_CHALLENGE_COLUMNS} FROM challenges WHERE id = ?"
+_OPEN_CHALLENGES = (
+    f"SELECT {_CHALLENGE_COLUMNS} FROM challenges WHERE status = 'open' "
+    "ORDER BY created_at, id LIMIT ?"
+)
+_COUNT_OPEN = "SELECT COUNT(*) FROM challenges WHERE player_id = ? AND status = 'open'"
+# Accepted once: only while open, live (a real-time one: its creator seen lately; the others:
+# not past their expiry), by someone else, and by its addressee if it has one.
+_ACCEPT = (
+    "UPDATE challenges SET status = 'accepted', game_id = ?, accepted_by = ?, updated_at = ? "
+    "WHERE id = ? AND status = 'open' AND player_id <> ? AND (to_key IS NULL OR to_key = ?) "
+    "AND (expires_at > ? OR (expires_at IS NULL AND seen_at >= ?))"
+)
+_CANCEL = (
+    "UPDATE challenges SET status = 'cancelled', updated_at = ? "
+    "WHERE id = ? AND player_id = ? AND status = 'open'"
+)
+_EXPIRE = (
+    "UPDATE challenges SET status = 'expired', updated_at = ? WHERE status = 'open' "
+    "AND (expires_at <= ? OR (expires_at IS NULL AND seen_at < ?)) RETURNING id"
+)
+_TOUCH_CHALLENGES = (
+    "UPDATE challenges SET seen_at = ? "
+    "WHERE status = 'open' AND expires_at IS NULL AND player_id IN ({marks})"
+)
+_STARTED = (
+    f"SELECT {_CHALLENGE_COLUMNS} FROM challenges "
+    "WHERE (player_id = ? OR accepted_by = ?) AND status = 'accepted' AND updated_at >= ?"
+)
+_ALIVE_AT = "SELECT alive_at FROM heartbeat WHERE id = 1"
+_BEAT = "UPDATE heartbeat SET alive_at = ? WHERE id = 1 AND alive_at < ?"
+# Moved only from the value read: of several servers starting at once, one skips the downtime.
+_TAKE_DOWNTIME = "UPDATE heartbeat SET alive_at = ? WHERE id = 1 AND alive_at = ?"
+_RUNNING_CLOCKS = "SELECT id, clock FROM games WHERE status = 'playing' AND deadline IS NOT NULL"
+_SET_CLOCK = "UPDATE games SET clock = ?, deadline = ? WHERE id = ?"
+_OVERDUE = (
+    "SELECT id FROM games WHERE deadline < ? AND status = 'playing' ORDER BY deadline LIMIT ?"
+)
+_TOUCH_SEATS = "UPDATE games SET seen{seat} = ? WHERE id IN ({marks})"
+
+
+def _challenge(values: Sequence[Any]) -> ChallengeRow:
+    (cid, player, name, control, max_rounds, rated, seat, to_key, to_name, status) = values[:10]
+    game, accepted_by, created, updated, expires, seen = values[10:16]
+    return ChallengeRow(
+        id=cid,
+        player=player,
+        name=name,
+        control=control,
+        max_rounds=max_rounds,
+        rated=bool(rated),
+        seat=seat,
+        to_key=to_key,
+        to_name=to_name,
+        status=status,
+        game=game,
+        accepted_by=accepted_by,
+        created=int(created),
+        updated=int(updated),
+        expires=_ms(expires),
+        seen=_ms(seen),
+    )
+
+
+def _challenge_values(c: ChallengeRow) -> tuple[Any, ...]:
+    return (
+        c.id,
+        c.player,
+        c.name,
+        c.control,
+        c.max_rounds,
+        int(c.rated),
+        c.seat,
+        c.to_key,
+        c.to_name,
+        c.status,
+        c.game,
+        c.accepted_by,
+        c.created,
+        c.updated,
+        c.expires,
+        c.seen,
+    )
+
+
+def _marks(n: int) -> str:
+    return ", ".join("?" * n)
+
+
+class Atomic(Protocol):
+    """One transaction: statements, and announcements sent to the other processes on commit."""
+
+    async def run(self, sql: str, values: Sequence[Any] = ()) -> Done:
+        """Run one statement (``?`` placeholders)."""
+        ...
+
+    async def announce(self, game_id: str) -> None:
+        """Tell the other processes that a game changed."""
+        ...
+
+    async def announce_challenge(self, challenge_id: str) -> None:
+        """Tell the other processes that a challenge changed."""
+        ...
+
+
+ClockRewrite = Callable[[str], tuple[str, int | None]]
+"""A stored clock's JSON to the JSON and deadline that replace it."""
+
+
+class LobbyStore(Protocol):
+    """What the lobby and the clocks need from a database (docs/web.md, "The lobby")."""
+
+    async def add_challenge(self, challenge: ChallengeRow, most: int) -> bool:
+        """Store a new challenge, unless its player already has ``most`` open ones."""
+        ...
+
+    async def challenge(self, challenge_id: str) -> ChallengeRow | None:
+        """A challenge by id."""
+        ...
+
+    async def open_challenges(self, limit: int) -> list[ChallengeRow]:
+        """The open challenges, the longest waiting first."""
+        ...
+
+    async def accept_challenge(
+        self,
+        challenge_id: str,
+        player: str,
+        player_key: str | None,
+        game: GameRow,
+        now: int,
+        seen_after: int,
+    ) -> bool:
+        """Accept an open challenge for ``player`` and store ``game`` in the same transaction;
+        False (nothing written) if it is not open, not live (a real-time one whose creator was
+        last seen before ``seen_after``, another past its expiry), ``player``'s own, or
+        addressed to someone else (``player_key``: the acceptor's folded user name)."""
+        ...
+
+    async def cancel_challenge(self, challenge_id: str, player: str, now: int) -> bool:
+        """Cancel ``player``'s open challenge; False if it is not theirs or not open."""
+        ...
+
+    async def expire_challenges(self, now: int, seen_before: int) -> list[str]:
+        """Close the open challenges past their expiry, and the real-time ones whose creator
+        was last seen before ``seen_before``; their ids."""
+        ...
+
+    async def touch_challenges(self, players: Sequence[str], now: int) -> None:
+        """``players`` are in the lobby now: their real-time challenges stay alive."""
+        ...
+
+    async def started_challenges(self, player: str, since: int) -> list[ChallengeRow]:
+        """``player``'s challenges (made or accepted) that became games since ``since``."""
+        ...
+
+    async def alive_at(self) -> int:
+        """The last heartbeat of any server (ms since the epoch; 0 before the first)."""
+        ...
+
+    async def beat(self, now: int) -> None:
+        """This server is alive at ``now`` (``alive_at`` only ever moves forward)."""
+        ...
+
+    async def skip_downtime(self, alive_at: int, now: int, rewrite: ClockRewrite) -> int | None:
+        """If the heartbeat still reads ``alive_at``, move it to ``now`` and, in the same
+        transaction, replace every running clock by ``rewrite(clock)``; how many were rewritten
+        (None: another server had moved the heartbeat first)."""
+        ...
+
+    async def overdue(self, now: int, limit: int = 100) -> list[str]:
+        """The unfinished games whose deadline is before ``now``, the earliest first."""
+        ...
+
+    async def touch_seats(self, seats: Sequence[tuple[str, int]], now: int) -> None:
+        """The seats ``(game, seat)`` are connected at ``now`` (no announcement)."""
+        ...
+
+
+class _Lobby:
+    """:class:`LobbyStore` written once, over the primitives each database provides."""
+
+    async def _one(self, sql: str, values: Sequence[Any]) -> tuple[Any, ...] | None:
+        raise NotImplementedError
+
+    async def _all(self, sql: str, values: Sequence[Any]) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def _atomic(self) -> contextlib.AbstractAsyncContextManager[Atomic]:
+        """One transaction (committed when the block ends, rolled back on an exception)."""
+        raise NotImplementedError
+
+    async def add_challenge(self, challenge: ChallengeRow, most: int) -> bool:
+        async with self._atomic() as tx:
+            (count,) = (await tx.run(_COUNT_OPEN, (challenge.player,))).rows[0]
+            if int(count) >= most:
+                return False
+            await tx.run(_INSERT_CHALLENGE, _challenge_values(challenge))
+            await tx.announce_challenge(challenge.id)
+        return True
+
+    async def challenge(self, challenge_id: str) -> ChallengeRow | None:
+        row = await self._one(_SELECT_CHALLENGE, (challenge_id,))
+        return None if row is None else _challenge(row)
+
+    async def open_challenges(self, limit: int) -> list[ChallengeRow]:
+        return [_challenge(r) for r in await self._all(_OPEN_CHALLENGES, (limit,))]
+
+    async def accept_challenge(
+        self,
+        challenge_id: str,
+        player: str,
+        player_key: str | None,
+        game: GameRow,
+        now: int,
+        seen_after: int,
+    ) -> bool:
+        values = (game.id, player, now, challenge_id, player, player_key, now, seen_after)
+        async with self._atomic() as tx:
+            if (await tx.run(_ACCEPT, values)).count != 1:
+                return False
+            await tx.run(_INSERT_GAME, _insert_values(game, _now()))
+            await tx.announce_challenge(challenge_id)
+        return True
+
+    async def cancel_challenge(self, challenge_id: str, player: str, now: int) -> bool:
+        async with self._atomic() as tx:
+            if (await tx.run(_CANCEL, (now, challenge_id, player))).count != 1:
+                return False
+            await tx.announce_challenge(challenge_id)
+        return True
+
+    async def expire_challenges(self, now: int, seen_before: int) -> list[str]:
+        async with self._atomic() as tx:
+            done = await tx.run(_EXPIRE, (now, now, seen_before))
+            ids = [str(r[0]) for r in done.rows]
+            for challenge_id in ids:
+                await tx.announce_challenge(challenge_id)
+        return ids
+
+    async def touch_challenges(self, players: Sequence[str], now: int) -> None:
+        if not players:
+            return
+        async with self._atomic() as tx:
+            await tx.run(_TOUCH_CHALLENGES.format(marks=_marks(len(players))), (now, *players))
+
+    async def started_challenges(self, player: str, since: int) -> list[ChallengeRow]:
+        return [_challenge(r) for r in await self._all(_STARTED, (player, player, since))]
+
+    async def alive_at(self) -> int:
+        row = await self._one(_ALIVE_AT, ())
+        return 0 if row is None else int(row[0])
+
+    async def beat(self, now: int) -> None:
+        async with self._atomic() as tx:
+            await tx.run(_BEAT, (now, now))
+
+    async def skip_downtime(self, alive_at: int, now: int, rewrite: ClockRewrite) -> int | None:
+        async with self._atomic() as tx:
+            if (await tx.run(_TAKE_DOWNTIME, (now, alive_at))).count != 1:
+                return None
+            running = (await tx.run(_RUNNING_CLOCKS)).rows
+            for game_id, clock in running:
+                text, deadline = rewrite(clock)
+                await tx.run(_SET_CLOCK, (text, deadline, game_id))
+                await tx.announce(game_id)
+        return len(running)
+
+    async def overdue(self, now: int, limit: int = 100) -> list[str]:
+        return [str(r[0]) for r in await self._all(_OVERDUE, (now, limit))]
+
+    async def touch_seats(self, seats: Sequence[tuple[str, int]], now: int) -> None:
+        if not seats:
+            return
+        async with self._atomic() as tx:
+            for seat in (0, 1):
+                ids = [game for game, s in seats if s == seat]
+                if ids:
+                    sql = _TOUCH_SEATS.format(seat=seat, marks=_marks(len(ids)))
+                    await tx.run(sql, (now, *ids))
+
+
+class Store(PlayerStore, LobbyStore, Protocol):
     """What the web app needs from a database."""
 
     url: str
@@ -587,8 +983,13 @@ class Store(PlayerStore, Protocol):
         status: str = "playing",
         result: dict[str, Any] | None = None,
         ai_due: bool = False,
+        clock: str | None = None,
+        deadline: int | None = None,
     ) -> bool:
-        """Add ``(seat, move)`` entries after the stored ones if the game is at ``version``."""
+        """Add ``(seat, move)`` entries after the stored ones if the game is at ``version``.
+
+        ``clock`` and ``deadline`` are the game's clock after them (None: no clock, or stopped).
+        """
         ...
 
     async def truncate(
@@ -618,7 +1019,8 @@ class Store(PlayerStore, Protocol):
         ...
 
     async def update(self, game_id: str, **fields: Any) -> None:
-        """Set ``joined0``/``joined1``/``rematch`` (no version change: the moves stay)."""
+        """Set ``joined0``/``joined1``/``rematch``, ``seen0``/``seen1`` or a clock that starts
+        (``clock``, ``deadline``): no version change, the moves stay."""
         ...
 
     async def ai_due(self) -> list[str]:
@@ -642,8 +1044,9 @@ class Store(PlayerStore, Protocol):
         """Store a finished game's analysis."""
         ...
 
-    async def listen(self, callback: Listener) -> None:
-        """Call ``callback(game_id)`` when another process changes a game (no-op if alone).
+    async def listen(self, callback: Listener, lobby: Listener | None = None) -> None:
+        """Call ``callback(game_id)`` when another process changes a game, and
+        ``lobby(challenge_id)`` when it changes a challenge (no-op if alone).
 
         Every change (append, truncate, update) is announced to the other processes in the same
         transaction, so they hear of it exactly when it is committed.
@@ -691,7 +1094,7 @@ async def open_store(url: str | None, *, exclusive: bool = False) -> Store:
     )
 
 
-class SQLiteStore(_Players):
+class SQLiteStore(_Players, _Lobby):
     """Games in an SQLite file (WAL: a write is safe once its call returns, even on kill -9).
 
     One server process at a time: a server's store (``exclusive``) holds a lock on ``PATH.lock``,
@@ -764,12 +1167,15 @@ class SQLiteStore(_Players):
         status: str = "playing",
         result: dict[str, Any] | None = None,
         ai_due: bool = False,
+        clock: str | None = None,
+        deadline: int | None = None,
     ) -> bool:
         db = self._db
         now = _now()
         db.execute("BEGIN IMMEDIATE")
         try:
-            cur = db.execute(_BUMP, _bump_values(game_id, version, status, result, ai_due, now))
+            values = _move_values(game_id, version, status, result, ai_due, clock, deadline, now)
+            cur = db.execute(_BUMP_CLOCK, values)
             if cur.rowcount != 1:
                 db.execute("ROLLBACK")
                 return False
@@ -838,7 +1244,7 @@ class SQLiteStore(_Players):
     async def save_analysis(self, game_id: str, data: dict[str, Any]) -> None:
         self._db.execute(_SAVE_ANALYSIS, (game_id, json.dumps(data), _now()))
 
-    async def listen(self, callback: Listener) -> None:
+    async def listen(self, callback: Listener, lobby: Listener | None = None) -> None:
         return None
 
     async def _one(self, sql: str, values: Sequence[Any]) -> tuple[Any, ...] | None:
@@ -867,9 +1273,39 @@ class SQLiteStore(_Players):
             db.execute("ROLLBACK")
             raise
 
+    @contextlib.asynccontextmanager
+    async def _atomic(self) -> AsyncIterator[Atomic]:
+        # The statements run at once (sqlite3 never yields to the event loop), so no other
+        # coroutine's statement lands inside this transaction.
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield _SQLiteAtomic(db)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
     async def close(self) -> None:
         self._db.close()
         self._unlock()
+
+
+class _SQLiteAtomic:
+    """A transaction on one SQLite connection (one process: nobody to announce to)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    async def run(self, sql: str, values: Sequence[Any] = ()) -> Done:
+        cur = self._db.execute(sql, values)
+        return Done(cur.rowcount, cur.fetchall() if cur.description else [])
+
+    async def announce(self, game_id: str) -> None:
+        return None
+
+    async def announce_challenge(self, challenge_id: str) -> None:
+        return None
 
 
 def _lock_file(lock: Path, db: Path) -> int:
@@ -922,6 +1358,12 @@ def _insert_values(game: GameRow, now: str) -> tuple[Any, ...]:
         json.dumps(game.deals) if game.deals else None,
         game.players[0],
         game.players[1],
+        game.control,
+        int(game.rated),
+        game.clock,
+        game.deadline,
+        game.seen[0],
+        game.seen[1],
     )
 
 
@@ -950,7 +1392,7 @@ def _claim_sql(seat: int) -> str:
     return _CLAIM.format(seat=seat)
 
 
-_UPDATABLE = ("joined0", "joined1", "rematch")
+_UPDATABLE = ("joined0", "joined1", "rematch", "seen0", "seen1", "clock", "deadline")
 
 
 def _updates(fields: dict[str, Any]) -> tuple[str, list[Any]]:
@@ -963,9 +1405,10 @@ def _updates(fields: dict[str, Any]) -> tuple[str, list[Any]]:
 
 
 _CHANNEL = "hanamikoji_games"
+_LOBBY_CHANNEL = "hanamikoji_lobby"
 
 
-class PostgresStore(_Players):
+class PostgresStore(_Players, _Lobby):
     """Games in PostgreSQL; changes are announced to other processes with LISTEN/NOTIFY."""
 
     def __init__(self, url: str) -> None:
@@ -974,6 +1417,7 @@ class PostgresStore(_Players):
         self._pool: Any = None
         self._listener: Any = None
         self._listen_task: asyncio.Task[None] | None = None
+        self._lobby: Listener | None = None
 
     async def open(self) -> None:
         """Connect and create or migrate the schema."""
@@ -1032,12 +1476,13 @@ class PostgresStore(_Players):
         status: str = "playing",
         result: dict[str, Any] | None = None,
         ai_due: bool = False,
+        clock: str | None = None,
+        deadline: int | None = None,
     ) -> bool:
         now = _now()
         async with self._pool.connection() as conn, conn.transaction():
-            cur = await conn.execute(
-                _pg(_BUMP), _bump_values(game_id, version, status, result, ai_due, now)
-            )
+            values = _move_values(game_id, version, status, result, ai_due, clock, deadline, now)
+            cur = await conn.execute(_pg(_BUMP_CLOCK), values)
             if cur.rowcount != 1:
                 return False
             await self._announce(conn, game_id)
@@ -1090,9 +1535,14 @@ class PostgresStore(_Players):
             await conn.execute(_pg(f"UPDATE games SET {sets} WHERE id = ?"), (*values, game_id))
             await self._announce(conn, game_id)
 
-    async def _announce(self, conn: Any, game_id: str) -> None:
+    async def _announce(self, conn: Any, game_id: str, channel: str = _CHANNEL) -> None:
         """Tell the other processes (delivered when the transaction commits)."""
-        await conn.execute("SELECT pg_notify(%s, %s)", (_CHANNEL, f"{self._origin}:{game_id}"))
+        await conn.execute("SELECT pg_notify(%s, %s)", (channel, f"{self._origin}:{game_id}"))
+
+    @contextlib.asynccontextmanager
+    async def _atomic(self) -> AsyncIterator[Atomic]:
+        async with self._pool.connection() as conn, conn.transaction():
+            yield _PgAtomic(self, conn)
 
     async def ai_due(self) -> list[str]:
         async with self._pool.connection() as conn:
@@ -1147,22 +1597,27 @@ class PostgresStore(_Players):
         except psycopg.errors.UniqueViolation as e:
             raise Duplicate(str(e)) from None
 
-    async def listen(self, callback: Listener) -> None:
+    async def listen(self, callback: Listener, lobby: Listener | None = None) -> None:
         import psycopg
 
         self._listener = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
         await self._listener.execute(f"LISTEN {_CHANNEL}")
+        if lobby is not None:
+            await self._listener.execute(f"LISTEN {_LOBBY_CHANNEL}")
 
         async def pump() -> None:
             async for note in self._listener.notifies():
-                origin, _, game_id = note.payload.partition(":")
-                if origin != self._origin and game_id:
-                    try:
-                        await callback(game_id)
-                    except Exception:  # one bad game must not stop the others' updates
-                        import logging
+                origin, _, item = note.payload.partition(":")
+                if origin == self._origin or not item:
+                    continue
+                heard = lobby if note.channel == _LOBBY_CHANNEL else callback
+                try:
+                    if heard is not None:
+                        await heard(item)
+                except Exception:  # one bad game must not stop the others' updates
+                    import logging
 
-                        logging.getLogger(__name__).exception("update of game %s failed", game_id)
+                    logging.getLogger(__name__).exception("update of %s failed", item)
 
         self._listen_task = asyncio.create_task(pump())
 
@@ -1185,3 +1640,22 @@ def safe_url(url: str) -> str:
         netloc = parsed.netloc.replace(f":{parsed.password}@", ":***@")
         return parsed._replace(netloc=netloc).geturl()
     return url
+
+
+class _PgAtomic:
+    """A transaction on one PostgreSQL connection; its announcements leave on commit."""
+
+    def __init__(self, store: PostgresStore, conn: Any) -> None:
+        self._store = store
+        self._conn = conn
+
+    async def run(self, sql: str, values: Sequence[Any] = ()) -> Done:
+        cur = await self._conn.execute(_pg(sql), values)
+        rows = list(await cur.fetchall()) if cur.description else []
+        return Done(cur.rowcount, rows)
+
+    async def announce(self, game_id: str) -> None:
+        await self._store._announce(self._conn, game_id)
+
+    async def announce_challenge(self, challenge_id: str) -> None:
+        await self._store._announce(self._conn, challenge_id, _LOBBY_CHANNEL)

@@ -1,0 +1,345 @@
+"""The lobby: open challenges that every visitor sees live, accepted with one click, and "Play
+someone now" (docs/web.md, "The lobby").
+
+A challenge is a row of table ``challenges``; the database decides who wins a race for it (one
+conditional update, in the same transaction as the game it starts), so two players clicking at
+once on two servers make one game. A real-time challenge lives while its creator has the lobby
+open; the others for a day.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from hanamikoji.clock import ClockError, Kind, TimeControl
+from hanamikoji.web.identity import FieldError, check_username, username_key
+from hanamikoji.web.limits import TooMany
+from hanamikoji.web.service import GameService, LiveGame, WebError, show
+from hanamikoji.web.store import ChallengeRow, PlayerRow, Store
+
+__all__ = ["GONE_MS", "Lobby", "challenge_json"]
+
+log = logging.getLogger(__name__)
+
+DAY_MS = 86_400_000
+"""A correspondence (or untimed) challenge waits this long for someone to accept it."""
+GONE_MS = 6_000
+"""A real-time challenge dies this long after its creator's last lobby connection closed (a
+reload of the lobby keeps it; servers record who is in their lobby every ``HEARTBEAT_MS``)."""
+MAX_OPEN = 5
+"""Open challenges one player may have at once."""
+SHOWN = 200
+"""The most challenges the lobby lists (the longest waiting first)."""
+STARTED_MS = 60_000
+"""A player back in the lobby this soon after their challenge was accepted is sent to the game."""
+RULES = (3, None)
+"""The lobby's rules: at most 3 rounds, or no limit."""
+
+Publisher = Callable[[ChallengeRow], Awaitable[None]]
+
+
+async def _nobody(challenge: ChallengeRow) -> None:
+    return None
+
+
+def challenge_json(c: ChallengeRow, player: str | None, key: str | None) -> dict[str, Any]:
+    """A challenge as the visitor ``player`` (``key``: their folded user name) sees it; the
+    creator's player id is never shown."""
+    control = TimeControl.parse(c.control)
+    return {
+        "id": c.id,
+        "name": c.name,
+        "control": c.control,
+        "kind": control.kind.value,
+        "max_rounds": c.max_rounds,
+        "rated": c.rated,
+        "seat": c.seat if c.seat == "random" else int(c.seat),
+        "to": c.to_name,
+        "mine": c.player == player,
+        "for_me": c.to_key is not None and c.to_key == key,
+        "status": c.status,
+        "created": c.created,
+        "expires": c.expires,
+    }
+
+
+def visible(c: ChallengeRow, player: str | None, key: str | None) -> bool:
+    """Whether the visitor sees ``c``: an open challenge to anyone, or one they made or that
+    is addressed to them."""
+    return c.to_key is None or c.player == player or (key is not None and c.to_key == key)
+
+
+class Lobby:
+    """Challenges over a :class:`Store`; ``publish(challenge)`` tells this process's lobby
+    connections of a change, and ``present()`` names the players connected to its lobby."""
+
+    def __init__(self, games: GameService) -> None:
+        self.games = games
+        self.store: Store = games.store
+        self.publish: Publisher = _nobody
+        self.present: Callable[[], list[str]] = list
+        games.on_beat.append(self.beat)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def live(self, c: ChallengeRow, now: int) -> bool:
+        """Whether ``c`` may still be accepted: open, and its creator still here (real-time)
+        or not past its expiry."""
+        if c.status != "open":
+            return False
+        if c.expires is not None:
+            return now < c.expires
+        return c.seen is not None and c.seen >= now - GONE_MS
+
+    async def listing(self, player: PlayerRow | None) -> dict[str, Any]:
+        """The ``lobby`` message: the challenges ``player`` sees, and the games their
+        challenges started in the last minute (so a reload mid-acceptance finds its game)."""
+        pid = player.id if player else None
+        key = _key(player)
+        now = self.games.now_ms()
+        shown = [
+            challenge_json(c, pid, key)
+            for c in await self.store.open_challenges(SHOWN)
+            if self.live(c, now) and visible(c, pid, key)
+        ]
+        started = []
+        if pid is not None:
+            for c in await self.store.started_challenges(pid, now - STARTED_MS):
+                url = await self.game_url(c, pid)
+                if url is not None:
+                    started.append({"challenge": c.id, "game": c.game, "url": url})
+        return {"type": "lobby", "challenges": shown, "started": started, "now": now}
+
+    async def game_url(self, c: ChallengeRow, player: str) -> str | None:
+        """The link of ``player``'s seat in the game ``c`` started (None: not theirs, or over)."""
+        if c.game is None:
+            return None
+        game = await self.games.get(c.game)
+        if game is None or game.state.is_over or player not in game.row.players:
+            return None
+        seat = game.row.players.index(player)
+        return f"/g/{game.id}?t={game.row.tokens[seat]}"
+
+    # -- changes -------------------------------------------------------------------------------
+
+    async def create(self, player: PlayerRow | None, body: dict[str, Any]) -> ChallengeRow:
+        """A new challenge of ``player`` from a request's body (``control``, ``max_rounds``,
+        ``rated``, ``seat``, ``to``)."""
+        me = _someone(player)
+        control, max_rounds, rated = _settings(body)
+        seat = body.get("seat", "random")
+        if isinstance(seat, str) and seat.strip() in ("0", "1"):
+            seat = int(seat)
+        if seat != "random" and (type(seat) is not int or seat not in (0, 1)):
+            raise FieldError("seat", f"seat must be 0, 1 or 'random', got {show(seat)}")
+        to_key = to_name = None
+        if body.get("to") not in (None, ""):
+            to_name, to_key = await self._addressee(me, body["to"])
+        return await self._add(me, control, max_rounds, rated, str(seat), to_key, to_name)
+
+    async def _addressee(self, me: PlayerRow, name: Any) -> tuple[str, str]:
+        """The user name and its key of the account a challenge is addressed to."""
+        try:
+            wanted = check_username(name)
+        except FieldError as e:
+            raise FieldError("to", e.message) from None
+        key = username_key(wanted)
+        account = await self.store.account(key)
+        if account is None or account.deleted or account.username is None:
+            raise FieldError("to", f"there is no player with the user name {wanted}", "not-found")
+        if account.id == me.id:
+            raise FieldError("to", "a challenge to yourself: send it to another player")
+        return account.username, key
+
+    async def _add(
+        self,
+        me: PlayerRow,
+        control: TimeControl,
+        max_rounds: int | None,
+        rated: bool,
+        seat: str,
+        to_key: str | None = None,
+        to_name: str | None = None,
+    ) -> ChallengeRow:
+        now = self.games.now_ms()
+        real_time = control.kind is Kind.REAL_TIME
+        row = ChallengeRow(
+            id=secrets.token_urlsafe(9),
+            player=me.id,
+            name=me.name or me.username or "",
+            control=str(control),
+            max_rounds=max_rounds,
+            rated=rated,
+            seat=seat,
+            to_key=to_key,
+            to_name=to_name,
+            created=now,
+            updated=now,
+            expires=None if real_time else now + DAY_MS,
+            seen=now,
+        )
+        if not await self.store.add_challenge(row, MAX_OPEN):
+            raise WebError(
+                "too-many",
+                f"you have {MAX_OPEN} open challenges: cancel one, or wait for a player",
+                60,
+            )
+        await self.publish(row)
+        return row
+
+    async def cancel(self, player: PlayerRow | None, challenge_id: Any) -> ChallengeRow:
+        """Cancel ``player``'s own open challenge."""
+        me = _someone(player)
+        c = await self._find(challenge_id)
+        if c.player != me.id:
+            raise WebError("not-allowed", "only its creator may cancel a challenge")
+        if not await self.store.cancel_challenge(c.id, me.id, self.games.now_ms()):
+            c = await self._find(c.id)
+            raise _closed(c)
+        c = await self._find(c.id)
+        await self.publish(c)
+        return c
+
+    async def accept(
+        self, player: PlayerRow | None, challenge_id: Any, client: str = ""
+    ) -> tuple[LiveGame, int]:
+        """Accept an open challenge: the new game and the acceptor's seat. Of two players
+        racing for one challenge, exactly one gets it (the database decides)."""
+        me = _someone(player)
+        c = await self._find(challenge_id)
+        now = self.games.now_ms()
+        self._check(c, me, now)
+        self._admit(client)
+        creator = int(c.seat) if c.seat != "random" else self.games.random_seat()
+        names = ["", ""]
+        names[creator] = c.name or f"Player {creator + 1}"
+        names[1 - creator] = me.name or me.username or f"Player {2 - creator}"
+        players = ["", ""]
+        players[creator], players[1 - creator] = c.player, me.id
+        row = self.games.lobby_game(
+            control=TimeControl.parse(c.control),
+            rated=c.rated,
+            max_rounds=c.max_rounds,
+            names=(names[0], names[1]),
+            players=(players[0], players[1]),
+        )
+        taken = await self.store.accept_challenge(c.id, me.id, _key(me), row, now, now - GONE_MS)
+        if not taken:
+            again = await self._find(c.id)
+            self._check(again, me, self.games.now_ms())
+            raise _closed(again)
+        self.games.limits.created(client, row.id, ai=False)
+        game = self.games.hold(row)
+        accepted = await self._find(c.id)
+        await self.publish(accepted)
+        return game, 1 - creator
+
+    def _check(self, c: ChallengeRow, me: PlayerRow, now: int) -> None:
+        """Refuse a challenge ``me`` may not accept, saying why."""
+        if c.status != "open":
+            raise _closed(c)
+        if c.player == me.id:
+            raise WebError("own-challenge", "this is your own challenge: wait for another player")
+        if c.to_key is not None and c.to_key != _key(me):
+            raise WebError("not-yours", f"this challenge is addressed to {c.to_name}")
+        if not self.live(c, now):
+            raise WebError("expired", "this challenge has expired: its creator has left")
+
+    def _admit(self, client: str) -> None:
+        limits = self.games.limits
+        limits.forget_idle()
+        try:
+            limits.admit(client, ai=False)
+        except TooMany as e:
+            raise WebError("too-many", e.message, e.retry_after) from None
+
+    async def play_now(
+        self, player: PlayerRow | None, body: dict[str, Any], client: str = ""
+    ) -> tuple[LiveGame, int] | ChallengeRow:
+        """Pair ``player`` with the longest-waiting player whose open challenge has the same
+        time control, rules and rated flag (a game and the seat), else wait as such a
+        challenge of their own (seat drawn by lot)."""
+        me = _someone(player)
+        control, max_rounds, rated = _settings(body)
+        now = self.games.now_ms()
+        mine = None
+        for c in await self.store.open_challenges(SHOWN):
+            same = (c.control, c.max_rounds, c.rated) == (str(control), max_rounds, rated)
+            if not same or c.to_key is not None or not self.live(c, now):
+                continue
+            if c.player == me.id:
+                mine = mine or c
+                continue
+            try:
+                return await self.accept(me, c.id, client)
+            except WebError as e:
+                if e.code in ("accepted", "cancelled", "expired"):
+                    continue  # someone else was quicker: the next one
+                raise
+        if mine is not None:
+            return mine  # already waiting with the same settings
+        return await self._add(me, control, max_rounds, rated, "random")
+
+    async def beat(self, now: int) -> None:
+        """Each heartbeat: the players in this server's lobby keep their real-time challenges
+        alive; challenges past their time close (every server does it: the database closes
+        each once)."""
+        await self.store.touch_challenges(sorted(set(self.present())), now)
+        for challenge_id in await self.store.expire_challenges(now, now - GONE_MS):
+            await self.changed_elsewhere(challenge_id)
+
+    async def changed_elsewhere(self, challenge_id: str) -> None:
+        """A challenge changed (in another process, or by the sweep): tell the lobby here."""
+        c = await self.store.challenge(challenge_id)
+        if c is not None:
+            await self.publish(c)
+
+    async def _find(self, challenge_id: Any) -> ChallengeRow:
+        if not isinstance(challenge_id, str) or not 0 < len(challenge_id) <= 40:
+            raise WebError("not-found", f"there is no challenge {show(challenge_id)}")
+        c = await self.store.challenge(challenge_id)
+        if c is None:
+            raise WebError("not-found", f"there is no challenge {show(challenge_id)}")
+        return c
+
+
+def _someone(player: PlayerRow | None) -> PlayerRow:
+    if player is None:
+        raise WebError("too-many", "too many new visitors from your address: try again soon", 60)
+    return player
+
+
+def _key(player: PlayerRow | None) -> str | None:
+    return username_key(player.username) if player and player.username else None
+
+
+def _closed(c: ChallengeRow) -> WebError:
+    """Why a challenge that is no longer open cannot be accepted or cancelled."""
+    if c.status == "accepted":
+        return WebError("accepted", "this challenge has already been accepted by another player")
+    if c.status == "cancelled":
+        return WebError("cancelled", "this challenge was cancelled by its creator")
+    return WebError("expired", "this challenge has expired")
+
+
+def _settings(body: dict[str, Any]) -> tuple[TimeControl, int | None, bool]:
+    """The time control, rules and rated flag of a challenge or a "Play someone now"."""
+    text = body.get("control", "none")
+    try:
+        control = TimeControl.parse(text)
+    except ClockError as e:
+        raise FieldError("control", str(e)) from None
+    max_rounds = body.get("max_rounds", 3)
+    if type(max_rounds) not in (int, type(None)) or max_rounds not in RULES:
+        raise FieldError(
+            "max_rounds",
+            "the lobby's rules are at most 3 rounds (3) or no limit (null), "
+            f"got {show(max_rounds)}",
+        )
+    rated = body.get("rated", False)
+    if not isinstance(rated, bool):
+        raise FieldError("rated", f"rated must be true or false, got {show(rated)}")
+    return control, max_rounds, rated
