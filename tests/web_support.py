@@ -132,10 +132,17 @@ SERVE = [sys.executable, "-m", "hanamikoji.cli", "serve"]
 class Server:
     """``hanamikoji serve`` as a separate process (killable with SIGKILL)."""
 
-    def __init__(self, db: str, port: int | None = None, args: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        db: str,
+        port: int | None = None,
+        args: Sequence[str] = (),
+        command: Sequence[str] = SERVE,
+    ) -> None:
         self.db = db
         self.port = port or free_port()
         self.args = list(args)
+        self.command = list(command)  # e.g. tests/clock_serve.py: short clocks
         self.proc: subprocess.Popen[str] | None = None
 
     @property
@@ -147,7 +154,7 @@ class Server:
         self.log = Path(tempfile.mkstemp(prefix="hanamikoji-serve-", suffix=".log")[1])
         with self.log.open("w") as out:
             self.proc = subprocess.Popen(
-                [*SERVE, "--port", str(self.port), "--db", self.db, *self.args],
+                [*self.command, "--port", str(self.port), "--db", self.db, *self.args],
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 text=True,

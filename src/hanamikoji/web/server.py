@@ -641,10 +641,21 @@ async def _socket(request: web.Request) -> web.StreamResponse:
             if not held:
                 del hub.games[game_id]
         if not hub.online(game_id, seat):
-            with contextlib.suppress(Exception):
-                await service.seen(game_id, seat)
-                await hub.publish(game_id)  # the opponent learns this seat left
+            # Apart from this handler, which aiohttp cancels once the peer has gone.
+            hub.spawn(_left(hub, game_id, seat))
     return ws
+
+
+async def _left(hub: Hub, game_id: str, seat: int) -> None:
+    """A seat's last socket here closed: record when (the abandonment claim counts from it)
+    and tell the opponent."""
+    if hub.online(game_id, seat):
+        return  # back already (a reload)
+    try:
+        await hub.service.seen(game_id, seat)
+    except Exception:  # the database failed: the absence counts from an earlier sight
+        log.exception("the departure of a seat of game %s was not recorded", game_id)
+    await hub.publish(game_id)
 
 
 async def _handle(hub: Hub, game_id: str, conn: Connection, text: str) -> None:

@@ -400,9 +400,13 @@ class GameService:
                     return text, None
                 return clock.to_json(), clock.deadline
 
-            moved = await self.store.skip_downtime(alive_at, now, rewrite)
-            if moved:
+            games = await self.store.skip_downtime(alive_at, now, rewrite)
+            if games is not None:
+                moved = len(games)
                 log.info("no server ran for %d ms: %d clocks paused over it", now - alive_at, moved)
+                for game_id in games:
+                    if game_id in self._games:
+                        await self._reload(game_id)
         await self.store.beat(now)
         return moved
 

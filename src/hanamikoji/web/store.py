@@ -843,10 +843,12 @@ class LobbyStore(Protocol):
         """This server is alive at ``now`` (``alive_at`` only ever moves forward)."""
         ...
 
-    async def skip_downtime(self, alive_at: int, now: int, rewrite: ClockRewrite) -> int | None:
+    async def skip_downtime(
+        self, alive_at: int, now: int, rewrite: ClockRewrite
+    ) -> list[str] | None:
         """If the heartbeat still reads ``alive_at``, move it to ``now`` and, in the same
-        transaction, replace every running clock by ``rewrite(clock)``; how many were rewritten
-        (None: another server had moved the heartbeat first)."""
+        transaction, replace every running clock by ``rewrite(clock)``; the ids of the games
+        rewritten (None: another server had moved the heartbeat first)."""
         ...
 
     async def overdue(self, now: int, limit: int = 100) -> list[str]:
@@ -936,7 +938,9 @@ class _Lobby:
         async with self._atomic() as tx:
             await tx.run(_BEAT, (now, now))
 
-    async def skip_downtime(self, alive_at: int, now: int, rewrite: ClockRewrite) -> int | None:
+    async def skip_downtime(
+        self, alive_at: int, now: int, rewrite: ClockRewrite
+    ) -> list[str] | None:
         async with self._atomic() as tx:
             if (await tx.run(_TAKE_DOWNTIME, (now, alive_at))).count != 1:
                 return None
@@ -945,7 +949,7 @@ class _Lobby:
                 text, deadline = rewrite(clock)
                 await tx.run(_SET_CLOCK, (text, deadline, game_id))
                 await tx.announce(game_id)
-        return len(running)
+        return [str(r[0]) for r in running]
 
     async def overdue(self, now: int, limit: int = 100) -> list[str]:
         return [str(r[0]) for r in await self._all(_OVERDUE, (now, limit))]
