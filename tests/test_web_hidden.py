@@ -23,6 +23,8 @@ from hanamikoji.state import Deal, State
 from hanamikoji.web.server import HUB, Connection, create_app
 from hanamikoji.web.service import GameService, LiveGame, seat_message
 from hanamikoji.web.store import GameRow, open_store
+from hanamikoji.web.watch import spectator_message
+from twins import public_twins
 from web_support import Seat, claim_invite, over, play_out
 
 Client = TestClient[Any, Any]
@@ -118,8 +120,10 @@ def check_frames(frames: list[dict[str, Any]], row: GameRow, seat: int, states: 
 
 
 async def _record_games(
-    client: Client, service: GameService, mode: str, seeds: list[int]
-) -> list[tuple[str, dict[int, list[dict[str, Any]]]]]:
+    client: Client, service: GameService, mode: str, seeds: list[int], *, watch: bool = False
+) -> list[tuple[str, dict[int, list[str]]]]:
+    """Whole games and every message sent to each seat (and, with ``watch``, to a spectator
+    from the start: key -1), as JSON text."""
     hub = client.app[HUB]
     sent: dict[int, list[str]] = {}
 
@@ -135,6 +139,7 @@ async def _record_games(
             body["level"] = "easy"
         data = await (await client.post("/api/games", json=body)).json()
         seats = [Seat(await client.ws_connect(f"/ws/{data['game']}?t={data['token']}"))]
+        spectator = Seat(await client.ws_connect(f"/ws/{data['game']}/watch")) if watch else None
         if data["invite"]:
             token = await claim_invite(str(client.make_url("/")).rstrip("/"), data["invite"])
             seats.append(Seat(await client.ws_connect(f"/ws/{data['game']}?t={token}")))
@@ -144,8 +149,10 @@ async def _record_games(
         for s in seats:
             await s.until(over)
             await s.ws.close()
-        frames = {seat: [json.loads(t) for t in texts] for seat, texts in sent.items()}
-        out.append((data["game"], frames))
+        if spectator is not None:
+            await spectator.until(over)
+            await spectator.ws.close()
+        out.append((data["game"], {seat: list(texts) for seat, texts in sent.items()}))
     return out
 
 
@@ -156,7 +163,8 @@ async def test_no_hidden_card_reaches_a_seat(
     client = await aiohttp_client(create_app(service))
     games = await _record_games(client, service, mode, [1, 2, 3, 4])
     twins_checked = 0
-    for game_id, frames in games:
+    for game_id, texts in games:
+        frames = {seat: [json.loads(t) for t in sent] for seat, sent in texts.items()}
         game = await service.get(game_id)
         assert game is not None
         real = states_of(
@@ -299,3 +307,56 @@ def test_the_drawn_card_is_told_only_to_its_seat_during_its_action() -> None:
                     before = parent.hand(seat)
                 assert "".join(sorted(before + drawn)) == state.hand(seat), (state, drawn)
             state = state.apply(rng.choice(state.legal_moves))
+
+
+def check_public_frames(texts: list[str], row: GameRow, states: list[State]) -> int:
+    """Assert each message a spectator received is, byte for byte, what ``states`` would have
+    sent it, for the versions ``states`` reaches; how many were checked."""
+    checked = 0
+    for text in texts:
+        frame = json.loads(text)
+        if frame["type"] != "state":
+            assert frame["type"] in ("pong", "error"), frame
+            continue
+        info = frame["game"]
+        version = info["version"]
+        if version >= len(states):
+            continue
+        joined = (info["joined"][0], info["joined"][1])
+        at = replace(row, version=version, moves=row.moves[:version], joined=joined)
+        game = LiveGame(at, states[version], thinking=info["thinking"])
+        online = (info["online"][0], info["online"][1])
+        expected = spectator_message(game, online=online)
+        assert text == json.dumps(expected, separators=(",", ":"))
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("mode", ["friend", "ai"])
+async def test_no_hidden_card_reaches_a_spectator(
+    aiohttp_client: Callable[..., Awaitable[Client]], service: GameService, mode: str
+) -> None:
+    """Every byte a spectator receives is the same in twin games that differ only in cards
+    nobody has seen revealed: the removed card; a Discard (never shown); a Secret, until its
+    round is scored; a card in a hand or the pile, until it is offered."""
+    client = await aiohttp_client(create_app(service))
+    games = await _record_games(client, service, mode, [5, 6, 7], watch=True)
+    kinds: set[str] = set()
+    twin_frames = 0
+    for game_id, texts in games:
+        game = await service.get(game_id)
+        assert game is not None
+        state = game.state
+        real = states_of(list(state.deals), [str(p.move) for p in state.history], game.rules)
+        watched = texts[-1]
+        assert check_public_frames(watched, game.row, real) > 10
+        for frame in map(json.loads, watched):
+            assert "view" not in frame and "legal" not in frame and "drawn" not in frame
+        for twin in public_twins(state):
+            assert twin.deals[0] != state.deals[0]
+            others = states_of(twin.deals, twin.moves, game.rules)
+            upto = len(others) if twin.upto is None else twin.upto
+            twin_frames += check_public_frames(watched, game.row, others[:upto])
+            kinds.add(twin.what.split("'s ")[1].split(" ")[0])
+    assert kinds == {"Discard", "Secret", "offer"}
+    assert twin_frames > 100

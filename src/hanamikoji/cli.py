@@ -316,6 +316,22 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"open connections per seat, the oldest closed beyond (default "
         f"{Limits.sockets_per_seat}; 0: no limit)",
     )
+    serve.add_argument(
+        "--spectators-per-game",
+        type=_count,
+        default=Limits.spectators_per_game,
+        metavar="N",
+        help=f"spectators' connections one game may have (default {Limits.spectators_per_game}; "
+        "0: no limit)",
+    )
+    serve.add_argument(
+        "--spectators-per-client",
+        type=_count,
+        default=Limits.spectators_per_client,
+        metavar="N",
+        help="spectators' connections one client may hold, all games together (default "
+        f"{Limits.spectators_per_client}; 0: no limit)",
+    )
 
     replay = sub.add_parser("replay", help="replay a game record, checking every move")
     replay.add_argument("file", type=Path, metavar="FILE", help="a hanamikoji-record/1 JSON file")
@@ -387,6 +403,8 @@ def _serve(args: argparse.Namespace) -> int:
             games_per_minute=args.games_per_minute,
             ai_games=args.ai_games,
             sockets_per_seat=args.sockets_per_seat,
+            spectators_per_game=args.spectators_per_game,
+            spectators_per_client=args.spectators_per_client,
         ),
     )
     try:

@@ -36,6 +36,10 @@ class Limits:
     account deletion), from anywhere."""
     accounts_per_hour: int = 10
     """Accounts one client may create an hour."""
+    spectators_per_game: int = 500
+    """Spectators' WebSockets one game may have on this server (beyond: refused)."""
+    spectators_per_client: int = 32
+    """Spectators' WebSockets one client may hold open, all games together (beyond: refused)."""
 
 
 class TooMany(Exception):

@@ -27,7 +27,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 from hanamikoji.ai.levels import LEVELS
 from hanamikoji.clock import Clock, TimeControl
 from hanamikoji.web.identity import SESSION_COOKIE, Accounts, FieldError, Identity, username_key
-from hanamikoji.web.limits import Limits
+from hanamikoji.web.limits import Limits, TooMany
 from hanamikoji.web.lobby import Lobby, challenge_json, visible
 from hanamikoji.web.service import (
     DEFAULT_LEVEL,
@@ -41,6 +41,7 @@ from hanamikoji.web.service import (
     token_seat,
 )
 from hanamikoji.web.store import ChallengeRow, Store, open_store, safe_url
+from hanamikoji.web.watch import GamesOn, Watchers, spectator_message
 
 __all__ = ["SERVICE", "STATIC", "Settings", "create_app", "read_json", "serve"]
 
@@ -63,6 +64,7 @@ _PAGES = {
     "rules": "rules.html",
     "join": "join.html",
     "lobby": "lobby.html",
+    "watch": "watch.html",
 }
 _STATUS = {
     "bad-request": 400,
@@ -240,6 +242,7 @@ class Hub:
     games: dict[str, set[Connection]] = field(default_factory=dict)
     on_connect: Callable[[Connection], None] | None = None  # tests use it to record traffic
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+    watchers: Watchers[Connection] = field(default_factory=Watchers)  # spectators, by game
 
     def spawn(self, work: Awaitable[Any]) -> None:
         """Run ``work`` in the background (kept referenced until done)."""
@@ -258,13 +261,19 @@ class Hub:
         return any(c.seat == seat for c in self.games.get(game_id, ()))
 
     async def publish(self, game_id: str) -> None:
-        """Send every seat of ``game_id`` connected here its new state."""
+        """Send every seat of ``game_id`` connected here its new state, and every spectator
+        the public one."""
         conns = list(self.games.get(game_id, ()))
-        if not conns:
+        watchers = list(self.watchers.games.get(game_id, ()))
+        if not conns and not watchers:
             return
         game = await self.service.get(game_id)
         if game is None:
             return
+        if watchers:
+            public = self.spectator_state(game)
+            for conn in watchers:
+                await conn.send(public)
         cache: dict[int, dict[str, Any]] = {}
         for conn in conns:
             message = cache.get(conn.seat)
@@ -281,6 +290,11 @@ class Hub:
             rematch=await self.service.rematch_link(game, seat),
             now=self.service.now_ms(),
         )
+
+    def spectator_state(self, game: LiveGame) -> dict[str, Any]:
+        """The ``state`` message of a spectator (built from the public view)."""
+        online = (self.online(game.id, 0), self.online(game.id, 1))
+        return spectator_message(game, online=online, now=self.service.now_ms())
 
     def connected(self) -> list[tuple[str, int]]:
         """Every ``(game, seat)`` with a socket here."""
@@ -712,6 +726,84 @@ async def _hint(service: GameService, game_id: str, conn: Connection) -> None:
         await conn.send(_error(e.code, e.message))
 
 
+# -- spectators (docs/web.md "Watching a game") ---------------------------------------------------
+
+GAMES_ON = web.AppKey("games_on", GamesOn)
+
+_NOT_FOR_SPECTATORS = {
+    "move": "move",
+    "undo": "take a move back",
+    "hint": "ask for a hint",
+    "resign": "resign",
+    "claim": "claim the game",
+    "rematch": "ask for a rematch",
+    "chat": "talk to the players",
+}
+
+
+async def _watch_socket(request: web.Request) -> web.StreamResponse:
+    """A spectator's connection: the public view on connecting and after every change."""
+    service = request.app[SERVICE]
+    hub = request.app[HUB]
+    game_id = request.match_info["game"]
+    client = client_of(request)
+    ws = web.WebSocketResponse(heartbeat=30, max_msg_size=MAX_MESSAGE)
+    await ws.prepare(request)
+    try:
+        if not _GAME_ID.fullmatch(game_id) or await service.get(game_id) is None:
+            raise WebError("not-found", "there is no such game")
+        try:
+            hub.watchers.admit(game_id, client)
+        except TooMany as e:
+            log.info("refused a spectator of %s: %s", client, e.message)
+            raise WebError("too-many", e.message, e.retry_after) from None
+    except WebError as e:
+        await ws.send_json(_error(e.code, e.message))
+        await ws.close(code=4404 if e.code == "not-found" else 4429, message=e.code.encode())
+        return ws
+    conn = Connection(ws, -1, transport=request.transport, client=client)  # -1: no seat
+    conn.start()
+    if hub.on_connect is not None:
+        hub.on_connect(conn)
+    hub.watchers.add(game_id, client, conn)
+    try:
+        game = await service.get(game_id)  # read once counted: no change can fall between
+        if game is not None:
+            await conn.send(hub.spectator_state(game))
+        async for msg in ws:
+            if msg.type == WSMsgType.TEXT:
+                await conn.send(_spectator_answer(msg.data))
+            elif msg.type == WSMsgType.BINARY:
+                await conn.send(_error("bad-request", "send JSON text messages, not binary"))
+            elif msg.type == WSMsgType.ERROR:
+                break
+    finally:
+        conn.stop()
+        hub.watchers.discard(game_id, client, conn)
+    return ws
+
+
+def _spectator_answer(text: str) -> dict[str, Any]:
+    """A spectator may only ping: anything a player would send is refused, saying why."""
+    try:
+        data = read_json(text)
+    except WebError as e:
+        return _error("bad-request", f'{e.message}: send a JSON object, e.g. {{"type": "ping"}}')
+    kind = data.get("type") if isinstance(data, dict) else None
+    if kind == "ping":
+        return {"type": "pong"}
+    if isinstance(kind, str) and kind in _NOT_FOR_SPECTATORS:
+        what = _NOT_FOR_SPECTATORS[kind]
+        return _error(
+            "spectator", f"you are watching this game: a spectator cannot {what}; nothing changed"
+        )
+    return _error("bad-request", f"unknown message type {show(kind)}; a spectator may only ping")
+
+
+async def _games_on(request: web.Request) -> web.Response:
+    return web.json_response(await request.app[GAMES_ON].listing())
+
+
 # -- the lobby (docs/web.md "The lobby") ----------------------------------------------------------
 
 
@@ -1128,6 +1220,8 @@ def create_app(service: GameService, settings: Settings | None = None) -> web.Ap
     app[HUB] = hub
     app[SETTINGS] = settings or Settings(limits=service.limits.limits)
     app[ACCOUNTS] = Accounts(service, app[SETTINGS].limits)
+    hub.watchers = Watchers(app[SETTINGS].limits)
+    app[GAMES_ON] = GamesOn(service, hub.watchers.count)
     lobby = Lobby(service)
     app[LOBBY] = lobby_hub = LobbyHub(lobby)
     app.on_response_prepare.append(_security_headers)
@@ -1151,6 +1245,9 @@ def create_app(service: GameService, settings: Settings | None = None) -> web.Ap
                 await conn.ws.close(code=1001, message=b"server shutdown")
         for lc in list(lobby_hub.conns):
             await lc.conn.ws.close(code=1001, message=b"server shutdown")
+        for watchers in list(hub.watchers.games.values()):
+            for conn in list(watchers):
+                await conn.ws.close(code=1001, message=b"server shutdown")
 
     app.cleanup_ctx.append(lifecycle)
     app.on_shutdown.append(going_away)
@@ -1162,10 +1259,12 @@ def create_app(service: GameService, settings: Settings | None = None) -> web.Ap
     r.add_get("/join/{game}", _page("join"))
     r.add_get("/account", _page("account"))
     r.add_get("/lobby", _page("lobby"))
+    r.add_get("/watch", _page("watch"))
     r.add_post("/api/games", _create)
     r.add_get("/api/games/{game}/invitation", _api(_invitation))
     r.add_post("/api/games/{game}/join", _api(_join))
     r.add_get("/api/levels", _levels)
+    r.add_get("/api/watch", _games_on)
     r.add_get("/api/me", _me)
     r.add_post("/api/me", _set_me)
     r.add_get("/api/me/games", _my_games)
@@ -1184,6 +1283,7 @@ def create_app(service: GameService, settings: Settings | None = None) -> web.Ap
     r.add_post("/api/lobby/play", _play_now)
     r.add_get("/ws/lobby", _lobby_socket)
     r.add_get("/ws/{game}", _socket)
+    r.add_get("/ws/{game}/watch", _watch_socket)
     if STATIC.is_dir():
         r.add_static("/static", STATIC, append_version=False)
     return app

@@ -455,6 +455,13 @@ _PLAYER_GAMES = (
     "WHERE (player0 = ? OR player1 = ?) AND status = ? "
     "ORDER BY updated_at DESC, id LIMIT ? OFFSET ?"
 )
+# The games on now that a spectator may watch: both seats taken (or one is the AI's).
+_GAMES_ON = (
+    f"SELECT {_GAME_COLUMNS}, updated_at FROM games "
+    "WHERE status = 'playing' AND updated_at >= ? "
+    "AND (ai_seat IS NOT NULL OR (joined0 = 1 AND joined1 = 1)) "
+    "ORDER BY updated_at DESC, id LIMIT ?"
+)
 _EXPIRED_SESSIONS = "DELETE FROM sessions WHERE expires_at <= ?"
 _GAMELESS_GUEST = (
     "players.username_key IS NULL AND players.deleted_at IS NULL AND NOT EXISTS "
@@ -558,6 +565,11 @@ class PlayerStore(Protocol):
         ``idle_expiry`` (not seen for long) with those sessions."""
         ...
 
+    async def games_on(self, since: str, limit: int) -> list[tuple[GameRow, str]]:
+        """Unfinished games with both seats taken that changed at or after ``since`` (without
+        their moves) and when each last changed, the most recent first: what spectators find."""
+        ...
+
 
 class _Players:
     """:class:`PlayerStore` written once, over three primitives each database provides."""
@@ -657,6 +669,10 @@ class _Players:
         self, player_id: str, status: str, limit: int, offset: int = 0
     ) -> list[tuple[GameRow, str]]:
         rows = await self._all(_PLAYER_GAMES, (player_id, player_id, status, limit, offset))
+        return [(_row(r, []), str(r[_GAME_WIDTH])) for r in rows]
+
+    async def games_on(self, since: str, limit: int) -> list[tuple[GameRow, str]]:
+        rows = await self._all(_GAMES_ON, (since, limit))
         return [(_row(r, []), str(r[_GAME_WIDTH])) for r in rows]
 
     async def forget_guests(self, now: str, idle_expiry: str) -> None:
