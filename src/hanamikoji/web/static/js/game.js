@@ -7,6 +7,7 @@
 import { GameSocket, gameIdFromPath, tokenFromSearch } from "./api.js";
 import { renderBoard } from "./board.js";
 import { ACTION_SIZE, ACTIONS, actionSvg, backSvg, cardSvg, charmOf } from "./cards.js";
+import { clockEnding, clockError, clockFor, clockReceived, initClocks } from "./clock.js";
 import { copyButton } from "./copy.js";
 import { $, $$, fill, h, keepFocus } from "./dom.js";
 import { Guide } from "./guide.js";
@@ -16,6 +17,7 @@ import { minus, movesFor, parseMove, sortCards } from "./notation.js";
 import { paceMs, prefs, reducedMotion, setPref } from "./prefs.js";
 import { ScoringDialog, standingOf } from "./scoring.js";
 import { playSound } from "./sound.js";
+import { asTable, seatName, watchLog, watchNews, watchResult, watchStatus } from "./spectate.js";
 import { confirmLabel, displayName, logEntries, moveLabel, sinceMyMove } from "./words.js";
 
 const gameId = gameIdFromPath();
@@ -43,6 +45,7 @@ const ui = {
   resignAsked: false,
   rematchAsked: false,
   scoringsShown: 0,
+  watching: false, // no seat opened: this page is the spectator's table
 };
 
 /** The state messages not yet shown, and the timer of the move on show (null: none). */
@@ -88,11 +91,13 @@ function inviteUrl(msg) {
 }
 
 function opponentName(msg) {
+  if (msg.spectator) return seatName(msg, otherOf(msg));
   if (msg.game.mode === "ai") return t("game.ai_name", { level: t(`levels.${msg.game.level}`) });
   return displayName(msg.game.names?.[otherOf(msg)], otherOf(msg));
 }
 
 function myName(msg) {
+  if (msg.spectator) return seatName(msg, seatOf(msg));
   return displayName(msg.game.names?.[seatOf(msg)], seatOf(msg));
 }
 
@@ -131,7 +136,7 @@ function holdFor(before, msg) {
   const added = msg.view.history.slice(before.view.history.length);
   if (!added.length || msg.view.round !== before.view.round) return 0;
   const pace = paceMs();
-  if (added.some((e) => !e.reveal && e.seat !== msg.view.seat)) return pace;
+  if (added.some((e) => !e.reveal && (e.seat !== msg.view.seat || msg.spectator))) return pace;
   return feed.queue.length ? Math.round(pace / 2) : 0;
 }
 
@@ -209,6 +214,7 @@ function sources() {
     hand: byCard("#hand .card"),
     offer: byCard("#offer [data-card]"),
     oppHand: rectOf($("#opp-hand")),
+    nearHand: rectOf($("#near-hand")), // a spectator's near seat
     pile: rectOf($("#pile")),
   };
 }
@@ -221,7 +227,7 @@ function animate(from) {
   for (const node of $$("#board .side .pcard.fresh")) {
     const far = node.parentElement.classList.contains("far");
     const card = node.dataset.card;
-    travel(node, take(from.offer, card) || (far ? from.oppHand : take(from.hand, card)), ms);
+    travel(node, take(from.offer, card) || (far ? from.oppHand : take(from.hand, card) || from.nearHand), ms);
   }
   for (const node of $$("#offer .offer-cards [data-card], #offer .pick [data-card]")) {
     if (!ui.fresh.offer) break;
@@ -232,6 +238,8 @@ function animate(from) {
   if (ui.fresh.oppDiscard) for (const node of $$("#opp-discard .pcard")) travel(node, from.oppHand, ms);
   if (ui.fresh.mySecret) for (const node of $$("#my-secret .pcard")) travel(node, take(from.hand, node.dataset.card), ms);
   if (ui.fresh.myDiscard) for (const node of $$("#my-discard .pcard")) travel(node, take(from.hand, node.dataset.card), ms);
+  if (ui.fresh.mySecret) for (const node of $$("#near-secret .pcard")) travel(node, from.nearHand, ms);
+  if (ui.fresh.myDiscard) for (const node of $$("#near-discard .pcard")) travel(node, from.nearHand, ms);
   const drawn = $("#hand .card.drawn");
   if (drawn && ui.fresh.log) travel(drawn, from.pile, ms);
 }
@@ -297,6 +305,8 @@ function saveScoringsSeen(n) {
 }
 
 function onMessage(msg) {
+  if (msg.type === "state" && msg.spectator) msg = asTable(msg); // drawn as a table, seat 0 near
+  if (msg.type === "state") clockReceived(msg); // the clocks as the server sent them, now
   if (msg.type === "state") onState(msg);
   else if (msg.type === "hint") {
     if (ui.msg && msg.version !== ui.msg.game.version) return; // for a decision already gone
@@ -305,6 +315,7 @@ function onMessage(msg) {
     applyHint(msg);
     render();
   } else if (msg.type === "error") {
+    if (msg.code === "bad-token" && !ui.msg && !ui.watching) return watch();
     showError({ code: msg.code, message: msg.message });
     ui.sent = false;
     ui.hintAsked = false;
@@ -312,6 +323,18 @@ function onMessage(msg) {
     render();
     if (FINAL.includes(msg.code) && !ui.msg) $("#no-seat-title").focus();
   }
+}
+
+/** No seat opens here: the page becomes the spectator's table, on a spectator's socket. */
+function watch() {
+  ui.watching = true;
+  ui.conn = "connecting";
+  ui.error = null;
+  if (!FINAL.includes("too-many")) FINAL.push("too-many"); // a spectator over the limits: final too
+  const handlers = socket.handlers;
+  socket.close();
+  socket = new GameSocket(gameId, null, handlers, { watch: true });
+  render();
 }
 
 /** Highlight the suggested move: select its cards and action so its button shows. */
@@ -389,6 +412,8 @@ function renderAll() {
   root.dataset.toMove = toMove(msg);
   root.dataset.legal = canDecide(msg) ? msg.legal.join(" ") : "";
   root.dataset.mode = game.mode;
+  root.dataset.role = msg.spectator ? "spectator" : "player";
+  renderWatching(msg);
   root.dataset.phase = view.phase;
   root.dataset.scoring = scoring.open ? "true" : "false";
   document.title = myDecision(msg) ? `● ${t("status.title_turn")} – ${t("game.page_title")}` : t("game.page_title");
@@ -403,7 +428,7 @@ function renderAll() {
     freshNear: ui.fresh.near,
     freshFar: ui.fresh.far,
     nearSeat: view.seat,
-    nearName: t("board.you"),
+    nearName: msg.spectator ? myName(msg) : t("board.you"),
     farName: opponentName(msg),
   });
   renderMine(msg);
@@ -422,9 +447,20 @@ function renderNoSeat(noSeat) {
   const box = $("#no-seat");
   box.hidden = !noSeat;
   if (!noSeat) return;
+  if (ui.conn === "too-many") {
+    $("#no-seat-title").textContent = t("watch.full_title");
+    $("#no-seat-text").textContent = t("watch.full_text");
+    return;
+  }
   const why = ui.conn === "not-found" ? "not_found" : ui.conn === "replaced" ? "replaced" : "no_seat";
   $("#no-seat-title").textContent = t(`no_seat.${why}_title`);
   $("#no-seat-text").textContent = t(`no_seat.${why}_text`);
+}
+
+/** A spectator's banner: who plays whom. */
+function renderWatching(msg) {
+  $("#watching").hidden = !msg.spectator;
+  if (msg.spectator) $("#watching-names").textContent = t("watch.vs", { a: seatName(msg, 0), b: seatName(msg, 1) });
 }
 
 function renderNotices() {
@@ -441,7 +477,7 @@ function renderNotices() {
   if (ui.error && !noSeat) {
     const key = `errors.${ui.error.code}`;
     let text = t(key);
-    if (text === key) text = ui.error.message || t("errors.unknown");
+    if (text === key) text = clockError(ui.error.code) ?? (ui.error.message || t("errors.unknown"));
     error.textContent = text;
     error.hidden = false;
   } else {
@@ -458,6 +494,7 @@ function standing(msg, s, charm, geisha, name, id) {
   for (let i = 0; i < WIN_GEISHA; i++) pips.push(h("span", { class: `pip${i < geisha ? " on" : ""}` }));
   return [
     h("span", { class: "who", id, text: name }),
+    clockFor(msg, s, name),
     first ? h("span", { class: "first-tag", text: t("game.starts_round"), title: t("game.starts_round_long") }) : null,
     h(
       "span",
@@ -531,6 +568,32 @@ function renderOpponent(msg) {
   pile.setAttribute("role", "img");
   pile.setAttribute("aria-label", t("game.pile_count", { n: view.deck }));
   $(".opp-area").classList.toggle("is-thinking", Boolean(msg.game.thinking));
+  if (msg.spectator) renderNear(msg);
+}
+
+/** A spectator's table: the near seat's hidden cards and actions shown as the far seat's are, and
+ * both seats' named. */
+function renderNear(msg) {
+  const { view } = msg;
+  $("#near-holder").hidden = false;
+  for (const [seat, where] of [[view.seat, "near"], [1 - view.seat, "opp"]]) {
+    const name = seatName(msg, seat);
+    const n = msg.public.hand_sizes[seat];
+    const secret = !view.actions_left[seat].includes("S") && playing(msg);
+    const discard = !view.actions_left[seat].includes("D") && playing(msg);
+    if (where === "near") {
+      fill($("#near-hand"), backs(Math.min(n, 7), false, String(n)));
+      fill($("#near-secret"), secret ? backs(1, ui.fresh.mySecret) : []);
+      fill($("#near-discard"), discard ? backs(2, ui.fresh.myDiscard) : []);
+      fill($("#near-actions"), tokens(view.actions_left[seat]));
+    }
+    for (const id of ["hand", "secret", "discard"]) $(`#${where}-${id}`).setAttribute("role", "img");
+    $(`#${where}-hand`).setAttribute("aria-label", t("watch.hand_count", { name, n }));
+    $(`#${where}-secret`).setAttribute("aria-label", secret ? t("watch.secret_played", { name }) : t("game.no_secret"));
+    $(`#${where}-discard`).setAttribute("aria-label", discard ? t("watch.discard_played", { name }) : t("game.no_discard"));
+  }
+  $("#opp-title").textContent = seatName(msg, 1 - view.seat);
+  $("#my-title").textContent = seatName(msg, view.seat);
 }
 
 function offerCards(cards) {
@@ -553,6 +616,12 @@ function renderOffer(msg) {
   }
   const m = parseMove(view.offer);
   const mine = view.to_move !== view.seat; // my offer, the opponent chooses
+  if (msg.spectator) {
+    const names = { name: seatName(msg, 1 - view.to_move), other: seatName(msg, view.to_move) };
+    box.classList.toggle("fresh", ui.fresh.offer);
+    fill(box, h("h2", { id: "offer-title", text: t(`watch.offer_${m.kind}`, names) }), h("div", { class: "offer-cards" }, m.kind === "C" ? pairs(m) : offerCards(m.cards)));
+    return;
+  }
   box.classList.toggle("fresh", ui.fresh.offer);
   box.classList.toggle("mine", mine);
   const title = h("h2", { id: "offer-title", text: mine ? t(`offer.mine_${m.kind}`) : t(`offer.theirs_${m.kind}_of`, { name: opponentName(msg) }) });
@@ -683,7 +752,7 @@ function renderStatus(msg) {
   const status = $("#status");
   const lines = [];
   // every move of the opponent since the player's own last one, in words, until the player acts
-  const news = sinceMyMove(view.history, seat);
+  const news = msg.spectator ? watchNews(msg) : sinceMyMove(view.history, seat);
   const fresh = ui.fresh.log;
   news.forEach((line, k) => {
     const isFresh = k >= news.length - fresh;
@@ -692,6 +761,7 @@ function renderStatus(msg) {
   let main;
   if (scoring.open) main = t("status.scoring", { round: scoring.progress().round });
   else if (over) main = t("status.over");
+  else if (msg.spectator) main = game.thinking ? t("status.thinking_of", { name: seatName(msg, view.to_move) }) : game.opponent_joined ? watchStatus(msg) : t("watch.waiting");
   else if (!ai && !game.opponent_joined) main = t("status.waiting_friend");
   else if (game.thinking) main = t("status.thinking_of", { name: opponentName(msg) });
   else if (myAction(msg)) main = t("status.your_turn");
@@ -701,7 +771,8 @@ function renderStatus(msg) {
   const pacing = Boolean(feed.timer && feed.queue.length);
   lines.push(h("p", { class: `now${game.thinking ? " thinking" : ""}`, text: main }));
   if (pacing) lines.push(h("p", { class: "skip muted small", text: t("status.skip") }));
-  if (!ai && game.opponent_joined && !game.opponent_online && !over) lines.push(h("p", { class: "offline", text: t("status.opp_offline") }));
+  if (msg.spectator && !over) for (const s of [0, 1]) if (game.joined[s] && !game.online[s] && game.ai_seat !== s) lines.push(h("p", { class: "offline", text: t("watch.offline", { name: seatName(msg, s) }) }));
+  if (!msg.spectator && !ai && game.opponent_joined && !game.opponent_online && !over) lines.push(h("p", { class: "offline", text: t("status.opp_offline") }));
   fill(status, lines);
   status.classList.toggle("mine", myDecision(msg) && !pacing);
 }
@@ -756,7 +827,7 @@ function renderLog(msg) {
   const { view } = msg;
   const seat = view.seat;
   const log = $("#log");
-  const entries = logEntries(view.history, seat);
+  const entries = msg.spectator ? watchLog(msg) : logEntries(view.history, seat);
   const freshFrom = view.history.length - ui.fresh.log;
   const items = entries.map(({ index, text }, k) => {
     const entry = view.history[index];
@@ -796,7 +867,7 @@ function reasonText(msg, winner) {
     case "resign":
       return winner === "me" ? t("result.why.resign_opp", { name: opponentName(msg) }) : t("result.why.resign_me");
     case "forfeit":
-      return winner === "me" ? t("result.why.forfeit_opp", { name: opponentName(msg) }) : t("result.why.forfeit_me");
+      return clockEnding(msg, winner, opponentName(msg)) ?? (winner === "me" ? t("result.why.forfeit_opp", { name: opponentName(msg) }) : t("result.why.forfeit_me"));
     default:
       return "";
   }
@@ -823,6 +894,12 @@ function renderResult(msg) {
     myCharm: result.charm?.[seat] ?? view.charm[seat], oppCharm: result.charm?.[other] ?? view.charm[other],
     myGeisha: result.geisha?.[seat] ?? 0, oppGeisha: result.geisha?.[other] ?? 0,
   });
+  if (msg.spectator) {
+    const words = watchResult(msg);
+    $("#result-title").textContent = words.title;
+    $("#result-reason").textContent = words.reason;
+    $("#result-score").textContent = words.score;
+  }
   $("#review-link").href = `/review/${encodeURIComponent(gameId)}`;
   const rematch = $("#rematch");
   rematch.disabled = ui.rematchAsked;
@@ -973,10 +1050,11 @@ async function main() {
     onStep: () => {
       if (ui.msg) render();
     },
-    names: () => (ui.msg ? { near: t("board.you"), far: opponentName(ui.msg) } : {}),
+    names: () => (ui.msg ? { near: ui.msg.spectator ? myName(ui.msg) : t("board.you"), far: opponentName(ui.msg), watching: Boolean(ui.msg.spectator) } : {}),
   });
   scoring.explain = (round, step, seat) => guide?.explainScoring(round, step, seat) ?? null;
   guide = Guide.forGame(gameId, { box: $("#guide"), askHint });
+  initClocks({ claim: () => send({ type: "claim" }) });
   wire();
   onLanguageChange(() => {
     render();

@@ -1,0 +1,143 @@
+// The clocks of a timed game at the table (docs/web.md, "Time controls").
+//
+// The server is the authority: each state message carries each seat's time at the server's own
+// `now`. The page counts the running seat's time down from the moment that message arrived (on
+// this page's monotonic clock), so an error in this computer's clock changes nothing. Under 20 s
+// a real-time clock turns red, and the player's own is announced once to screen readers. The
+// "Claim the win" box shows once the server's `claim_at` has come.
+
+import { $, h } from "./dom.js";
+import { t } from "./i18n.js";
+
+/** A real-time clock under this is low: red, and announced once (the player's own). */
+export const LOW_MS = 20_000;
+const TICK_MS = 100;
+
+const clocks = {
+  clock: null, // the last state message's `clock` (null: no time control)
+  at: 0, // performance.now() when it arrived
+  seat: null, // this page's seat
+  over: false,
+  announced: new Set(), // "<game>:<seat>": low time already announced
+  game: null,
+  claim: null, // sends the claim
+  timer: null,
+};
+
+/** Take the clocks of a state message (call it when the message arrives, before any pacing). */
+export function clockReceived(msg) {
+  clocks.clock = msg.clock || null;
+  clocks.at = performance.now();
+  clocks.seat = msg.view.seat;
+  clocks.over = msg.game.status === "over";
+  clocks.game = msg.game.id;
+  update();
+}
+
+/** Start the countdown; `claim()` sends the claim of an absent opponent's game. */
+export function initClocks({ claim }) {
+  clocks.claim = claim;
+  const alert = h("p", { id: "clock-alert", class: "sr-only", role: "status", "aria-live": "assertive" });
+  document.body.append(alert);
+  $("#claim")?.addEventListener("click", () => {
+    $("#claim").disabled = true;
+    clocks.claim?.();
+  });
+  clocks.timer = setInterval(update, TICK_MS);
+}
+
+/** The server's time now, as this page estimates it from the last message. */
+function serverNow() {
+  return clocks.clock.now + (performance.now() - clocks.at);
+}
+
+/** A seat's time left now (ms, never below 0), or null without a clock. */
+function left(seat) {
+  const c = clocks.clock;
+  if (!c || !c.remaining) return null;
+  let ms = c.remaining[seat];
+  if (c.running && c.turn === seat && !clocks.over) ms -= performance.now() - clocks.at;
+  return Math.max(0, ms);
+}
+
+const pad = (n) => String(n).padStart(2, "0");
+
+/** "4:59", "0:19.4" (tenths when low), "1:05:00", "2 d 23 h". */
+export function formatClock(ms, control) {
+  const correspondence = /d$/.test(control || "");
+  const total = Math.floor(ms / 1000);
+  if (correspondence && total >= 86_400) {
+    return t("clock.days", { d: Math.floor(total / 86_400), h: Math.floor((total % 86_400) / 3600) });
+  }
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = total % 60;
+  if (hours) return `${hours}:${pad(minutes)}:${pad(seconds)}`;
+  if (!correspondence && ms < LOW_MS) return `${minutes}:${pad(seconds)}.${Math.floor((ms % 1000) / 100)}`;
+  return `${minutes}:${pad(seconds)}`;
+}
+
+/** A seat's clock for the scorebar's standing (null in a game without one). */
+export function clockFor(msg, seat, name) {
+  if (!msg.clock) return null;
+  const node = h("span", { class: "clock", "data-clock-seat": seat, role: "timer", "data-name": name });
+  paint(node, seat);
+  return node;
+}
+
+function paint(node, seat) {
+  const c = clocks.clock;
+  const ms = left(seat);
+  if (ms === null) return;
+  const low = /\+/.test(c.control) && ms < LOW_MS;
+  const running = c.running && c.turn === seat && !clocks.over;
+  const text = formatClock(ms, c.control);
+  if (node.textContent !== text) node.textContent = text;
+  node.classList.toggle("low", low);
+  node.classList.toggle("running", running);
+  node.dataset.ms = String(Math.round(ms));
+  const name = node.dataset.name || "";
+  const label = seat === clocks.seat ? t("clock.yours", { time: text }) : t("clock.theirs", { name, time: text });
+  if (node.getAttribute("aria-label") !== label) node.setAttribute("aria-label", label);
+}
+
+function update() {
+  if (!clocks.clock) {
+    const box = $("#claim-box");
+    if (box) box.hidden = true;
+    return;
+  }
+  for (const node of document.querySelectorAll("[data-clock-seat]")) paint(node, Number(node.dataset.clockSeat));
+  const mine = left(clocks.seat);
+  const key = `${clocks.game}:${clocks.seat}`;
+  if (/\+/.test(clocks.clock.control) && mine !== null && mine < LOW_MS && mine > 0 && !clocks.over && !clocks.announced.has(key)) {
+    clocks.announced.add(key);
+    const alert = $("#clock-alert");
+    if (alert) alert.textContent = t("clock.low");
+  }
+  const box = $("#claim-box");
+  if (box) {
+    const at = clocks.clock.claim_at;
+    const open = at !== null && at !== undefined && !clocks.over && serverNow() >= at;
+    if (box.hidden === open) {
+      box.hidden = !open;
+      if (open) $("#claim").disabled = false;
+    }
+  }
+}
+
+/** Why a game the clock ended was lost, in words (null: not ended by the clock). */
+export function clockEnding(msg, winner, opponent) {
+  const ended = msg.clock?.ended;
+  if (!ended) return null;
+  const mine = ended.seat === msg.view.seat;
+  const how = ended.why === "abandoned" ? "abandoned" : "time";
+  return mine ? t(`clock.ended_${how}_me`) : t(`clock.ended_${how}_opp`, { name: opponent });
+}
+
+/** Our words for a clock's error code (null: not one of ours). */
+export function clockError(code) {
+  const key = `clock.errors.${code}`;
+  const text = t(key);
+  return text === key ? null : text;
+}

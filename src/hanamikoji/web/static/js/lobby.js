@@ -1,0 +1,253 @@
+// The lobby (/lobby): the open challenges, live over /ws/lobby; Play someone now; a challenge of
+// one's own, to anyone or to one player (docs/web.md, "The lobby").
+
+import { $, fill, h } from "./dom.js";
+import { reasonOf } from "./errors.js";
+import { initI18n, onLanguageChange, t } from "./i18n.js";
+import { accountLink, whoAmI } from "./mine.js";
+import "./prefs.js"; // the theme chosen at the table holds here too
+
+const lobby = {
+  challenges: new Map(), // id -> challenge, as the server shows it to this visitor
+  waiting: null, // this visitor's own open challenge from Play someone now or Create
+  error: null, // {key, params} or {reason}
+  conn: "connecting", // connecting | open | lost
+  starting: false,
+};
+
+/** "3 min + 2 s", "3 days a move", "No clock": a time control in words. */
+export function controlText(control) {
+  const real = /^(\d+)\+(\d+)$/.exec(control);
+  if (real) return t("lobby.controls.real", { m: Number(real[1]), s: Number(real[2]) });
+  const days = /^(\d)d$/.exec(control);
+  if (days) return t("lobby.controls.days", { n: Number(days[1]) });
+  return t("lobby.controls.none");
+}
+
+function rulesText(c) {
+  return c.max_rounds ? t("mine.rules_max", { n: c.max_rounds }) : t("mine.rules_none");
+}
+
+function who(c) {
+  return c.mine ? t("lobby.you") : c.name || t("lobby.guest");
+}
+
+/** Who starts round 1, from this visitor's side. */
+function seatText(c) {
+  if (c.seat === "random") return t("lobby.seat_random");
+  const creatorStarts = c.seat === 0;
+  if (c.mine) return creatorStarts ? t("lobby.you_start") : t("lobby.opponent_starts");
+  return creatorStarts ? t("lobby.creator_starts", { name: who(c) }) : t("lobby.you_start");
+}
+
+function describe(c) {
+  const parts = [controlText(c.control), rulesText(c), c.rated ? t("lobby.rated_tag") : t("lobby.casual_tag"), seatText(c)];
+  return parts.join(" · ");
+}
+
+function item(c) {
+  const tag = c.for_me ? t("lobby.for_you") : c.to ? t("lobby.for_name", { name: c.to }) : null;
+  const label = `${who(c)}: ${describe(c)}${tag ? ` (${tag})` : ""}`;
+  const button = c.mine
+    ? h("button", { type: "button", class: "btn", text: t("lobby.cancel"), "aria-label": `${t("lobby.cancel")}: ${label}`, onclick: () => cancel(c.id) })
+    : h("button", { type: "button", class: "btn primary", text: t("lobby.accept"), "aria-label": `${t("lobby.accept")}: ${label}`, disabled: lobby.starting, onclick: () => accept(c.id) });
+  return h(
+    "li",
+    { class: `challenge${c.mine ? " mine" : ""}${c.for_me ? " for-me" : ""}`, "data-challenge": c.id, "data-control": c.control, "data-mine": c.mine ? "true" : "false" },
+    h("span", { class: "challenge-who", text: who(c) }),
+    h("span", { class: "challenge-what", text: describe(c) }),
+    tag ? h("span", { class: "challenge-tag", text: tag }) : null,
+    button,
+  );
+}
+
+function render() {
+  const list = [...lobby.challenges.values()].sort((a, b) => a.created - b.created || a.id.localeCompare(b.id));
+  const focusedId = document.activeElement?.closest?.("[data-challenge]")?.dataset.challenge;
+  fill($("#challenges"), list.map(item));
+  if (focusedId) $(`[data-challenge="${CSS.escape(focusedId)}"] button`)?.focus();
+  $("#no-challenges").hidden = list.length > 0;
+  $("#challenges-count").textContent = list.length ? t("lobby.count", { n: list.length }) : "";
+  const root = $("#lobby");
+  root.dataset.conn = lobby.conn;
+  root.dataset.count = String(list.length);
+  const conn = $("#lobby-conn");
+  conn.hidden = lobby.conn === "open";
+  conn.textContent = lobby.conn === "lost" ? t("lobby.conn_lost") : t("lobby.conn_connecting");
+  const error = $("#lobby-error");
+  error.hidden = !lobby.error;
+  error.textContent = lobby.error ? (lobby.error.reason ? t("lobby.errors.failed", { reason: reasonOf(lobby.error.reason) }) : t(lobby.error.key, lobby.error.params || {})) : "";
+  const mine = lobby.waiting && lobby.challenges.get(lobby.waiting.id);
+  if (lobby.waiting && !mine) lobby.waiting = null; // gone: accepted (the start follows), cancelled or expired
+  const box = $("#lobby-waiting");
+  box.hidden = !lobby.waiting && !lobby.starting;
+  root.dataset.waiting = lobby.waiting ? lobby.waiting.id : "";
+  if (lobby.starting) {
+    $("#lobby-waiting-text").textContent = t("lobby.starting");
+    $("#lobby-waiting-help").textContent = "";
+    $("#lobby-waiting-cancel").hidden = true;
+  } else if (lobby.waiting) {
+    const w = lobby.waiting;
+    $("#lobby-waiting-text").textContent = t("lobby.waiting", { control: controlText(w.control) });
+    $("#lobby-waiting-help").textContent = w.kind === "real-time" ? t("lobby.waiting_real_time") : t("lobby.waiting_day");
+    $("#lobby-waiting-cancel").hidden = false;
+  }
+  for (const id of ["#play-now", "#create"]) $(id).disabled = lobby.starting;
+}
+
+/** Our words for a refusal: the code's sentence where we have one, else the server's reason. */
+function explain(status, body) {
+  const code = body?.code;
+  if (["own-challenge", "not-yours", "accepted", "cancelled", "expired", "too-many"].includes(code)) return { key: `lobby.errors.${code}` };
+  if (code === "not-found" && body?.field === "to") return { key: "lobby.errors.no-player" };
+  if (code === "not-found") return { key: "lobby.errors.not-found" };
+  if (code === "bad-request" && body?.field === "to") return { key: "lobby.errors.to" };
+  return { reason: { status, code: code || null, error: body?.error || "" } };
+}
+
+async function post(path, payload) {
+  try {
+    const response = await fetch(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      credentials: "same-origin",
+      body: JSON.stringify(payload),
+    });
+    const body = await response.json().catch(() => null);
+    return { ok: response.ok, status: response.status, body };
+  } catch {
+    return { ok: false, status: 0, body: { code: "offline" } };
+  }
+}
+
+function settings() {
+  return {
+    control: $("#control").value,
+    max_rounds: $("#rounds").value === "none" ? null : 3,
+    rated: $("#rated").checked,
+  };
+}
+
+function fail(answer) {
+  lobby.error = explain(answer.status, answer.body); // an alert: read out where the focus is
+  render();
+}
+
+/** Off to the table (a game was found, or a challenge accepted). */
+function start(url) {
+  lobby.starting = true;
+  render();
+  location.assign(url);
+}
+
+async function playNow() {
+  lobby.error = null;
+  const answer = await post("/api/lobby/play", settings());
+  if (!answer.ok) return fail(answer);
+  if (answer.status === 201) return start(answer.body.url);
+  wait(answer.body.challenge);
+}
+
+async function create() {
+  lobby.error = null;
+  const to = $("#to").value.trim();
+  const seat = $("#seat").value;
+  const payload = { ...settings(), seat: seat === "random" ? "random" : Number(seat) };
+  if (to) payload.to = to;
+  const answer = await post("/api/lobby/challenges", payload);
+  if (!answer.ok) return fail(answer);
+  wait(answer.body.challenge);
+}
+
+function wait(challenge) {
+  lobby.challenges.set(challenge.id, challenge);
+  lobby.waiting = challenge;
+  render();
+  $("#lobby-waiting-cancel").focus();
+}
+
+async function accept(id) {
+  lobby.error = null;
+  const answer = await post(`/api/lobby/challenges/${encodeURIComponent(id)}/accept`, {});
+  if (!answer.ok) {
+    if (["accepted", "cancelled", "expired"].includes(answer.body?.code)) lobby.challenges.delete(id);
+    return fail(answer);
+  }
+  start(answer.body.url);
+}
+
+async function cancel(id) {
+  lobby.error = null;
+  const answer = await post(`/api/lobby/challenges/${encodeURIComponent(id)}/cancel`, {});
+  if (!answer.ok && answer.body?.code !== "cancelled") return fail(answer);
+  lobby.challenges.delete(id);
+  if (lobby.waiting?.id === id) lobby.waiting = null;
+  render();
+  $("#play-now").focus();
+}
+
+function onMessage(msg) {
+  if (msg.type === "lobby") {
+    lobby.challenges = new Map(msg.challenges.map((c) => [c.id, c]));
+    if (msg.started?.length) return start(msg.started[0].url); // accepted while this page reloaded
+    if (!lobby.waiting) lobby.waiting = msg.challenges.find((c) => c.mine) || null;
+  } else if (msg.type === "challenge") {
+    lobby.challenges.set(msg.challenge.id, msg.challenge);
+    if (msg.challenge.mine && !lobby.waiting) lobby.waiting = msg.challenge; // made in another tab
+  } else if (msg.type === "gone") {
+    lobby.challenges.delete(msg.id);
+  } else if (msg.type === "start") {
+    return start(msg.url);
+  }
+  render();
+}
+
+/** The lobby's socket, reconnecting by itself (0.5 s .. 15 s) and pinging every 25 s. */
+function connect(delay = 500) {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  const socket = new WebSocket(`${scheme}//${location.host}/ws/lobby`);
+  let pinger = null;
+  socket.addEventListener("open", () => {
+    lobby.conn = "open";
+    delay = 500;
+    pinger = setInterval(() => socket.readyState === WebSocket.OPEN && socket.send('{"type":"ping"}'), 25000);
+    render();
+  });
+  socket.addEventListener("message", (event) => {
+    try {
+      onMessage(JSON.parse(event.data));
+    } catch {
+      /* not ours */
+    }
+  });
+  socket.addEventListener("close", () => {
+    clearInterval(pinger);
+    if (lobby.starting) return;
+    lobby.conn = "lost";
+    render();
+    setTimeout(() => connect(Math.min(delay * 2, 15000)), delay);
+  });
+}
+
+async function main() {
+  await initI18n();
+  for (const option of document.querySelectorAll("#control option")) option.textContent = controlText(option.dataset.control);
+  onLanguageChange(() => {
+    for (const option of document.querySelectorAll("#control option")) option.textContent = controlText(option.dataset.control);
+    render();
+  });
+  whoAmI().then((me) => {
+    accountLink(me);
+    onLanguageChange(() => accountLink(me));
+  });
+  $("#play-now").addEventListener("click", playNow);
+  $("#lobby-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    create();
+  });
+  $("#lobby-waiting-cancel").addEventListener("click", () => lobby.waiting && cancel(lobby.waiting.id));
+  render();
+  connect();
+}
+
+main();
