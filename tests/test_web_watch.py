@@ -189,3 +189,8 @@ async def test_the_games_on_now(client: Client, service: GameService) -> None:
     assert people not in [g["game"] for g in fresh["games"]]
     await spectator.ws.close()
 
+
+async def test_the_watch_page_is_served(client: Client) -> None:
+    response = await client.get("/watch")
+    assert response.status == 200
+    assert "games on now" in (await response.text()).lower()

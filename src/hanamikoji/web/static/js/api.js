@@ -70,18 +70,20 @@ export function tokenFromSearch() {
 
 /** No seat, no game, or this window was closed for a newer one: reconnecting cannot help. */
 const STOP = ["bad-token", "not-found", "replaced"];
-/** The server's close codes for the same, should its error message not have come first. */
-const CLOSE_CODES = { 4403: "bad-token", 4404: "not-found", 4409: "replaced" };
+/** The server's close codes for the same, should its error message not have come first (4429: a
+ * spectator over the limits). */
+const CLOSE_CODES = { 4403: "bad-token", 4404: "not-found", 4409: "replaced", 4429: "too-many" };
 
 /**
  * A seat's WebSocket that reconnects by itself (backoff 0.5 s .. 15 s) and pings every 25 s.
- * handlers: {message(msg), open(), close(willRetry)}.
+ * handlers: {message(msg), open(), close(willRetry)}. With `watch`, a spectator's socket instead.
  */
 export class GameSocket {
-  constructor(gameId, token, handlers) {
+  constructor(gameId, token, handlers, { watch = false } = {}) {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     const query = token ? `?t=${encodeURIComponent(token)}` : "";
-    this.url = `${scheme}//${location.host}/ws/${encodeURIComponent(gameId)}${query}`;
+    const path = `/ws/${encodeURIComponent(gameId)}${watch ? "/watch" : ""}`;
+    this.url = `${scheme}//${location.host}${path}${query}`;
     this.handlers = handlers;
     this.delay = 500;
     this.stopped = false;
@@ -131,8 +133,10 @@ export class GameSocket {
     return true;
   }
 
+  /** Close for good: nothing more reaches the handlers (a socket that replaces it may take them). */
   close() {
     this.stopped = true;
+    this.handlers = {};
     this.socket?.close();
   }
 }

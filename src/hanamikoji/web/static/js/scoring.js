@@ -123,7 +123,7 @@ export class ScoringDialog {
       text.textContent = t("scoring.secrets");
       fill(
         secrets,
-        secretBox(t("scoring.your_secret"), scoring.secrets[seat]),
+        secretBox(names.watching ? t("scoring.their_secret_of", { name: names.near ?? "" }) : t("scoring.your_secret"), scoring.secrets[seat]),
         secretBox(t("scoring.their_secret_of", { name: names.far ?? "" }), scoring.secrets[other]),
       );
       secrets.hidden = false;
@@ -138,15 +138,24 @@ export class ScoringDialog {
       let outcome;
       if (after === before) outcome = after === "none" ? t("scoring.stays_neutral") : t(`scoring.stays_${after}`);
       else outcome = t(`scoring.moves_${after}`);
-      text.textContent = t("scoring.geisha", { g, charm: charmOf(g), near, far, outcome });
+      if (names.watching && after !== "none") {
+        // a spectator's words name both players (docs/web.md, "Watching a game")
+        const name = after === "me" ? names.near : names.far;
+        outcome = t(after === before ? "watch.stays" : "watch.moves", { name });
+      }
+      text.textContent = names.watching
+        ? t("watch.scoring_geisha", { g, charm: charmOf(g), near, far, nearName: names.near, farName: names.far, outcome })
+        : t("scoring.geisha", { g, charm: charmOf(g), near, far, outcome });
     } else {
       secrets.hidden = true;
       text.textContent = t("scoring.done");
     }
-    totals.textContent = t("scoring.totals", {
-      myCharm: shown.charm[seat], oppCharm: shown.charm[other],
-      myGeisha: shown.geisha[seat], oppGeisha: shown.geisha[other],
-    });
+    totals.textContent = names.watching
+      ? t("review.final_score", { a: names.near, b: names.far, charmA: shown.charm[seat], charmB: shown.charm[other], geishaA: shown.geisha[seat], geishaB: shown.geisha[other] })
+      : t("scoring.totals", {
+          myCharm: shown.charm[seat], oppCharm: shown.charm[other],
+          myGeisha: shown.geisha[seat], oppGeisha: shown.geisha[other],
+        });
     const note = $("#scoring-guide", this.dialog);
     const explained = this.explain ? this.explain(scoring, this.step, seat) : null;
     note.hidden = !explained;

@@ -1,0 +1,129 @@
+// The spectator's table (docs/web.md, "Watching a game"): a spectator's state message made into the
+// shape the table draws, seat 0 near and seat 1 far, with no hand and no decision, and the table's
+// words told with the players' names instead of "you" and "your opponent".
+
+import { t } from "./i18n.js";
+import { offerRest, parseMove } from "./notation.js";
+import { cardsText, displayName, pairText } from "./words.js";
+
+/** The seat drawn near the bottom of a spectator's table. */
+const NEAR = 0;
+
+/**
+ * A spectator's message as the table reads a seat's: `view` from the public view (no hand, no
+ * Secret, no Discard of its own), no legal moves, nothing a player alone may do.
+ */
+export function asTable(msg) {
+  const pub = msg.public;
+  const game = msg.game;
+  return {
+    ...msg,
+    view: {
+      ...pub,
+      seat: NEAR,
+      hand: "",
+      secret: null,
+      discard: null,
+      opponent_hand: pub.hand_sizes[1 - NEAR],
+    },
+    legal: [],
+    drawn: null,
+    game: {
+      ...game,
+      seat: NEAR,
+      opponent_joined: game.joined.every(Boolean),
+      opponent_online: game.online[1 - NEAR],
+      can_undo: false,
+      rematch: null,
+      invite: null,
+    },
+  };
+}
+
+/** A seat's name: the AI's level, else the name the player typed ("Player 1" translated). */
+export function seatName(msg, seat) {
+  const game = msg.game;
+  if (game.mode === "ai" && game.ai_seat === seat) return t("game.ai_name", { level: t(`levels.${game.level}`) });
+  return displayName(game.names?.[seat], seat);
+}
+
+const names = (msg) => [seatName(msg, 0), seatName(msg, 1)];
+const pickText = (pick) => (pick.length === 2 ? pairText(pick) : pick);
+
+/** One history entry in words, with the players' names; an offer tells its pick once made. */
+function line(msg, history, i) {
+  const who = names(msg);
+  const entry = history[i];
+  if (entry.reveal) return t("watch.log.reveal", { round: entry.round, a: who[0], b: who[1], x: entry.reveal[0], y: entry.reveal[1] });
+  const name = who[entry.seat];
+  const other = who[1 - entry.seat];
+  if (entry.move === "S" || entry.move === "D") return t(`watch.log.${entry.move}`, { name });
+  const m = parseMove(entry.move);
+  const p = { name, other, cards: cardsText(m.cards) };
+  if (m.pairs) [p.a, p.b] = m.pairs.map(pairText);
+  if (m.kind === "P") {
+    const offer = history[i - 1]?.move;
+    const rest = offer && "GC".includes(offer[0]) ? offerRest(offer, entry.move) : null;
+    const restText = rest === null ? null : offer[0] === "C" ? pairText(rest) : cardsText(rest);
+    return restText === null ? t("watch.log.P", { name, cards: pickText(m.cards) }) : t("watch.log.P_rest", { name, other, cards: pickText(m.cards), rest: restText });
+  }
+  const next = history[i + 1];
+  if (next?.move?.[0] === "P") return t(`watch.log.${m.kind}_taken`, { ...p, pick: pickText(next.move.slice(1)) });
+  return t(`watch.log.${m.kind}`, p);
+}
+
+/** The move list: one line per move, an offer and its pick told once ([{index, text}]). */
+export function watchLog(msg) {
+  const history = msg.view.history;
+  const out = [];
+  history.forEach((entry, i) => {
+    const offer = history[i - 1]?.move;
+    if (entry.move?.[0] === "P" && offer && "GC".includes(offer[0])) return;
+    out.push({ index: i, text: line(msg, history, i) });
+  });
+  return out;
+}
+
+/** What happened last, for the status: the last move (a pick with what is left), after a round's
+ * scoring the reveal too. */
+export function watchNews(msg) {
+  const history = msg.view.history;
+  const out = [];
+  for (let i = Math.max(0, history.length - 2); i < history.length; i++) {
+    const entry = history[i];
+    const last = i === history.length - 1;
+    if (!last && !history[i + 1].reveal) continue;
+    out.push({ index: i, text: line(msg, history, i), reveal: Boolean(entry.reveal) });
+  }
+  return out;
+}
+
+/** Whose decision it is, in words. */
+export function watchStatus(msg) {
+  const { view } = msg;
+  const name = seatName(msg, view.to_move);
+  if (view.phase === "pick") return t("watch.pick", { name, other: seatName(msg, 1 - view.to_move) });
+  return t("watch.turn", { name });
+}
+
+/** The end in the players' names: {title, reason, score}. */
+export function watchResult(msg) {
+  const { result, view, game } = msg;
+  const who = names(msg);
+  const w = result.winner;
+  const charm = result.charm ?? view.charm;
+  const geisha = result.geisha ?? [0, 0];
+  const rounds = game.rules?.max_rounds ?? view.round;
+  const title = w === null || w === undefined ? t("result.draw") : t("result.opponent_won", { name: who[w] });
+  const loser = w === null || w === undefined ? "" : who[1 - w];
+  const reason = {
+    charm: () => t("watch.why_charm", { name: who[w], charm: charm[w], other: charm[1 - w], loser }),
+    geisha: () => t("result.why.geisha", { name: who[w], geisha: geisha[w] }),
+    "round-limit": () => t("result.why.round_limit", { rounds, name: who[w], charm: charm[w], other: charm[1 - w] }),
+    draw: () => t("result.why.draw", { rounds, charm: charm[0] }),
+    resign: () => t("result.why.resign_opp", { name: loser }),
+    forfeit: () => t("result.why.forfeit_opp", { name: loser }),
+  }[result.reason];
+  const score = t("review.final_score", { a: who[0], b: who[1], charmA: charm[0], charmB: charm[1], geishaA: geisha[0], geishaB: geisha[1] });
+  return { title, reason: reason ? reason() : "", score };
+}
