@@ -77,6 +77,7 @@ def test_two_strangers_meet_in_the_lobby_and_play_a_timed_game(
         until(anna, "() => !document.querySelector('#lobby-waiting').hidden", why="not waiting")
         assert "3 min + 2 s" in anna.locator("#lobby-waiting-text").inner_text()
         shot(anna, "lobby-waiting.png")
+        findings.check(anna, "lobby: waiting for an opponent", ("1366x768",))
 
         open_lobby(bob, server)
         row = bob.locator("#challenges li.challenge")

@@ -17,6 +17,7 @@ const clocks = {
   clock: null, // the last state message's `clock` (null: no time control)
   at: 0, // performance.now() when it arrived
   seat: null, // this page's seat
+  spectator: false, // a spectator's table: no clock is "yours", nothing announced, no claim
   over: false,
   announced: new Set(), // "<game>:<seat>": low time already announced
   game: null,
@@ -29,6 +30,7 @@ export function clockReceived(msg) {
   clocks.clock = msg.clock || null;
   clocks.at = performance.now();
   clocks.seat = msg.view.seat;
+  clocks.spectator = Boolean(msg.spectator);
   clocks.over = msg.game.status === "over";
   clocks.game = msg.game.id;
   update();
@@ -97,7 +99,8 @@ function paint(node, seat) {
   node.classList.toggle("running", running);
   node.dataset.ms = String(Math.round(ms));
   const name = node.dataset.name || "";
-  const label = seat === clocks.seat ? t("clock.yours", { time: text }) : t("clock.theirs", { name, time: text });
+  const yours = seat === clocks.seat && !clocks.spectator;
+  const label = yours ? t("clock.yours", { time: text }) : t("clock.theirs", { name, time: text });
   if (node.getAttribute("aria-label") !== label) node.setAttribute("aria-label", label);
 }
 
@@ -110,7 +113,8 @@ function update() {
   for (const node of document.querySelectorAll("[data-clock-seat]")) paint(node, Number(node.dataset.clockSeat));
   const mine = left(clocks.seat);
   const key = `${clocks.game}:${clocks.seat}`;
-  if (/\+/.test(clocks.clock.control) && mine !== null && mine < LOW_MS && mine > 0 && !clocks.over && !clocks.announced.has(key)) {
+  const announce = !clocks.spectator && /\+/.test(clocks.clock.control) && !clocks.over;
+  if (announce && mine !== null && mine < LOW_MS && mine > 0 && !clocks.announced.has(key)) {
     clocks.announced.add(key);
     const alert = $("#clock-alert");
     if (alert) alert.textContent = t("clock.low");
@@ -118,7 +122,7 @@ function update() {
   const box = $("#claim-box");
   if (box) {
     const at = clocks.clock.claim_at;
-    const open = at !== null && at !== undefined && !clocks.over && serverNow() >= at;
+    const open = at !== null && at !== undefined && !clocks.over && !clocks.spectator && serverNow() >= at;
     if (box.hidden === open) {
       box.hidden = !open;
       if (open) $("#claim").disabled = false;
@@ -129,7 +133,7 @@ function update() {
 /** Why a game the clock ended was lost, in words (null: not ended by the clock). */
 export function clockEnding(msg, winner, opponent) {
   const ended = msg.clock?.ended;
-  if (!ended) return null;
+  if (!ended || msg.spectator) return null; // a spectator's words are the table's own
   const mine = ended.seat === msg.view.seat;
   const how = ended.why === "abandoned" ? "abandoned" : "time";
   return mine ? t(`clock.ended_${how}_me`) : t(`clock.ended_${how}_opp`, { name: opponent });
