@@ -626,8 +626,9 @@ def test_the_game_page_is_accessible_in_a_friend_game(
         findings.check(guest, "game: a pick from the opponent's offer")
 
         stranger.goto(f"{server.url}/g/{game}?t=WRONG")
-        visible(stranger, "#error, #no-seat", "a wrong seat link shows neither #error nor #no-seat")
-        findings.check(stranger, "game: a wrong seat link (no seat)")
+        visible(stranger, "#watching", "a wrong seat link does not watch the game")
+        visible(stranger, "#offer .offer-cards", "the spectator is not shown the Gift")
+        findings.check(stranger, "game: a spectator's table, an offer pending (a wrong seat link)")
         for page in (host, guest):
             no_page_errors(page)
     finally:

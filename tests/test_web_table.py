@@ -447,7 +447,9 @@ def test_keyboard_alone_plays_a_whole_game(server: Server, browser: Browser) -> 
         context.close()
 
 
-def test_a_game_opened_without_a_seat_is_a_clear_page(server: Server, browser: Browser) -> None:
+def test_a_game_opened_without_a_seat_is_watched(server: Server, browser: Browser) -> None:
+    """Without a seat the page is the spectator's table (tests/test_web_watch_browser.py), and
+    says so; a game that does not exist is a clear page."""
     owner = new_context(browser)
     stranger = new_context(browser)
     try:
@@ -456,10 +458,12 @@ def test_a_game_opened_without_a_seat_is_a_clear_page(server: Server, browser: B
         game = game_id(page)
         other = open_page(stranger)
         other.goto(f"{server.url}/g/{game}")
-        until(other, "() => !document.querySelector('#no-seat').hidden", why="no no-seat page")
-        assert "no seat" in other.locator("#no-seat-title").inner_text()
-        for hidden in ["#board", "#hand", "#my-actions", "#status", ".scorebar"]:
+        until(other, "() => !document.querySelector('#watching').hidden", why="not watching")
+        assert "no seat" in other.locator("#watching").inner_text()
+        for hidden in ["#hand", "#my-actions", "#hint", "#undo", "#resign", "#no-seat"]:
             assert not other.locator(hidden).is_visible(), hidden
+        for shown in ["#board", "#status", ".scorebar", "#near-holder"]:
+            assert other.locator(shown).is_visible(), shown
         assert other.locator("#error").is_hidden()
         shot(other, "table-no-seat.png")
         other.goto(f"{server.url}/g/nosuchgame1234")

@@ -1,0 +1,192 @@
+"""A spectator in a third browser watches two people play a whole game (Playwright, Chromium).
+
+The spectator finds the game on the "games on now" page and opens it: the game page of a visitor
+without a seat is the spectator's table. It sees each move, never a card the players keep hidden
+(neither in what its socket received nor in the page), no hand and no control of a player, the
+scorings and the end as the players see them.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from playwright.sync_api import Browser, Page
+
+from browser_support import (
+    PHONE,
+    dismiss_scoring,
+    game_over,
+    history_length,
+    new_context,
+    no_horizontal_scroll,
+    no_page_errors,
+    open_page,
+    play_by_clicks,
+    shot,
+    until,
+    wait_for_game,
+)
+from web_support import Server
+
+PLAYER_CONTROLS = ["#hand", "#my-actions", "#choices", "#hint", "#undo", "#resign", "#rematch"]
+
+
+def seat_page(browser: Browser, server: Server, url: str) -> Page:
+    page = open_page(new_context(browser))
+    page.goto(f"{server.url}{url}")
+    wait_for_game(page)
+    return page
+
+
+def friend_game(browser: Browser, server: Server) -> tuple[str, list[Page]]:
+    """Anna's friend game with Bob (both seats taken through the API, each in its own browser)."""
+    host = new_context(browser)
+    made = host.request.post(
+        f"{server.url}/api/games",
+        data={"mode": "friend", "seat": 0, "max_rounds": 3, "name": "Anna"},
+    ).json()
+    guest = new_context(browser)
+    code = made["invite"].split("?i=")[1]
+    joined = guest.request.post(
+        f"{server.url}/api/games/{made['game']}/join", data={"invite": code, "name": "Bob"}
+    ).json()
+    pages = []
+    for context, url in ((host, made["url"]), (guest, joined["url"])):
+        page = open_page(context)
+        page.goto(f"{server.url}{url}")
+        wait_for_game(page)
+        pages.append(page)
+    return made["game"], pages
+
+
+def received(frames: list[str]) -> list[dict[str, Any]]:
+    return [json.loads(f) for f in frames if f.startswith("{")]
+
+
+def board_cards(page: Page) -> list[str]:
+    """Every card face on the page, by where it is (card backs have no ``data-card``)."""
+    cards: list[str] = page.locator("[data-card]").evaluate_all(
+        "nodes => nodes.filter(n => n.getClientRects().length)"
+        ".map(n => (n.closest('[id]')?.id || '?') + ':' + n.dataset.card)"
+    )
+    return cards
+
+
+def test_a_spectator_watches_a_whole_game(server: Server, browser: Browser) -> None:
+    game, players = friend_game(browser, server)
+    watcher = new_context(browser)
+    spectator = open_page(watcher)
+    frames: list[str] = []
+
+    def keep(payload: str | bytes) -> None:
+        frames.append(payload if isinstance(payload, str) else "")
+
+    spectator.on("websocket", lambda ws: ws.on("framereceived", keep))
+    try:
+        spectator.goto(f"{server.url}/watch")
+        row = spectator.locator(f'#games-on li[data-game="{game}"]')
+        row.wait_for()
+        assert "Anna vs Bob" in row.inner_text() and "Between friends" in row.inner_text()
+        shot(spectator, "watch-list.png")
+        row.locator("a").click()
+        spectator.wait_for_url(f"{server.url}/g/{game}")
+        until(
+            spectator,
+            "() => document.querySelector('#game').dataset.role === 'spectator'",
+            why="the page of a visitor without a seat is not the spectator's table",
+        )
+        assert spectator.locator("#watching").is_visible()
+        assert spectator.locator("#watching-title").inner_text() == "You are watching Anna vs Bob"
+        assert spectator.locator("#my-name").inner_text() == "Anna"
+        assert spectator.locator("#opp-name").inner_text() == "Bob"
+        assert spectator.locator("#no-seat").is_hidden()
+
+        checked = [0]
+        scored: list[str] = []
+
+        def caught_up(mover: Page, n: int) -> None:
+            """Before each move: the spectator shows every move so far, and nothing hidden."""
+            if not scored and spectator.locator("#scoring").is_visible():
+                spectator.locator("#scoring-continue").click()  # the first geisha's step
+                step = "() => document.querySelector('#scoring').dataset.step === '1'"
+                until(spectator, step, why="the scoring does not go to its first geisha")
+                scored.append(spectator.locator("#scoring").inner_text())
+                shot(spectator, "watch-scoring.png", full_page=False)
+            dismiss_scoring(spectator)
+            until(
+                spectator,
+                "n => Number(document.querySelector('#game').dataset.history) === n",
+                history_length(mover),
+                why="the spectator does not show the players' latest move",
+            )
+            for hidden in PLAYER_CONTROLS:
+                assert not spectator.locator(hidden).is_visible(), hidden
+            assert spectator.locator("#near-holder").is_visible()
+            cards = board_cards(spectator)
+            # faces only on the board, the offer and the move list's words: no hand, no own
+            # Secret or Discard (the seats' places for them hold backs)
+            assert all(c.split(":")[0] in ("board", "offer") for c in cards), cards
+            if n == 8:
+                shot(spectator, "watch-table.png")
+            checked[0] += 1
+
+        play_by_clicks(players, random.Random(12), before_move=caught_up)
+        for _ in range(40):  # the last scoring, then the end
+            dismiss_scoring(spectator)
+            if game_over(spectator):
+                break
+            spectator.wait_for_timeout(250)
+        assert game_over(spectator)
+        assert checked[0] >= 12
+        if scored:  # the players' names, never "you"
+            assert "Anna" in scored[0] and "Bob" in scored[0], scored
+            assert "you" not in scored[0].lower().replace("your", ""), scored
+        title = spectator.locator("#result-title").inner_text()
+        winner = players[0].locator("#result-title").inner_text()
+        assert title in ("Anna won", "Bob won", "A draw"), title
+        assert (title == "Anna won") == (winner == "You won!")
+        assert spectator.locator("#review-link").is_visible()
+        assert spectator.locator("#rematch").is_hidden()
+        shot(spectator, "watch-end.png")
+
+        messages = received(frames)
+        states = [m for m in messages if m.get("type") == "state"]
+        assert len(states) > 12 and all(m["spectator"] is True for m in states)
+        assert all(not {"view", "legal", "drawn"} & set(m) for m in states)
+        errors = [m["code"] for m in messages if m.get("type") == "error"]
+        assert errors == ["bad-token"]  # the seat's socket, refused before the spectator's
+        for page in (*players, spectator):
+            no_page_errors(page)
+    finally:
+        for page in players:
+            page.context.close()
+        watcher.close()
+
+
+def test_a_spectator_on_a_phone_and_a_game_that_does_not_exist(
+    server: Server, browser: Browser
+) -> None:
+    game, players = friend_game(browser, server)
+    phone = new_context(browser, viewport=PHONE)
+    try:
+        page = open_page(phone)
+        page.goto(f"{server.url}/g/{game}")
+        until(
+            page,
+            "() => document.querySelector('#game').dataset.role === 'spectator'",
+            why="no spectator's table on the phone",
+        )
+        no_horizontal_scroll(page)
+        assert page.locator("#watching").is_visible() and page.locator("#hand").is_hidden()
+        shot(page, "watch-phone.png")
+        page.goto(f"{server.url}/g/nosuchgame1234")
+        until(page, "() => !document.querySelector('#no-seat').hidden", why="no not-found page")
+        assert "no such game" in page.locator("#no-seat-title").inner_text()
+        assert page.locator("#watching").is_hidden()
+        no_page_errors(page)
+    finally:
+        phone.close()
+        for page in players:
+            page.context.close()
