@@ -307,3 +307,30 @@ async def test_schema_5_is_migrated_its_games_untimed(site_db: str, aiohttp_clie
     assert state["clock"] is None and state["game"]["control"] == "none"
     assert await store.alive_at() > 0  # the server's heartbeat
     await ws.close()
+
+
+async def test_a_rematch_keeps_the_time_control_its_clock_starting_with_the_second_player(
+    site: Server,
+) -> None:
+    start = site.now.freeze()
+    async with site.browser() as anna, site.browser() as bob:
+        host, guest = await meet(site, anna, bob, "10+5")
+        await host.send(type="resign")
+        await host.until(over)
+        await host.send(type="rematch")
+        asked = await host.until(lambda s: s["game"]["rematch"] is not None)
+        link = asked["game"]["rematch"]
+        new_game, token = link.split("/g/")[1].split("?t=")
+        site.now.freeze(start + 30_000)
+        again = await table(anna, new_game, token)
+        assert again.state is not None
+        clock = again.state["clock"]
+        assert again.state["game"]["control"] == "10+5"
+        assert clock["running"] is False and clock["remaining"] == [600_000, 600_000]
+        offered = await guest.until(lambda s: s["game"]["rematch"] is not None)
+        site.now.freeze(start + 90_000)  # Bob comes a minute later: the clock starts then
+        theirs = offered["game"]["rematch"].split("/g/")[1].split("?t=")
+        back = await table(bob, theirs[0], theirs[1])
+        assert back.state is not None and back.state["clock"]["running"]
+        assert back.state["clock"]["deadline"] == start + 90_000 + 600_000
+        assert back.state["clock"]["turn"] == 0  # Bob has seat 0 now: seats swap

@@ -318,3 +318,21 @@ async def test_two_servers_on_one_postgres_database_share_the_lobby() -> None:
                 assert after["clock"]["turn"] == (after["view"]["to_move"])
                 await host.ws.close()
                 await guest.ws.close()
+
+
+async def test_a_deleted_or_forgotten_players_challenges_go(site: Server) -> None:
+    async with site.browser() as anna, site.browser() as bob, site.browser() as idle:
+        await sign_up(anna, "anna_k")
+        made = (await challenge(anna, control="3d"))["challenge"]
+        body = {"password": PASSWORD}
+        await call(anna, "POST", "/api/account/delete", 200, json=body)
+        await site.lobby.beat(site.now())
+        assert (await accept(bob, made["id"], 410))["code"] == "expired"
+        # A guest who made a challenge and no game is forgotten when idle, as any guest.
+        left = (await challenge(idle, control="1d"))["challenge"]
+        path = f"/api/lobby/challenges/{left['id']}/cancel"
+        await call(idle, "POST", path, 200, json={})
+        store = site.service.store
+        far = "9999-01-01T00:00:00.000+00:00"
+        await store.forget_guests(far, far)  # every session expired, every guest idle
+        assert await store.challenge(left["id"]) is not None  # the history stays

@@ -230,8 +230,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 6: the lobby and the clocks. A game's time control, rated flag, clock (JSON) and the
     # deadline of the seat to decide (ms since the epoch, NULL while no clock runs: the sweep
     # reads this column alone), and when each seat was last connected (the abandonment claim);
-    # the challenges; one row that running servers keep at "now" (the downtime rule). Games
-    # stored before have no clock ("none"), as every AI and friend game.
+    # the challenges (their player as the games' seats: no foreign key, so that an idle guest
+    # is forgotten as before); one row that running servers keep at "now" (the downtime rule).
+    # Games stored before have no clock ("none"), as every AI and friend game.
     (
         "ALTER TABLE games ADD COLUMN control TEXT",
         "ALTER TABLE games ADD COLUMN rated INTEGER",
@@ -242,7 +243,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX games_deadline ON games (deadline)",
         """CREATE TABLE challenges (
             id TEXT PRIMARY KEY,
-            player_id TEXT NOT NULL REFERENCES players(id),
+            player_id TEXT NOT NULL,
             name TEXT NOT NULL,
             control TEXT NOT NULL,
             max_rounds INTEGER,
@@ -701,12 +702,14 @@ _OPEN_CHALLENGES = (
     "ORDER BY created_at, id LIMIT ?"
 )
 _COUNT_OPEN = "SELECT COUNT(*) FROM challenges WHERE player_id = ? AND status = 'open'"
+_DELETED = "player_id IN (SELECT id FROM players WHERE deleted_at IS NOT NULL)"
 # Accepted once: only while open, live (a real-time one: its creator seen lately; the others:
-# not past their expiry), by someone else, and by its addressee if it has one.
+# not past their expiry), by someone else, by its addressee if it has one, and while its creator
+# has not deleted their account.
 _ACCEPT = (
     "UPDATE challenges SET status = 'accepted', game_id = ?, accepted_by = ?, updated_at = ? "
     "WHERE id = ? AND status = 'open' AND player_id <> ? AND (to_key IS NULL OR to_key = ?) "
-    "AND (expires_at > ? OR (expires_at IS NULL AND seen_at >= ?))"
+    f"AND (expires_at > ? OR (expires_at IS NULL AND seen_at >= ?)) AND NOT {_DELETED}"
 )
 _CANCEL = (
     "UPDATE challenges SET status = 'cancelled', updated_at = ? "
@@ -714,7 +717,7 @@ _CANCEL = (
 )
 _EXPIRE = (
     "UPDATE challenges SET status = 'expired', updated_at = ? WHERE status = 'open' "
-    "AND (expires_at <= ? OR (expires_at IS NULL AND seen_at < ?)) RETURNING id"
+    f"AND (expires_at <= ? OR (expires_at IS NULL AND seen_at < ?) OR {_DELETED}) RETURNING id"
 )
 _TOUCH_CHALLENGES = (
     "UPDATE challenges SET seen_at = ? "
@@ -830,8 +833,9 @@ class LobbyStore(Protocol):
     ) -> bool:
         """Accept an open challenge for ``player`` and store ``game`` in the same transaction;
         False (nothing written) if it is not open, not live (a real-time one whose creator was
-        last seen before ``seen_after``, another past its expiry), ``player``'s own, or
-        addressed to someone else (``player_key``: the acceptor's folded user name)."""
+        last seen before ``seen_after``, another past its expiry), ``player``'s own, addressed
+        to someone else (``player_key``: the acceptor's folded user name), or its creator's
+        account deleted."""
         ...
 
     async def cancel_challenge(self, challenge_id: str, player: str, now: int) -> bool:
@@ -839,8 +843,8 @@ class LobbyStore(Protocol):
         ...
 
     async def expire_challenges(self, now: int, seen_before: int) -> list[str]:
-        """Close the open challenges past their expiry, and the real-time ones whose creator
-        was last seen before ``seen_before``; their ids."""
+        """Close the open challenges past their expiry, the real-time ones whose creator was
+        last seen before ``seen_before``, and those of deleted accounts; their ids."""
         ...
 
     async def touch_challenges(self, players: Sequence[str], now: int) -> None:
