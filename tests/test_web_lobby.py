@@ -19,6 +19,7 @@ from lobby_support import (
     call,
     challenge,
     lobby_socket,
+    meet,
     table,
     visit,
 )
@@ -336,3 +337,18 @@ async def test_a_deleted_or_forgotten_players_challenges_go(site: Server) -> Non
         far = "9999-01-01T00:00:00.000+00:00"
         await store.forget_guests(far, far)  # every session expired, every guest idle
         assert await store.challenge(left["id"]) is not None  # the history stays
+
+
+async def test_your_games_show_the_time_control_and_the_time_left(site: Server) -> None:
+    start = site.now.freeze()
+    async with site.browser() as anna, site.browser() as bob:
+        host, guest = await meet(site, anna, bob, "5+3")
+        site.now.freeze(start + 20_000)
+        mine = (await call(anna, "GET", "/api/me/games", 200))["on"]
+        assert [(g["turn"], g["control"], g["left"], g["mode"]) for g in mine] == [
+            ("you", "5+3", 280_000, "lobby")
+        ]
+        theirs = (await call(bob, "GET", "/api/me/games", 200))["on"]
+        assert theirs[0]["turn"] == "opponent" and theirs[0]["left"] == 280_000
+        await host.ws.close()
+        await guest.ws.close()

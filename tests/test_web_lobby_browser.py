@@ -114,6 +114,10 @@ def test_two_strangers_meet_in_the_lobby_and_play_a_timed_game(
         shot(anna, "lobby-game-clocks.png", full_page=False)
         findings.check(anna, "table: the clocks", ("1280x720",))
         shot(bob, "lobby-game-clocks-phone.png", full_page=False)
+        anna.goto(f"{server.url}/")  # the game is on the home page, with its clock
+        row = anna.locator(f'#mine-on li[data-game="{game_id(bob)}"]')
+        until(anna, "() => !document.querySelector('#mine').hidden", why="no list of games")
+        assert "3 min + 2 s" in row.inner_text() and "left" in row.inner_text()
         for page in (anna, bob):
             no_page_errors(page)
         findings.assert_clean()

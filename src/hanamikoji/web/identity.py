@@ -22,6 +22,7 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from hanamikoji.clock import Clock
 from hanamikoji.web.limits import Limits, TooMany, Window
 from hanamikoji.web.service import GameService, WebError, clean_name, show
 from hanamikoji.web.store import Duplicate, GameRow, PlayerRow, Store
@@ -443,7 +444,9 @@ class Accounts:
             for row, updated in await self.store.player_games(player, "playing", GAMES_ON):
                 game = await self.games.get(row.id)
                 if game is not None and game.row.status == "playing":
-                    on.append(_summary(game.row, player, updated, game.state.to_move))
+                    on.append(
+                        _summary(game.row, player, updated, game.state.to_move, self.games.now_ms())
+                    )
             on.sort(key=lambda g: g["turn"] != "you")  # stable: the most recent first in each
         done = await self.store.player_games(player, "over", GAMES_PAGE + 1, offset)
         finished = [_summary(row, player, updated, None) for row, updated in done[:GAMES_PAGE]]
@@ -458,8 +461,10 @@ def _taken(name: str) -> WebError:
     )
 
 
-def _summary(row: GameRow, player: str, updated: str, to_move: int | None) -> dict[str, Any]:
-    """One game of the list, as its player sees it."""
+def _summary(
+    row: GameRow, player: str, updated: str, to_move: int | None, now: int | None = None
+) -> dict[str, Any]:
+    """One game of the list, as its player sees it (a timed game's time left at ``now``)."""
     seat = 0 if row.players[0] == player else 1
     other = 1 - seat
     turn = None
@@ -480,6 +485,8 @@ def _summary(row: GameRow, player: str, updated: str, to_move: int | None) -> di
         "level": row.level,
         "opponent": row.names[other],
         "rules": {"max_rounds": row.max_rounds},
+        "control": row.control or "none",
+        "left": _time_left(row, now),
         "turn": turn,
         "result": outcome,
         "reason": result.get("reason"),
@@ -488,3 +495,12 @@ def _summary(row: GameRow, player: str, updated: str, to_move: int | None) -> di
         "created": row.created_at,
         "updated": updated,
     }
+
+
+def _time_left(row: GameRow, now: int | None) -> int | None:
+    """The deciding seat's time left at ``now`` (ms) in a timed game on, else None."""
+    if row.clock is None or row.status != "playing" or now is None:
+        return None
+    clock = Clock.from_json(row.clock)
+    left = clock.remaining_at(now)
+    return None if left is None or clock.turn is None or not clock.running else left[clock.turn]

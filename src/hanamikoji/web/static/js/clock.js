@@ -79,6 +79,15 @@ export function formatClock(ms, control) {
   return `${minutes}:${pad(seconds)}`;
 }
 
+/** "3 min + 2 s", "3 days a move", "No clock": a time control in words. */
+export function controlText(control) {
+  const real = /^(\d+)\+(\d+)$/.exec(control);
+  if (real) return t("lobby.controls.real", { m: Number(real[1]), s: Number(real[2]) });
+  const days = /^(\d)d$/.exec(control);
+  if (days) return t("lobby.controls.days", { n: Number(days[1]) });
+  return t("lobby.controls.none");
+}
+
 /** A seat's clock for the scorebar's standing (null in a game without one). */
 export function clockFor(msg, seat, name) {
   if (!msg.clock) return null;

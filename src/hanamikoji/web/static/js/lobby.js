@@ -1,6 +1,7 @@
 // The lobby (/lobby): the open challenges, live over /ws/lobby; Play someone now; a challenge of
 // one's own, to anyone or to one player (docs/web.md, "The lobby").
 
+import { controlText } from "./clock.js";
 import { $, fill, h } from "./dom.js";
 import { reasonOf } from "./errors.js";
 import { initI18n, onLanguageChange, t } from "./i18n.js";
@@ -14,15 +15,6 @@ const lobby = {
   conn: "connecting", // connecting | open | lost
   starting: false,
 };
-
-/** "3 min + 2 s", "3 days a move", "No clock": a time control in words. */
-export function controlText(control) {
-  const real = /^(\d+)\+(\d+)$/.exec(control);
-  if (real) return t("lobby.controls.real", { m: Number(real[1]), s: Number(real[2]) });
-  const days = /^(\d)d$/.exec(control);
-  if (days) return t("lobby.controls.days", { n: Number(days[1]) });
-  return t("lobby.controls.none");
-}
 
 function rulesText(c) {
   return c.max_rounds ? t("mine.rules_max", { n: c.max_rounds }) : t("mine.rules_none");

@@ -2,6 +2,7 @@
 // first, then the finished ones a page at a time; and the top bar's link to the account page.
 
 import { getJSON } from "./api.js";
+import { controlText, formatClock } from "./clock.js";
 import { $, fill, h } from "./dom.js";
 import { reasonOf } from "./errors.js";
 import { onLanguageChange, t } from "./i18n.js";
@@ -44,7 +45,8 @@ function opponent(game) {
 
 function rules(game) {
   const n = game.rules?.max_rounds;
-  return n ? t("mine.rules_max", { n }) : t("mine.rules_none");
+  const text = n ? t("mine.rules_max", { n }) : t("mine.rules_none");
+  return game.control && game.control !== "none" ? `${text} · ${controlText(game.control)}` : text;
 }
 
 function day(iso) {
@@ -55,8 +57,9 @@ function day(iso) {
 
 function onItem(game) {
   const who = opponent(game);
-  const status =
+  let status =
     game.turn === "you" ? t("mine.your_turn") : game.turn === "invite" ? t("mine.invite") : t("mine.their_turn", { name: who });
+  if (game.left !== null && game.left !== undefined) status = `${status} · ${t("clock.left", { time: formatClock(game.left, game.control) })}`;
   // A friend who has not come yet has no name to show.
   const what = game.turn === "invite" ? rules(game) : `${t("mine.against", { name: who })} · ${rules(game)}`;
   const mine = game.turn === "you";
