@@ -13,6 +13,10 @@ choose random legal moves after a think time drawn uniformly between 0 and twice
   invitation; both play until the game is over. The games start spread over ``--ramp-s``. For
   every move: the time from sending it to (a) the mover's acknowledgement (the state with the new
   version) and (b) the opponent's update.
+- **Spectators** (``--spectators N``): each friend game is watched by N spectators, each its own
+  address, connected (``/ws/{game}/watch``) once both seats are. For every move, the time from
+  sending it to each spectator's update (the public state with the new version); an update that
+  never came within 10 s of the game's end is counted apart, as missed.
 - **Games against the AI** (``--ai-games N``): N people at once, each playing whole games against
   ``--ai-level`` (master) one after another, seat chosen at random, until ``--ai-seconds`` have
   passed (and the floods are over). The AI's reply time is measured for every move the AI makes:
@@ -39,11 +43,12 @@ choose random legal moves after a think time drawn uniformly between 0 and twice
   the AI never answers shows there).
 
 Targets of the project on this 2-core machine: 200 friend games with move p99 under 100 ms; 50
-master games with the AI's reply p99 under 2 s beside them; during a 300-game flood, a beginner
-game's AI answers in under 2 s. Figures are printed on one line (then details); ``--out FILE``
-writes them as JSON. The run is bounded: ``--max-seconds`` (900) ends it, reporting what it has.
-Before the clock starts (with AI games or floods), four master games get their AI's first move and
-are resigned, so that the AI's workers have loaded the search and the server knows how long a
+friend games watched by 20 spectators each (1,000 spectators' sockets) with the players' p99 under
+100 ms; 50 master games with the AI's reply p99 under 2 s beside them; during a 300-game flood, a
+beginner game's AI answers in under 2 s. Figures are printed on one line (then details); ``--out
+FILE`` writes them as JSON. The run is bounded: ``--max-seconds`` (900) ends it, reporting what it
+has. Before the clock starts (with AI games or floods), four master games get their AI's first move
+and are resigned, so that the AI's workers have loaded the search and the server knows how long a
 master move takes. The server's log is scanned for tracebacks and errors, which are reported.
 """
 
@@ -76,6 +81,7 @@ FLOOD_RETRY_S = 2.0  # a flooder refused tries again this soon; one whose game e
 # -- addresses -------------------------------------------------------------------------------------
 
 FRIEND_HOST, FRIEND_GUEST, AI_PLAYER, FLOOD_ONE, FLOOD_MANY, PROBE, WARM = 1, 2, 3, 4, 5, 6, 7
+SPECTATOR = 8
 
 
 def address(group: int, i: int) -> str:
@@ -115,6 +121,9 @@ class FriendStats:
     moves: int = 0
     finished: int = 0
     refused: dict[str, int] = field(default_factory=dict)
+    spectator_ms: list[float] = field(default_factory=list)  # move sent -> a spectator's update
+    spectators_missed: int = 0  # updates a spectator never received
+    spectator_errors: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -185,10 +194,12 @@ class Seat:
         token: str,
         addr: str,
         changed: asyncio.Event | None = None,
+        *,
+        watch: bool = False,
     ) -> Seat:
-        ws = await session.ws_connect(
-            f"{base}/ws/{game}?t={token}", heartbeat=None, headers={"X-Forwarded-For": addr}
-        )
+        """A seat's socket (``token``), or with ``watch`` a spectator's."""
+        url = f"{base}/ws/{game}/watch" if watch else f"{base}/ws/{game}?t={token}"
+        ws = await session.ws_connect(url, heartbeat=None, headers={"X-Forwarded-For": addr})
         seat = cls(ws, changed or asyncio.Event())
         seat.task = asyncio.create_task(seat._pump())
         return seat
@@ -208,7 +219,7 @@ class Seat:
                     version = int(data["game"]["version"])
                     for v in range(max(self.arrived, default=-1) + 1, version + 1):
                         self.arrived.setdefault(v, now)
-                    if data["legal"] or data["result"] is not None:
+                    if data.get("legal") or data["result"] is not None:  # (spectators: none)
                         self.turn_at.setdefault(version, now)
                     self.state = data
                 elif data["type"] == "error":
@@ -255,10 +266,13 @@ async def friend_game(
     think_ms: float,
     stats: FriendStats,
     delay: float,
+    spectators: int = 0,
 ) -> None:
     await asyncio.sleep(delay)
     host, guest = address(FRIEND_HOST, i), address(FRIEND_GUEST, i)
     seats: list[Seat] = []
+    watching: list[Seat] = []
+    sent_at: dict[int, float] = {}  # the version each move made -> when it was sent
     try:
         try:
             data = await post(session, f"{base}/api/games", {"mode": "friend", "seat": 0}, host)
@@ -275,10 +289,13 @@ async def friend_game(
         changed = asyncio.Event()
         for token, addr in ((data["token"], host), (joined["token"], guest)):
             seats.append(await Seat.open(session, base, data["game"], token, addr, changed))
+        if spectators:
+            watching = await open_spectators(session, base, data["game"], i, spectators, stats)
         while True:
             await wait(seats, lambda: all(s.state is not None for s in seats))
             if any(s.state is not None and s.state["result"] is not None for s in seats):
                 stats.finished += 1
+                await measure_spectators(watching, sent_at, stats)
                 return
             mover = next((s for s in seats if s.state is not None and s.state["legal"]), None)
             if mover is None:
@@ -290,6 +307,7 @@ async def friend_game(
             version = mover.version
             other = seats[1 - seats.index(mover)]
             sent = time.perf_counter()
+            sent_at[version + 1] = sent
             move = rng.choice(mover.state["legal"])
             await mover.ws.send_json({"type": "move", "move": move, "version": version})
             both = (mover, other)
@@ -300,8 +318,47 @@ async def friend_game(
     except Exception as e:  # recorded, reported, and the other games go on
         stats.errors.append(f"friend game: {type(e).__name__}: {e}")
     finally:
-        for s in seats:
+        for s in seats + watching:
             await s.close()
+
+
+async def open_spectators(
+    session: aiohttp.ClientSession, base: str, game: str, i: int, n: int, stats: FriendStats
+) -> list[Seat]:
+    """``n`` spectators of ``game``, each its own address, each with its first state."""
+    opened = await asyncio.gather(
+        *(
+            Seat.open(session, base, game, "", address(SPECTATOR, i * n + j), watch=True)
+            for j in range(n)
+        ),
+        return_exceptions=True,
+    )
+    watching = []
+    for s in opened:
+        if isinstance(s, BaseException):
+            stats.spectator_errors.append(f"spectator: {type(s).__name__}: {s}")
+        else:
+            watching.append(s)
+    for s in watching:
+        await wait([s], lambda s=s: s.state is not None)
+    return watching
+
+
+async def measure_spectators(
+    watching: list[Seat], sent_at: dict[int, float], stats: FriendStats
+) -> None:
+    """Each spectator's update time for every move, once the last one has reached them all."""
+    last = max(sent_at, default=0)
+    for s in watching:
+        with contextlib.suppress(RuntimeError):
+            await wait([s], lambda s=s: last in s.arrived, timeout=10)
+        for version, sent in sent_at.items():
+            if version in s.arrived:
+                stats.spectator_ms.append((s.arrived[version] - sent) * 1000)
+            else:
+                stats.spectators_missed += 1
+        if s.error is not None and not s.closed:
+            stats.spectator_errors.append(f"spectator: {s.error}")
 
 
 # -- games against the AI ------------------------------------------------------------------------
@@ -635,6 +692,7 @@ async def warm_up(session: aiohttp.ClientSession, base: str, games: int = 4) -> 
 @dataclass
 class Config:
     games: int = 200
+    spectators: int = 0
     think_ms: float = 1000
     ramp_s: float = 2.0
     ai_games: int = 0
@@ -704,6 +762,7 @@ async def run(base: str, cfg: Config) -> dict[str, Any]:
                     cfg.think_ms,
                     friends,
                     cfg.ramp_s * i / max(1, cfg.games),
+                    cfg.spectators,
                 )
             )
             for i in range(cfg.games)
@@ -745,6 +804,10 @@ async def run(base: str, cfg: Config) -> dict[str, Any]:
             "moves_per_s": round(friends.moves / elapsed, 1),
             "ack_ms": summary(friends.ack_ms),
             "update_ms": summary(friends.update_ms),
+            "spectators_per_game": cfg.spectators,
+            "spectator_update_ms": summary(friends.spectator_ms),
+            "spectator_updates_missed": friends.spectators_missed,
+            "spectator_errors": friends.spectator_errors[:5],
             "refused": friends.refused,
             "error_count": len(friends.errors),
             "errors": friends.errors[:5],
@@ -841,6 +904,11 @@ def report(result: dict[str, Any]) -> None:
             f"friend {f['finished']}/{f['games']} games: move update p99 "
             f"{ms(f['update_ms'], 'p99')} (ack p99 {ms(f['ack_ms'], 'p99')})"
         )
+        if f["spectators_per_game"]:
+            line.append(
+                f"{f['spectators_per_game']} spectators a game: update p99 "
+                f"{ms(f['spectator_update_ms'], 'p99')}"
+            )
     if a["players"]:
         r = a["reply_s"]
         line.append(
@@ -870,7 +938,12 @@ def report(result: dict[str, Any]) -> None:
             f"friend games: {f['games']} ({f['finished']} finished, {f['error_count']} errors, "
             f"refused {f['refused'] or 'none'}), {f['moves']} moves = {f['moves_per_s']} moves/s"
         )
-        for key, what in (("ack_ms", "mover's ack"), ("update_ms", "opponent's update")):
+        watched = [("spectator_update_ms", "spectators' update")] * bool(f["spectators_per_game"])
+        for key, what in (
+            ("ack_ms", "mover's ack"),
+            ("update_ms", "opponent's update"),
+            *watched,
+        ):
             s = f[key]
             print(
                 f"  move sent -> {what}: p50 {ms(s, 'p50')}, p99 {ms(s, 'p99')}, max {ms(s, 'max')}"
@@ -928,7 +1001,13 @@ def report(result: dict[str, Any]) -> None:
         )
         for error in fl["probe_errors"] + fl["flood_errors"]:
             print("  error:", error)
-    for error in f["errors"] + a["errors"]:
+    if f["spectators_per_game"]:
+        print(
+            f"  spectators: {f['spectators_per_game']} a game, "
+            f"{f['spectator_update_ms']['count']} updates timed, "
+            f"{f['spectator_updates_missed']} missed"
+        )
+    for error in f["errors"] + a["errors"] + f["spectator_errors"]:
         print("error:", error)
     if result.get("server_log_lines"):
         print(f"server log: {result['server_log_lines']} lines beyond the start:")
@@ -949,6 +1028,13 @@ def main() -> None:
         default=200,
         metavar="N",
         help="concurrent friend games, two people each (200)",
+    )
+    parser.add_argument(
+        "--spectators",
+        type=int,
+        default=0,
+        metavar="N",
+        help="spectators watching each friend game, each its own address (0)",
     )
     parser.add_argument(
         "--think-ms",
@@ -1051,11 +1137,12 @@ def main() -> None:
         "--out", type=Path, default=None, metavar="FILE", help="also write the result as JSON"
     )
     args = parser.parse_args()
-    for name in ("games", "ai_games", "flood", "probe_replies"):
+    for name in ("games", "spectators", "ai_games", "flood", "probe_replies"):
         if getattr(args, name) < 0:
             parser.error(f"--{name.replace('_', '-')} must be 0 or more")
     cfg = Config(
         games=args.games,
+        spectators=args.spectators,
         think_ms=args.think_ms,
         ramp_s=args.ramp_s,
         ai_games=args.ai_games,

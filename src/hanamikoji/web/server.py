@@ -154,6 +154,11 @@ def _reason(error: ValueError) -> str:
     return text.encode("ascii", "backslashreplace").decode()[:120]
 
 
+def _dumps(message: dict[str, Any]) -> str:
+    """A message as the sockets send it (compact JSON)."""
+    return json.dumps(message, separators=(",", ":"))
+
+
 _WRITERS: set[asyncio.Task[None]] = set()
 
 
@@ -182,9 +187,9 @@ class Connection:
         _WRITERS.add(self.writer)  # held until it ends, never collected while pending
         self.writer.add_done_callback(_WRITERS.discard)
 
-    async def send(self, message: dict[str, Any]) -> None:
-        """Queue ``message`` (never waits)."""
-        text = json.dumps(message, separators=(",", ":"))
+    async def send(self, message: dict[str, Any], *, text: str | None = None) -> None:
+        """Queue ``message`` (never waits); ``text``: the message already written as JSON."""
+        text = _dumps(message) if text is None else text
         if self.sent is not None:
             self.sent.append(text)
         if self.ws.closed:
@@ -270,16 +275,17 @@ class Hub:
         game = await self.service.get(game_id)
         if game is None:
             return
-        if watchers:
-            public = self.spectator_state(game)
-            for conn in watchers:
-                await conn.send(public)
         cache: dict[int, dict[str, Any]] = {}
         for conn in conns:
             message = cache.get(conn.seat)
             if message is None:
                 message = cache[conn.seat] = await self.state_for(game, conn.seat)
             await conn.send(message)
+        if watchers:  # after the players, and written once for them all
+            public = self.spectator_state(game)
+            text = _dumps(public)
+            for conn in watchers:
+                await conn.send(public, text=text)
 
     async def state_for(self, game: LiveGame, seat: int) -> dict[str, Any]:
         """The ``state`` message of one seat (built from its VIEW)."""
