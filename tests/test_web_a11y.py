@@ -533,6 +533,22 @@ def test_the_rules_page_is_accessible(server: Server, browser: Browser, findings
     findings.assert_clean()
 
 
+def test_the_games_on_now_are_accessible(
+    server: Server, browser: Browser, findings: Findings
+) -> None:
+    context = a11y_context(browser)
+    try:
+        page = open_page(context)
+        page.request.post(f"{server.url}/api/games", data={"mode": "ai", "level": "easy"})
+        page.goto(f"{server.url}/watch")
+        visible(page, "#games-on li", "the games on now list no game")
+        findings.check(page, "watch: the games on now")
+        no_page_errors(page)
+    finally:
+        context.close()
+    findings.assert_clean()
+
+
 def test_the_invitation_page_is_accessible_in_each_state(
     server: Server, browser: Browser, findings: Findings
 ) -> None:
