@@ -1,4 +1,4 @@
-"""Spectators over real WebSockets (in-process): the public state, refusals, limits, the list."""
+"""Spectators over real WebSockets (in-process, both databases): refusals, limits, the list."""
 
 from __future__ import annotations
 
@@ -16,16 +16,25 @@ from hanamikoji.web.limits import Limits
 from hanamikoji.web.server import GAMES_ON, Settings, create_app
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import open_store
-from web_support import Seat, claim_invite, over, play_out
+from web_support import POSTGRES, Seat, claim_invite, over, play_out, postgres_database
 
 Client = TestClient[Any, Any]
 MakeClient = Callable[..., Awaitable[Client]]
 
 
-@pytest.fixture
-async def service(tmp_path: Path) -> AsyncIterator[GameService]:
-    store = await open_store(f"sqlite:///{tmp_path / 'games.sqlite3'}")
-    yield GameService(store, ai_workers=0, hint_iterations=60, seed=5)
+@pytest.fixture(params=["sqlite", "postgres"])
+async def service(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[GameService]:
+    """A service on a fresh database, on each backend."""
+    if request.param == "sqlite":
+        store = await open_store(f"sqlite:///{tmp_path / 'games.sqlite3'}")
+        yield GameService(store, ai_workers=0, hint_iterations=60, seed=5)
+        return
+    if POSTGRES is None:
+        pytest.skip("HANAMIKOJI_TEST_POSTGRES is not set (.ci/run starts a PostgreSQL server)")
+    with postgres_database() as url:
+        store = await open_store(url)
+        yield GameService(store, ai_workers=0, hint_iterations=60, seed=5)
+        await store.close()
 
 
 @pytest.fixture
