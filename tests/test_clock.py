@@ -346,6 +346,7 @@ def test_a_client_gets_what_it_needs_to_show_the_clocks() -> None:
         "turn": 0,
         "running": True,
         "deadline": T0 + 180_000,
+        "since": T0,
         "now": T0 + 1_500,
     }
     shown = clock.for_client(T0 + DAY)

@@ -25,7 +25,7 @@ from clock_serve import command
 from hanamikoji.clock import Clock, TimeControl
 from hanamikoji.record import Record
 from hanamikoji.web.server import create_app
-from hanamikoji.web.service import GameService
+from hanamikoji.web.service import SCORING_GRACE_MS, GameService
 from hanamikoji.web.store import MIGRATIONS, open_store
 from lobby_support import MakeServer, Server, call, meet, table, visit
 from web_support import POSTGRES, Seat, postgres_database
@@ -85,6 +85,36 @@ async def test_every_decision_is_charged_with_its_increment(site: Server) -> Non
             for other in seats:
                 await other.until(lambda s, v=after["game"]["version"]: s["game"]["version"] >= v)
         assert twin.remaining[0] != twin.remaining[1]  # the picks were charged too
+
+
+async def test_a_rounds_scoring_is_nobodys_time(site: Server) -> None:
+    """The move that ends a round starts the next round's first clock SCORING_GRACE_MS later:
+    the time both players spend watching the scoring is charged to nobody."""
+    start = site.now.freeze()
+    async with site.browser() as anna, site.browser() as bob:
+        seats = await meet(site, anna, bob, "3+2")
+        at = start
+        while True:
+            at += 500
+            site.now.freeze(at)
+            who = mover(seats)
+            assert who.state is not None
+            before = who.state["view"]["round"]
+            after = await move(who)
+            for other in seats:
+                await other.until(lambda s, v=after["game"]["version"]: s["game"]["version"] >= v)
+            if after["view"]["round"] != before or over(after):
+                break
+        assert not over(after), "the first round ended the game: no next round to time"
+        clock = after["clock"]
+        assert clock["since"] == at + SCORING_GRACE_MS
+        first = clock["turn"]
+        left = clock["remaining"][first]
+        # during the scoring the clock shows, and charges, nothing
+        site.now.freeze(at + SCORING_GRACE_MS)
+        who = next(s for s in seats if s.state is not None and s.state["view"]["seat"] == first)
+        played = await move(who)
+        assert played["clock"]["remaining"][first] == left + 2_000  # only the increment: 0 s used
 
 
 async def test_a_move_at_the_deadline_counts_one_after_it_loses(make_site: MakeServer) -> None:

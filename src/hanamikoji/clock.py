@@ -324,6 +324,7 @@ class Clock:
             "turn": self.turn,
             "running": self.running and self.control.timed,
             "deadline": self.deadline,
+            "since": self.since,
             "now": now,
         }
 

@@ -921,7 +921,7 @@ class GameService:
                     stored = await self._end_by_clock(game, late, "time", now)
                 else:
                     state = _apply(game, seat, entries)
-                    after = _charge(clock, seat, entries, state, now)
+                    after = _charge(clock, seat, entries, state, now, game.state.round)
                     stored = await self._store(game, [(seat, e) for e in entries], state, after)
                 if stored:
                     break
@@ -1212,17 +1212,27 @@ async def _nobody(game_id: str) -> None:
     return None
 
 
+SCORING_GRACE_MS = 10_000
+"""After a round's last move, the next round's first clock starts this much later: both players
+watch the round's scoring (about 10 s, step by step) and nobody's time runs meanwhile."""
+
+
 def _charge(
-    clock: Clock | None, seat: int, entries: list[str], state: State, now: int
+    clock: Clock | None, seat: int, entries: list[str], state: State, now: int, round_before: int
 ) -> Clock | None:
     """The clock after ``seat``'s ``entries`` (leading to ``state``) at ``now``: each decision
     charged and given its increment; a resignation stops it. A clock not started yet (a
-    rematch waiting for its second player) charges nothing."""
+    rematch waiting for its second player) charges nothing. A move that ends a round starts
+    the next decision's clock after :data:`SCORING_GRACE_MS` (the clock charges nothing for a
+    time before its start)."""
     if clock is None or clock.turn is None:
         return clock
     if any(e.startswith(RESIGN) for e in entries):
         return clock.stop(now)
-    return clock.decision(seat, now, None if state.is_over else state.to_move)
+    after = clock.decision(seat, now, None if state.is_over else state.to_move)
+    if not state.is_over and state.round != round_before and after.since is not None:
+        after = replace(after, since=after.since + SCORING_GRACE_MS)
+    return after
 
 
 def _apply(game: LiveGame, seat: int, entries: list[str]) -> State:

@@ -58,7 +58,9 @@ function left(seat) {
   const c = clocks.clock;
   if (!c || !c.remaining) return null;
   let ms = c.remaining[seat];
-  if (c.running && c.turn === seat && !clocks.over) ms -= performance.now() - clocks.at;
+  // counted from the message, or from the clock's start when that is later (a round's scoring
+  // is not charged: the next round's first clock starts after it)
+  if (c.running && c.turn === seat && !clocks.over) ms -= Math.max(0, serverNow() - Math.max(c.since ?? c.now, c.now));
   return Math.max(0, ms);
 }
 
