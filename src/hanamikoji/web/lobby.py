@@ -15,12 +15,14 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from hanamikoji.clock import ClockError, Kind, TimeControl
+from hanamikoji.glicko2 import Rating
 from hanamikoji.web.identity import FieldError, check_username, username_key
 from hanamikoji.web.limits import TooMany
+from hanamikoji.web.ratings import Standing, family_of, window
 from hanamikoji.web.service import GameService, LiveGame, WebError, show
 from hanamikoji.web.store import ChallengeRow, PlayerRow, Store
 
-__all__ = ["GONE_MS", "Lobby", "challenge_json"]
+__all__ = ["GONE_MS", "REPOLL_MS", "Lobby", "challenge_json"]
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +37,8 @@ SHOWN = 200
 """The most challenges the lobby lists (the longest waiting first)."""
 STARTED_MS = 60_000
 """A player back in the lobby this soon after their challenge was accepted is sent to the game."""
+REPOLL_MS = 5_000
+"""How often a page waiting on a rated Play someone now asks again (its window has widened)."""
 RULES = (3, None)
 """The lobby's rules: at most 3 rounds, or no limit."""
 
@@ -261,27 +265,68 @@ class Lobby:
     ) -> tuple[LiveGame, int] | ChallengeRow:
         """Pair ``player`` with the longest-waiting player whose open challenge has the same
         time control, rules and rated flag (a game and the seat), else wait as such a
-        challenge of their own (seat drawn by lot)."""
+        challenge of their own (seat drawn by lot). A rated seek pairs only within both
+        players' rating windows (:func:`hanamikoji.web.ratings.window`), which widen with the
+        wait: a waiting page asks again (``REPOLL_MS``), and its own challenge's age counts."""
         me = _someone(player)
         control, max_rounds, rated = _settings(body)
         now = self.games.now_ms()
-        mine = None
-        for c in await self.store.open_challenges(SHOWN):
-            same = (c.control, c.max_rounds, c.rated) == (str(control), max_rounds, rated)
-            if not same or c.to_key is not None or not self.live(c, now):
-                continue
-            if c.player == me.id:
-                mine = mine or c
+        settings = (str(control), max_rounds, rated)
+        seekers = [
+            c
+            for c in await self.store.open_challenges(SHOWN)
+            if (c.control, c.max_rounds, c.rated) == settings
+            and c.to_key is None
+            and self.live(c, now)
+        ]
+        mine = next((c for c in seekers if c.player == me.id), None)
+        fits = await self._fits(me, mine, seekers, control, rated, now)
+        for c in seekers:
+            if c.player == me.id or not fits(c):
                 continue
             try:
-                return await self.accept(me, c.id, client)
+                found = await self.accept(me, c.id, client)
             except WebError as e:
                 if e.code in ("accepted", "cancelled", "expired"):
                     continue  # someone else was quicker: the next one
                 raise
+            if mine is not None:  # paired while waiting: the own seek goes
+                await self.store.cancel_challenge(mine.id, me.id, now)
+                again = await self.store.challenge(mine.id)
+                if again is not None:
+                    await self.publish(again)
+            return found
         if mine is not None:
             return mine  # already waiting with the same settings
         return await self._add(me, control, max_rounds, rated, "random")
+
+    async def _fits(
+        self,
+        me: PlayerRow,
+        mine: ChallengeRow | None,
+        seekers: list[ChallengeRow],
+        control: TimeControl,
+        rated: bool,
+        now: int,
+    ) -> Callable[[ChallengeRow], bool]:
+        """Whether a waiting seeker may be paired with ``me``: anyone for a casual seek; for a
+        rated one, each rating inside the other's window (a player without one is a new
+        player's 1500)."""
+        family = family_of(str(control))
+        if not rated or family is None:
+            return lambda c: True
+        ids = sorted({me.id, *(c.player for c in seekers)})
+        standings = await self.store.standings(ids, family)
+        new = Standing(Rating())
+        mine_standing = standings.get(me.id, new)
+        my_window = window(mine_standing, now - mine.created if mine else 0)
+
+        def fits(c: ChallengeRow) -> bool:
+            theirs = standings.get(c.player, new)
+            gap = abs(theirs.rating.rating - mine_standing.rating.rating)
+            return gap <= my_window and gap <= window(theirs, now - c.created)
+
+        return fits
 
     async def beat(self, now: int) -> None:
         """Each heartbeat: the players in this server's lobby keep their real-time challenges

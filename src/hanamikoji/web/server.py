@@ -26,6 +26,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 
 from hanamikoji.ai.levels import LEVELS
 from hanamikoji.clock import Clock, TimeControl
+from hanamikoji.web import profiles
 from hanamikoji.web.identity import SESSION_COOKIE, Accounts, FieldError, Identity, username_key
 from hanamikoji.web.limits import Limits, TooMany
 from hanamikoji.web.lobby import Lobby, challenge_json, visible
@@ -65,6 +66,8 @@ _PAGES = {
     "join": "join.html",
     "lobby": "lobby.html",
     "watch": "watch.html",
+    "profile": "profile.html",
+    "leaders": "leaders.html",
 }
 _STATUS = {
     "bad-request": 400,
@@ -810,6 +813,16 @@ async def _games_on(request: web.Request) -> web.Response:
     return web.json_response(await request.app[GAMES_ON].listing())
 
 
+async def _profile(request: web.Request) -> web.Response:
+    store = request.app[SERVICE].store
+    return web.json_response(await profiles.profile(store, request.match_info["name"]))
+
+
+async def _leaders(request: web.Request) -> web.Response:
+    family = request.query.get("family", "real-time")
+    return web.json_response(await profiles.leaderboard(request.app[SERVICE].store, family))
+
+
 # -- the lobby (docs/web.md "The lobby") ----------------------------------------------------------
 
 
@@ -1266,11 +1279,15 @@ def create_app(service: GameService, settings: Settings | None = None) -> web.Ap
     r.add_get("/account", _page("account"))
     r.add_get("/lobby", _page("lobby"))
     r.add_get("/watch", _page("watch"))
+    r.add_get("/@/{name}", _page("profile"))
+    r.add_get("/leaders", _page("leaders"))
     r.add_post("/api/games", _create)
     r.add_get("/api/games/{game}/invitation", _api(_invitation))
     r.add_post("/api/games/{game}/join", _api(_join))
     r.add_get("/api/levels", _levels)
     r.add_get("/api/watch", _games_on)
+    r.add_get("/api/players/{name}", _profile)
+    r.add_get("/api/leaders", _leaders)
     r.add_get("/api/me", _me)
     r.add_post("/api/me", _set_me)
     r.add_get("/api/me/games", _my_games)

@@ -38,8 +38,9 @@ from hanamikoji.state import Deal, Phase, RoundScore, Rules, State, Termination
 from hanamikoji.view import View
 from hanamikoji.web import ai_worker
 from hanamikoji.web.limits import ClientLimits, Limits, TooMany
+from hanamikoji.web.ratings import family_of, score_of
 from hanamikoji.web.scheduler import AiScheduler, Busy
-from hanamikoji.web.store import GameRow, HintRow, Store
+from hanamikoji.web.store import GameRow, HintRow, RatedEnd, Store
 
 __all__ = [
     "DEFAULT_LEVEL",
@@ -543,6 +544,7 @@ class GameService:
             ai_due=due,
             clock=text,
             deadline=deadline,
+            rated=rated_end(game.row, result, self.now_ms()),
         )
         if stored:
             game.row = replace(
@@ -1233,6 +1235,16 @@ def _charge(
     if not state.is_over and state.round != round_before and after.since is not None:
         after = replace(after, since=after.since + SCORING_GRACE_MS)
     return after
+
+
+def rated_end(row: GameRow, result: dict[str, Any] | None, now: int) -> RatedEnd | None:
+    """What the store rates when ``row`` ends with ``result``: a rated, timed game between two
+    players (None otherwise: casual, untimed, unfinished, or a seat without a player)."""
+    family = family_of(row.control)
+    first, second = row.players
+    if result is None or not row.rated or family is None or not first or not second:
+        return None
+    return RatedEnd((first, second), family, score_of(result, 0), now)
 
 
 def _apply(game: LiveGame, seat: int, entries: list[str]) -> State:

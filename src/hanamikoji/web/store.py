@@ -20,6 +20,9 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlparse
 
+from hanamikoji.glicko2 import PROVISIONAL_DEVIATION, Rating
+from hanamikoji.web.ratings import Standing, rate
+
 __all__ = [
     "MIGRATIONS",
     "Atomic",
@@ -30,6 +33,7 @@ __all__ = [
     "LobbyStore",
     "PlayerRow",
     "PostgresStore",
+    "RatedEnd",
     "SQLiteStore",
     "Store",
     "StoreError",
@@ -263,6 +267,38 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX challenges_player ON challenges (player_id, status)",
         "CREATE TABLE heartbeat (id INTEGER PRIMARY KEY, alive_at BIGINT NOT NULL)",
         "INSERT INTO heartbeat (id, alive_at) VALUES (1, 0)",
+    ),
+    # 7: ratings. Each player's Glicko-2 rating per family (real-time, correspondence; rated_at:
+    # ms of the last rated game, NULL before the first) and one history row per player and rated
+    # game with what went into its update, written in the transaction that ends the game.
+    (
+        """CREATE TABLE ratings (
+            player_id TEXT NOT NULL,
+            family TEXT NOT NULL,
+            rating DOUBLE PRECISION NOT NULL,
+            deviation DOUBLE PRECISION NOT NULL,
+            volatility DOUBLE PRECISION NOT NULL,
+            games INTEGER NOT NULL,
+            rated_at BIGINT,
+            PRIMARY KEY (player_id, family)
+        )""",
+        "CREATE INDEX ratings_board ON ratings (family, rating)",
+        """CREATE TABLE rating_history (
+            player_id TEXT NOT NULL,
+            game_id TEXT NOT NULL,
+            family TEXT NOT NULL,
+            at BIGINT NOT NULL,
+            opponent_id TEXT NOT NULL,
+            opponent_rating DOUBLE PRECISION NOT NULL,
+            opponent_deviation DOUBLE PRECISION NOT NULL,
+            score DOUBLE PRECISION NOT NULL,
+            periods DOUBLE PRECISION NOT NULL,
+            rating DOUBLE PRECISION NOT NULL,
+            deviation DOUBLE PRECISION NOT NULL,
+            volatility DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (player_id, game_id)
+        )""",
+        "CREATE INDEX rating_history_player ON rating_history (player_id, family, at)",
     ),
 )
 """The schema as migrations; ``schema_version`` in table ``meta`` says how far a database is."""
@@ -686,6 +722,153 @@ class _Players:
         )
 
 
+# -- ratings ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RatedEnd:
+    """A rated game's end, for :meth:`Store.append`: the two players (seat 0's first), the
+    family, seat 0's score and when it ended (ms). The store rates it in the same transaction."""
+
+    players: tuple[str, str]
+    family: str
+    score: float
+    now: int
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """One rated game of a player: what went into the update and the rating after it."""
+
+    game_id: str
+    family: str
+    at: int
+    opponent_id: str
+    opponent: Rating
+    score: float
+    periods: float
+    after: Rating
+
+
+# A player's row exists before it is locked, so that two games ending at once (two servers)
+# both wait for the same row rather than both inserting a new player's rating.
+_NEW_RATING = (
+    "INSERT INTO ratings (player_id, family, rating, deviation, volatility, games, rated_at) "
+    "VALUES (?, ?, ?, ?, ?, 0, NULL) ON CONFLICT (player_id, family) DO NOTHING"
+)
+_SELECT_RATING = (
+    "SELECT rating, deviation, volatility, games, rated_at FROM ratings "
+    "WHERE player_id = ? AND family = ?"
+)
+_SET_RATING = (
+    "UPDATE ratings SET rating = ?, deviation = ?, volatility = ?, games = ?, rated_at = ? "
+    "WHERE player_id = ? AND family = ?"
+)
+_INSERT_HISTORY = (
+    "INSERT INTO rating_history (player_id, game_id, family, at, opponent_id, opponent_rating, "
+    "opponent_deviation, score, periods, rating, deviation, volatility) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_PLAYER_RATINGS = (
+    "SELECT family, rating, deviation, volatility, games, rated_at FROM ratings "
+    "WHERE player_id = ? AND games > 0"
+)
+_HISTORY = (
+    "SELECT game_id, family, at, opponent_id, opponent_rating, opponent_deviation, score, "
+    "periods, rating, deviation, volatility FROM rating_history WHERE player_id = ? "
+    "ORDER BY at, game_id"
+)
+# Established accounts only: a guest has no profile to link to, a deleted account no name.
+_LEADERS = (
+    "SELECT p.username, p.name, r.rating, r.deviation, r.games FROM ratings r "
+    "JOIN players p ON p.id = r.player_id WHERE r.family = ? AND r.deviation < ? "
+    "AND r.games > 0 AND p.username IS NOT NULL AND p.deleted_at IS NULL "
+    "ORDER BY r.rating DESC, p.username LIMIT ?"
+)
+_RATINGS_OF = "SELECT player_id, rating, deviation, volatility, games, rated_at FROM ratings "
+
+
+Query = Callable[[str, Sequence[Any]], Awaitable[list[tuple[Any, ...]]]]
+"""Runs one statement inside a transaction and returns its rows (none for a change)."""
+
+
+def _standing(values: Sequence[Any]) -> Standing:
+    rating, deviation, volatility, games, rated_at = values[:5]
+    return Standing(Rating(rating, deviation, volatility), int(games), _ms(rated_at))
+
+
+async def _rate_in(run: Query, game_id: str, end: RatedEnd, lock: str = "") -> None:
+    """Rate ``game_id``'s end inside the caller's transaction: read both players' ratings
+    (locked with ``lock``, PostgreSQL's ``FOR UPDATE``), write both and their history rows."""
+    fresh = Rating()
+    standings: dict[str, Standing] = {}
+    for player in sorted(end.players):  # one order on every server: no deadlock
+        await run(
+            _NEW_RATING, (player, end.family, fresh.rating, fresh.deviation, fresh.volatility)
+        )
+        (row,) = await run(_SELECT_RATING + lock, (player, end.family))
+        standings[player] = _standing(row)
+    first, second = end.players
+    changes = rate(standings[first], standings[second], end.score, end.now)
+    for me, other, change in ((first, second, changes[0]), (second, first, changes[1])):
+        new = change.after
+        r = new.rating
+        await run(
+            _SET_RATING,
+            (r.rating, r.deviation, r.volatility, new.games, new.rated_at, me, end.family),
+        )
+        await run(
+            _INSERT_HISTORY,
+            (
+                me,
+                game_id,
+                end.family,
+                end.now,
+                other,
+                change.opponent.rating,
+                change.opponent.deviation,
+                change.score,
+                change.periods,
+                r.rating,
+                r.deviation,
+                r.volatility,
+            ),
+        )
+
+
+class _Ratings:
+    """Reading ratings, written once over the databases' ``_all``."""
+
+    async def _all(self, sql: str, values: Sequence[Any]) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    async def ratings(self, player_id: str) -> dict[str, Standing]:
+        """``player_id``'s ratings by family (only families with a rated game)."""
+        rows = await self._all(_PLAYER_RATINGS, (player_id,))
+        return {r[0]: _standing(r[1:]) for r in rows}
+
+    async def rating_history(self, player_id: str) -> list[HistoryRow]:
+        """``player_id``'s rated games, oldest first."""
+        rows = await self._all(_HISTORY, (player_id,))
+        return [
+            HistoryRow(g, f, int(at), o, Rating(orat, odev), sc, per, Rating(ra, de, vo))
+            for g, f, at, o, orat, odev, sc, per, ra, de, vo in rows
+        ]
+
+    async def leaders(self, family: str, limit: int) -> list[tuple[str, str | None, Standing]]:
+        """The established accounts of ``family``, best first: (user name, name, standing)."""
+        rows = await self._all(_LEADERS, (family, PROVISIONAL_DEVIATION, limit))
+        return [(u, n, Standing(Rating(ra, de), int(g))) for u, n, ra, de, g in rows]
+
+    async def standings(self, player_ids: Sequence[str], family: str) -> dict[str, Standing]:
+        """The ratings of ``player_ids`` in ``family`` (a player without one is left out)."""
+        if not player_ids:
+            return {}
+        sql = _RATINGS_OF + f"WHERE family = ? AND player_id IN ({_marks(len(player_ids))})"
+        rows = await self._all(sql, (family, *player_ids))
+        return {r[0]: _standing(r[1:]) for r in rows}
+
+
 # -- the lobby and the clocks ----------------------------------------------------------------------
 
 _CHALLENGE_COLUMNS = (
@@ -990,6 +1173,22 @@ class Store(PlayerStore, LobbyStore, Protocol):
 
     url: str
 
+    async def ratings(self, player_id: str) -> dict[str, Standing]:
+        """A player's ratings by family (see :class:`_Ratings`)."""
+        ...
+
+    async def rating_history(self, player_id: str) -> list[HistoryRow]:
+        """A player's rated games, oldest first."""
+        ...
+
+    async def leaders(self, family: str, limit: int) -> list[tuple[str, str | None, Standing]]:
+        """The established accounts of a family, best first."""
+        ...
+
+    async def standings(self, player_ids: Sequence[str], family: str) -> dict[str, Standing]:
+        """Several players' ratings in one family."""
+        ...
+
     async def create(self, game: GameRow) -> None:
         """Store a new game (no moves yet)."""
         ...
@@ -1009,10 +1208,12 @@ class Store(PlayerStore, LobbyStore, Protocol):
         ai_due: bool = False,
         clock: str | None = None,
         deadline: int | None = None,
+        rated: RatedEnd | None = None,
     ) -> bool:
         """Add ``(seat, move)`` entries after the stored ones if the game is at ``version``.
 
-        ``clock`` and ``deadline`` are the game's clock after them (None: no clock, or stopped).
+        ``clock`` and ``deadline`` are the game's clock after them (None: no clock, or stopped);
+        ``rated``: the game ends rated, and both players' ratings change in the same transaction.
         """
         ...
 
@@ -1118,7 +1319,7 @@ async def open_store(url: str | None, *, exclusive: bool = False) -> Store:
     )
 
 
-class SQLiteStore(_Players, _Lobby):
+class SQLiteStore(_Players, _Lobby, _Ratings):
     """Games in an SQLite file (WAL: a write is safe once its call returns, even on kill -9).
 
     One server process at a time: a server's store (``exclusive``) holds a lock on ``PATH.lock``,
@@ -1193,6 +1394,7 @@ class SQLiteStore(_Players, _Lobby):
         ai_due: bool = False,
         clock: str | None = None,
         deadline: int | None = None,
+        rated: RatedEnd | None = None,
     ) -> bool:
         db = self._db
         now = _now()
@@ -1205,6 +1407,12 @@ class SQLiteStore(_Players, _Lobby):
                 return False
             (count,) = db.execute(_COUNT_MOVES, (game_id,)).fetchone()
             db.executemany(_INSERT_MOVE, _move_rows(game_id, count, moves, now))
+            if rated is not None:
+
+                async def run(sql: str, values: Sequence[Any]) -> list[tuple[Any, ...]]:
+                    return db.execute(sql, values).fetchall()  # never yields: still atomic
+
+                await _rate_in(run, game_id, rated)
             db.execute("COMMIT")
             return True
         except BaseException:
@@ -1432,7 +1640,7 @@ _CHANNEL = "hanamikoji_games"
 _LOBBY_CHANNEL = "hanamikoji_lobby"
 
 
-class PostgresStore(_Players, _Lobby):
+class PostgresStore(_Players, _Lobby, _Ratings):
     """Games in PostgreSQL; changes are announced to other processes with LISTEN/NOTIFY."""
 
     def __init__(self, url: str) -> None:
@@ -1502,6 +1710,7 @@ class PostgresStore(_Players, _Lobby):
         ai_due: bool = False,
         clock: str | None = None,
         deadline: int | None = None,
+        rated: RatedEnd | None = None,
     ) -> bool:
         now = _now()
         async with self._pool.connection() as conn, conn.transaction():
@@ -1514,6 +1723,13 @@ class PostgresStore(_Players, _Lobby):
             row = await cur.fetchone()
             async with conn.cursor() as c:
                 await c.executemany(_pg(_INSERT_MOVE), _move_rows(game_id, int(row[0]), moves, now))
+            if rated is not None:
+
+                async def run(sql: str, values: Sequence[Any]) -> list[tuple[Any, ...]]:
+                    cur = await conn.execute(_pg(sql), values)
+                    return list(await cur.fetchall()) if cur.description else []
+
+                await _rate_in(run, game_id, rated, " FOR UPDATE")
         return True
 
     async def truncate(

@@ -132,12 +132,23 @@ function start(url) {
   location.assign(url);
 }
 
+// A rated seek pairs only within both players' rating windows, which widen with the wait: the
+// page asks again every 5 s while its seek waits (the server's REPOLL_MS).
+const REPOLL_MS = 5_000;
+let repoll = null;
+
 async function playNow() {
   lobby.error = null;
-  const answer = await post("/api/lobby/play", settings());
+  clearTimeout(repoll);
+  const asked = settings();
+  const answer = await post("/api/lobby/play", asked);
   if (!answer.ok) return fail(answer);
   if (answer.status === 201) return start(answer.body.url);
   wait(answer.body.challenge);
+  if (asked.rated) {
+    const id = answer.body.challenge.id;
+    repoll = setTimeout(() => lobby.waiting?.id === id && !lobby.starting && playNow(), REPOLL_MS);
+  }
 }
 
 async function create() {

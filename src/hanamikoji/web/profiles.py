@@ -1,0 +1,97 @@
+"""Players' public pages: a profile (ratings, their history, the finished games) and the
+leaderboard of established players per family (docs/web.md, "Profiles and the leaderboard").
+
+Only accounts have a profile: a guest has no name that could be looked up, and a player's id is
+never shown. Each player is named by their user name, which no look-alike can copy (identity.py
+folds case and confusable characters), beside the display name they chose.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hanamikoji.web.identity import FieldError, check_username, username_key
+from hanamikoji.web.ratings import AI_RATINGS, FAMILIES, Standing
+from hanamikoji.web.service import WebError
+from hanamikoji.web.store import Store
+
+__all__ = ["GAMES_SHOWN", "LEADERS_SHOWN", "leaderboard", "profile", "standing_json"]
+
+GAMES_SHOWN = 50
+"""The most recent finished games a profile lists."""
+LEADERS_SHOWN = 100
+"""Players per family on the leaderboard."""
+
+
+def standing_json(s: Standing) -> dict[str, Any]:
+    """A rating as the pages show it: rounded, with its deviation and the provisional mark."""
+    return {
+        "rating": round(s.rating.rating),
+        "deviation": round(s.rating.deviation),
+        "provisional": s.provisional,
+        "games": s.games,
+    }
+
+
+async def profile(store: Store, name: Any) -> dict[str, Any]:
+    """The public profile of the account with user name ``name`` (any case)."""
+    try:
+        wanted = check_username(name)
+    except FieldError:
+        raise WebError("not-found", "there is no player with that user name") from None
+    account = await store.account(username_key(wanted))
+    if account is None or account.deleted or account.username is None:
+        raise WebError("not-found", f"there is no player with the user name {wanted}")
+    ratings = await store.ratings(account.id)
+    history = [
+        {
+            "game": h.game_id,
+            "family": h.family,
+            "at": h.at,
+            "rating": round(h.after.rating, 1),
+            "deviation": round(h.after.deviation, 1),
+            "score": h.score,
+        }
+        for h in await store.rating_history(account.id)
+    ]
+    games = []
+    for row, updated in await store.player_games(account.id, "over", GAMES_SHOWN):
+        seat = 0 if row.players[0] == account.id else 1
+        winner = (row.result or {}).get("winner")
+        games.append(
+            {
+                "game": row.id,
+                "mode": row.mode,
+                "level": row.level,
+                "opponent": row.names[1 - seat],
+                "control": row.control or "none",
+                "rated": row.rated,
+                "result": "draw" if winner is None else "won" if winner == seat else "lost",
+                "reason": (row.result or {}).get("reason"),
+                "review": f"/review/{row.id}",
+                "updated": updated,
+            }
+        )
+    return {
+        "username": account.username,
+        "name": account.name,
+        "ratings": {f: standing_json(s) for f, s in ratings.items()},
+        "history": history,
+        "games": games,
+    }
+
+
+async def leaderboard(store: Store, family: Any) -> dict[str, Any]:
+    """The established accounts of ``family`` (real-time or correspondence), best first, and
+    the AI levels' fixed ratings on the same scale."""
+    if family not in FAMILIES:
+        raise FieldError("family", f"family must be one of {', '.join(FAMILIES)}")
+    rows = await store.leaders(family, LEADERS_SHOWN)
+    return {
+        "family": family,
+        "players": [
+            {"rank": i, "username": u, "name": n, **standing_json(s)}
+            for i, (u, n, s) in enumerate(rows, 1)
+        ],
+        "ai": [{"level": level, "rating": round(r.rating)} for level, r in AI_RATINGS.items()],
+    }
