@@ -243,7 +243,7 @@ async def test_a_kill_never_separates_a_games_end_from_its_ratings(process_db: s
             for s in sessions:
                 await s.close()
         server.stop()
-        store = await open_store(process_db)
+        store: Any = await open_store(process_db)
         try:
             ended = await store._all("SELECT id FROM games WHERE status = 'over'", ())
             on = await store._all("SELECT id FROM games WHERE status = 'playing'", ())
@@ -289,7 +289,7 @@ async def test_schema_6_is_migrated_to_7(site_db: str) -> None:
             pg.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
             for sql in [*statements, old, version]:
                 pg.execute(sql)
-    store = await open_store(site_db)
+    store: Any = await open_store(site_db)
     try:
         row = await store.load("old")
         assert row is not None and row.rated and row.control == "3+2"

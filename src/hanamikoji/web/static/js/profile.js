@@ -1,0 +1,102 @@
+// A player's profile (/@/{username}, GET /api/players/{username}): the rating of each family
+// with its deviation and the provisional mark, the rating's history drawn here as an inline SVG,
+// and the finished games with their review links. The user name is always shown beside the
+// display name: a look-alike display name cannot pass for someone else.
+
+import { getJSON } from "./api.js";
+import { $, fill, h, s } from "./dom.js";
+import { reasonOf } from "./errors.js";
+import { initI18n, onLanguageChange, t } from "./i18n.js";
+import "./prefs.js";
+
+const page = { data: null, error: null };
+const FAMILIES = ["real-time", "correspondence"];
+
+/** A rating as text: 1523? (provisional) or 1523. */
+export function ratingText(r) {
+  return `${r.rating}${r.provisional ? "?" : ""}`;
+}
+
+function ratingItem(family, r) {
+  return h(
+    "li",
+    { class: "mine-game", "data-family": family },
+    h("span", { class: "mine-status", text: t(`profile.family.${family}`) }),
+    h("span", { class: "rating-value", text: `${ratingText(r)} ${t("profile.deviation", { deviation: r.deviation })}` }),
+    h("span", { class: "mine-what", text: [t("profile.rated_games", { n: r.games }), r.provisional ? t("profile.provisional") : ""].filter(Boolean).join(" · ") }),
+  );
+}
+
+const W = 600;
+const H = 180;
+const PAD = 36;
+
+/** The rating after each rated game of one family, as a line with its range on the left. */
+function plot(family, points) {
+  const values = points.map((p) => p.rating);
+  const low = Math.floor((Math.min(...values, 1500) - 20) / 50) * 50;
+  const high = Math.ceil((Math.max(...values, 1500) + 20) / 50) * 50;
+  const x = (i) => PAD + (points.length < 2 ? (W - 2 * PAD) / 2 : (i * (W - 2 * PAD)) / (points.length - 1));
+  const y = (v) => H - PAD / 2 - ((v - low) * (H - PAD)) / (high - low);
+  const line = points.map((p, i) => `${x(i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(" ");
+  const label = t("profile.plot_label", { family: t(`profile.family.${family}`), n: points.length, first: Math.round(values[0]), last: Math.round(values[values.length - 1]) });
+  return s(
+    "svg",
+    { class: "rating-plot", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": label, "data-family": family },
+    s("title", { text: label }),
+    s("line", { class: "plot-axis", x1: PAD, y1: y(low), x2: W - PAD / 2, y2: y(low) }),
+    s("line", { class: "plot-base", x1: PAD, y1: y(1500), x2: W - PAD / 2, y2: y(1500) }),
+    s("text", { class: "plot-tick", x: 2, y: y(high) + 10, text: String(high) }),
+    s("text", { class: "plot-tick", x: 2, y: y(low), text: String(low) }),
+    s("polyline", { class: "plot-line", points: line, fill: "none" }),
+    ...points.map((p, i) => s("circle", { class: "plot-dot", cx: x(i).toFixed(1), cy: y(p.rating).toFixed(1), r: 3 })),
+  );
+}
+
+function gameItem(g) {
+  const result = t(`profile.result.${g.result}`);
+  const what = [t("profile.vs", { name: g.opponent }), g.control !== "none" ? g.control : "", t(g.rated ? "profile.rated" : "profile.casual")].filter(Boolean).join(" · ");
+  return h(
+    "li",
+    { class: "mine-game", "data-game": g.game },
+    h("span", { class: "mine-status", text: result }),
+    h("span", { class: "mine-what", text: what }),
+    h("a", { class: "btn", href: g.review, text: t("profile.review"), "aria-label": `${t("profile.review")}: ${result}, ${what}` }),
+  );
+}
+
+function render() {
+  const error = $("#profile-error");
+  error.hidden = !page.error;
+  error.textContent = !page.error ? "" : page.error.status === 404 ? t("profile.not_found") : t("profile.failed", { reason: reasonOf(page.error) });
+  const d = page.data;
+  if (!d) return;
+  $("#profile-name").textContent = d.name || d.username;
+  $("#profile-username").textContent = t("profile.username", { username: d.username });
+  document.title = `${d.name || d.username} (@${d.username}) – Hanamikoji`;
+  const families = FAMILIES.filter((f) => d.ratings[f]);
+  $("#profile-unrated").hidden = families.length > 0;
+  fill($("#profile-ratings"), families.map((f) => ratingItem(f, d.ratings[f])));
+  fill(
+    $("#profile-plots"),
+    families.map((f) => plot(f, d.history.filter((p) => p.family === f))).filter((p) => p),
+  );
+  $("#profile-no-games").hidden = d.games.length > 0;
+  fill($("#profile-games"), d.games.map(gameItem));
+}
+
+async function main() {
+  await initI18n();
+  onLanguageChange(render);
+  const name = decodeURIComponent(location.pathname.slice("/@/".length));
+  try {
+    const answer = await getJSON(`/api/players/${encodeURIComponent(name)}`);
+    if (!answer.ok || !answer.body) throw { status: answer.status, code: answer.body?.code, error: answer.body?.error };
+    page.data = answer.body;
+  } catch (error) {
+    page.error = error?.status !== undefined ? error : { status: 0, code: "offline" };
+  }
+  render();
+}
+
+main();

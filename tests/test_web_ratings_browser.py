@@ -1,0 +1,105 @@
+"""Ratings and correspondence in the browser, two browser profiles: a rated correspondence game
+survives a browser closing (signed in again, it is on the home page) and, resigned, moves both
+players' ratings, shown on their profiles with the history's plot; the leaderboard page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import Browser, Page
+
+from browser_support import new_context, no_page_errors, open_page, shot, until
+from web_support import Server
+
+PASSWORD = "correct horse 7"
+
+
+def api(page: Page, method: str, path: str, body: Any = None) -> Any:
+    """A request from the page itself (same origin, its cookies): the status and the JSON."""
+    return page.evaluate(
+        """async ([method, path, body]) => {
+            const r = await fetch(path, {method, headers: {"Content-Type": "application/json"},
+                                         body: body === null ? undefined : JSON.stringify(body)});
+            return [r.status, await r.json()];
+        }""",
+        [method, path, body],
+    )
+
+
+def signed_up(page: Page, server: Server, name: str) -> None:
+    page.goto(f"{server.url}/")
+    status, body = api(page, "POST", "/api/account", {"username": name, "password": PASSWORD})
+    assert status == 201, body
+
+
+def test_a_correspondence_game_survives_the_browser_and_moves_both_ratings(
+    browser: Browser, server: Server
+) -> None:
+    anna_ctx, bob_ctx = new_context(browser), new_context(browser)
+    try:
+        anna, bob = open_page(anna_ctx), open_page(bob_ctx)
+        signed_up(anna, server, "anna_r")
+        signed_up(bob, server, "bob_r")
+        status, made = api(
+            anna, "POST", "/api/lobby/challenges", {"control": "1d", "rated": True, "seat": 0}
+        )
+        assert status == 201, made
+        status, taken = api(
+            bob, "POST", f"/api/lobby/challenges/{made['challenge']['id']}/accept", {}
+        )
+        assert status == 201, taken
+        game = taken["game"]
+        anna.goto(f"{server.url}/g/{game}")
+        until(anna, "() => document.querySelectorAll('#hand .card').length > 0", why="no hand")
+        anna_ctx.close()  # the browser closes: its cookies and tabs are gone
+
+        anna_ctx = new_context(browser)
+        anna = open_page(anna_ctx)
+        anna.goto(f"{server.url}/")
+        status, body = api(
+            anna, "POST", "/api/account/signin", {"username": "anna_r", "password": PASSWORD}
+        )
+        assert status == 200, body
+        anna.goto(f"{server.url}/")
+        row = anna.locator(f'#mine-on li[data-game="{game}"]')
+        until(anna, "() => !document.querySelector('#mine').hidden", why="no list of games")
+        assert row.count() == 1  # the game is on the home page again
+        shot(anna, "ratings-correspondence-home.png")
+
+        bob.goto(f"{server.url}/g/{game}?t={taken['token']}")
+        until(bob, "() => !document.querySelector('#resign').disabled", why="no resign button")
+        bob.locator("#resign").click()
+        bob.locator("#resign-yes").click()
+        until(bob, "() => document.body.textContent.includes('resign')", why="no result")
+
+        anna.goto(f"{server.url}/@/anna_r")
+        until(anna, "() => document.querySelector('#profile-ratings li') !== null", why="no rating")
+        text = anna.locator("#profile-ratings").inner_text()
+        assert "Correspondence" in text and "1662?" in text  # a new player's first win
+        assert anna.locator("svg.rating-plot[data-family='correspondence'] circle").count() == 1
+        assert anna.locator("#profile-username").inner_text() == "user name @anna_r"
+        assert (
+            anna.locator(f'#profile-games li[data-game="{game}"] a').get_attribute("href")
+            == f"/review/{game}"
+        )
+        shot(anna, "ratings-profile.png")
+        no_page_errors(anna)
+
+        bob.goto(f"{server.url}/@/BOB_R")
+        until(bob, "() => document.querySelector('#profile-ratings li') !== null", why="no rating")
+        assert "1338?" in bob.locator("#profile-ratings").inner_text()
+
+        bob.goto(f"{server.url}/leaders")
+        until(
+            bob,
+            "() => document.querySelectorAll('#leaders-ai li').length === 5",
+            why="no AI levels",
+        )
+        assert "1500" in bob.locator("#leaders-ai li[data-level='medium']").inner_text()
+        assert bob.locator("#leaders-boards section").count() == 2
+        shot(bob, "ratings-leaders.png")
+        no_page_errors(bob)
+    finally:
+        anna_ctx.close()
+        bob_ctx.close()
