@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -16,6 +17,7 @@ from hanamikoji.web.limits import Limits
 from hanamikoji.web.server import GAMES_ON, Settings, create_app
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import open_store
+from lobby_support import Server, call, meet
 from web_support import POSTGRES, Seat, claim_invite, over, play_out, postgres_database
 
 Client = TestClient[Any, Any]
@@ -179,7 +181,7 @@ async def test_the_games_on_now(client: Client, service: GameService) -> None:
     spectator = await watch(client, people)
 
     listing = await (await client.get("/api/watch")).json()
-    assert listing["order"] == "level-then-recent"
+    assert listing["order"] == "rating-then-level-then-recent"
     order = [g["game"] for g in listing["games"]]
     assert order == [games["master"], games["hard"], people, games["medium"], games["beginner"]]
     assert waiting["game"] not in order and ended["game"] not in order
@@ -203,3 +205,36 @@ async def test_the_watch_page_is_served(client: Client) -> None:
     response = await client.get("/watch")
     assert response.status == 200
     assert "games on now" in (await response.text()).lower()
+
+
+async def test_the_highest_rated_games_between_people_come_first(site: Server) -> None:
+    store: Any = site.service.store  # (its _tx sets the ratings)
+    async with contextlib.AsyncExitStack() as stack:
+        a, b, c, d, e = [await stack.enter_async_context(site.browser()) for _ in range(5)]
+        high = await meet(site, a, b)
+        low = await meet(site, c, d)
+        unrated = await meet(site, e, a)  # e has no rating yet
+        master = await call(a, "POST", "/api/games", 201, json={"mode": "ai", "level": "master"})
+        games = [
+            str(seats[0].state["game"]["id"]) for seats in (high, low, unrated) if seats[0].state
+        ]
+        for game, ratings in zip(games, [(1900, 1800), (1600, 1400)], strict=False):
+            row = await store.load(game)
+            assert row is not None
+            for player, rating in zip(row.players, ratings, strict=True):
+                await store._tx(
+                    [
+                        (
+                            "INSERT INTO ratings (player_id, family, rating, deviation, "
+                            "volatility, games, rated_at) VALUES (?, 'real-time', ?, 60, 0.06, "
+                            "30, 0)",
+                            (player, rating),
+                        )
+                    ]
+                )
+        listing = await call(a, "GET", "/api/watch", 200)
+        assert listing["order"] == "rating-then-level-then-recent"
+        # the mean ratings 1850 and 1500, then the AI's master, then a game with a new player
+        assert [g["game"] for g in listing["games"]] == [*games[:2], master["game"], games[2]]
+        for seat in (*high, *low, *unrated):
+            await seat.ws.close()

@@ -15,8 +15,9 @@ from typing import Any, Generic, TypeVar
 from hanamikoji.ai.levels import LEVELS
 from hanamikoji.public import PublicView
 from hanamikoji.web.limits import Limits, TooMany
+from hanamikoji.web.ratings import family_of
 from hanamikoji.web.service import GameService, LiveGame, _scoring_json, clock_json, now_ms
-from hanamikoji.web.store import GameRow
+from hanamikoji.web.store import GameRow, Store
 
 __all__ = ["GAMES_ON_LIMIT", "ON_WITHIN", "GamesOn", "Watchers", "spectator_message"]
 
@@ -123,12 +124,33 @@ class Watchers(Generic[C]):
         return len(self.games.get(game_id, ()))
 
 
-def _rank(row: GameRow) -> float:
-    """Where a game comes in the list: the stronger the AI the sooner, people's games after
-    the top two levels (until ratings rank them)."""
+def _rank(row: GameRow, rated: dict[str, float]) -> tuple[int, float]:
+    """Where a game comes in the list: games between people who both have a rating in its
+    family first, the highest mean rating first (``rated``: game -> mean); then the stronger the
+    AI the sooner, the other people's games after the top two levels."""
+    if row.id in rated:
+        return 0, -rated[row.id]
     if row.level is not None and row.ai_seat is not None and row.level in _LEVELS:
-        return -_LEVELS.index(row.level)
-    return -_PEOPLE
+        return 1, -_LEVELS.index(row.level)
+    return 1, -_PEOPLE
+
+
+async def _mean_ratings(store: Store, rows: list[GameRow]) -> dict[str, float]:
+    """The mean rating of each game between two people who both have one in its family."""
+    by_family: dict[str, list[GameRow]] = {}
+    for row in rows:
+        family = family_of(row.control)
+        if row.ai_seat is None and family is not None and None not in row.players:
+            by_family.setdefault(family, []).append(row)
+    means: dict[str, float] = {}
+    for family, games in by_family.items():
+        ids = sorted({p for row in games for p in row.players if p is not None})
+        standings = await store.standings(ids, family)
+        for row in games:
+            both = [standings[p] for p in row.players if p in standings]
+            if len(both) == 2:
+                means[row.id] = (both[0].rating.rating + both[1].rating.rating) / 2
+    return means
 
 
 @dataclass
@@ -148,13 +170,14 @@ class GamesOn:
             self._cached = await self._read()
             self._read_at = now
         games = [g | {"spectators": self.watching(g["game"])} for g in self._cached]
-        return {"games": games, "order": "level-then-recent"}
+        return {"games": games, "order": "rating-then-level-then-recent"}
 
     async def _read(self) -> list[dict[str, Any]]:
         since = (datetime.now(UTC) - ON_WITHIN).isoformat(timespec="milliseconds")
         rows = await self.service.store.games_on(since, 4 * GAMES_ON_LIMIT)
         # Sorted by rank, the most recent first within it (the query's order is kept).
-        rows.sort(key=lambda pair: _rank(pair[0]))
+        rated = await _mean_ratings(self.service.store, [row for row, _ in rows])
+        rows.sort(key=lambda pair: _rank(pair[0], rated))
         out = []
         for row, updated in rows[:GAMES_ON_LIMIT]:
             game = await self.service.get(row.id)
