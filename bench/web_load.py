@@ -27,6 +27,20 @@ choose random legal moves after a think time drawn uniformly between 0 and twice
   it has a decision, or the game is over, when the AI moved in between) is reported beside it. A
   decision the AI never answers (no state for 60 s: the player gives that game up and starts
   another) is not in the reply times: it is counted apart, as never answered.
+- **The lobby** (``--lobby N``): N guests (each its own cookie jar and address: a guest made by
+  ``GET /api/me``) arrive spread over ``--lobby-ramp-s``, open the lobby's socket and ask "Play
+  someone now" for a 3+2 game, rated unless ``--lobby-casual`` (a waiting rated seek asks again
+  every 5 s, as the page does); paired, each closes the lobby, opens its seat and plays random
+  legal moves to the end, ``--lobby-games`` games one after another. Pairing time: from the
+  request sent to the seat (the ``201`` of the one who pairs, the ``start`` message of the one who
+  waited; the waiter's wait is mostly the next arrival's); beside it, the pairer's request to the
+  waiter's ``start``. Move-to-update: a move sent to the opponent's state with its version.
+  Clock accuracy, for each decision: the time the server charged the seat (its stored time in the
+  state of the turn, the running seat's elapsed added back, less its time in the next state, plus
+  the increment) less the time the client measured, from the state of its turn arriving (or, after
+  a round's scoring, the clock's ``since``: the player waits for it, as a page does) to its move
+  sent; each seat's first decision of a game (its clock started at the pairing, before the page
+  was open) is reported apart. A seek nobody answers within 60 s of the last arrival is given up.
 - **Floods** (``--flood N``): after ``--flood-at`` seconds, two floods one after the other. The
   first: one person (one address) runs N flooders that try to create ``master`` games as fast as
   they can (a first burst of N requests, all at once unless ``--flood-in-flight``; the AI takes
@@ -45,7 +59,8 @@ choose random legal moves after a think time drawn uniformly between 0 and twice
 Targets of the project on this 2-core machine: 200 friend games with move p99 under 100 ms; 50
 friend games watched by 20 spectators each (1,000 spectators' sockets) with the players' p99 under
 100 ms; 50 master games with the AI's reply p99 under 2 s beside them; during a 300-game flood, a
-beginner game's AI answers in under 2 s. Figures are printed on one line (then details); ``--out
+beginner game's AI answers in under 2 s; 400 lobby players with move-to-update p99 under 100 ms
+and clocks within 100 ms. Figures are printed on one line (then details); ``--out
 FILE`` writes them as JSON. The run is bounded: ``--max-seconds`` (900) ends it, reporting what it
 has. Before the clock starts (with AI games or floods), four master games get their AI's first move
 and are resigned, so that the AI's workers have loaded the search and the server knows how long a
@@ -81,7 +96,7 @@ FLOOD_RETRY_S = 2.0  # a flooder refused tries again this soon; one whose game e
 # -- addresses -------------------------------------------------------------------------------------
 
 FRIEND_HOST, FRIEND_GUEST, AI_PLAYER, FLOOD_ONE, FLOOD_MANY, PROBE, WARM = 1, 2, 3, 4, 5, 6, 7
-SPECTATOR = 8
+SPECTATOR, LOBBY = 8, 9
 
 
 def address(group: int, i: int) -> str:
@@ -181,6 +196,7 @@ class Seat:
     state: dict[str, Any] | None = None
     arrived: dict[int, float] = field(default_factory=dict)  # version -> when first seen
     turn_at: dict[int, float] = field(default_factory=dict)  # version with a decision or over
+    clocks: dict[int, dict[str, Any]] = field(default_factory=dict)  # version -> its first clock
     error: str | None = None
     closed: bool = False
     task: asyncio.Task[None] | None = None
@@ -221,6 +237,8 @@ class Seat:
                         self.arrived.setdefault(v, now)
                     if data.get("legal") or data["result"] is not None:  # (spectators: none)
                         self.turn_at.setdefault(version, now)
+                    if data.get("clock"):
+                        self.clocks.setdefault(version, data["clock"])
                     self.state = data
                 elif data["type"] == "error":
                     self.error = f"{data.get('code')}: {data.get('message')}"
@@ -359,6 +377,228 @@ async def measure_spectators(
                 stats.spectators_missed += 1
         if s.error is not None and not s.closed:
             stats.spectator_errors.append(f"spectator: {s.error}")
+
+
+# -- the lobby -------------------------------------------------------------------------------------
+
+LOBBY_CONTROL = "3+2"
+LOBBY_WAIT_S = 60.0  # a seek not paired this long after the last seeks began is given up
+REPOLL_S = 5.0  # a rated seek asks again this often, as the waiting page does
+
+
+@dataclass
+class LobbySide:
+    """One player's side of one lobby game, measured once both sides are over."""
+
+    seat: int
+    sock: Seat
+    sent: dict[int, float] = field(default_factory=dict)  # version a move made -> sent at
+    decisions: list[tuple[int, float, float]] = field(default_factory=list)  # (v, turn, sent)
+
+
+@dataclass
+class LobbyStats:
+    pair_s: list[float] = field(default_factory=list)  # Play someone now sent -> a seat
+    waiter_pair_s: list[float] = field(default_factory=list)  # those who waited: -> `start`
+    start_ms: list[float] = field(default_factory=list)  # the pairer's request -> waiter's start
+    ack_ms: list[float] = field(default_factory=list)
+    update_ms: list[float] = field(default_factory=list)
+    clock_ms: list[float] = field(default_factory=list)  # charged - measured, each decision
+    first_clock_ms: list[float] = field(default_factory=list)  # the same, a game's first one
+    clock_unmeasured: int = 0  # decisions whose two clocks were not both received
+    seeks: int = 0
+    unpaired: int = 0
+    games: dict[str, dict[int, LobbySide]] = field(default_factory=dict)
+    paired_by: dict[str, float] = field(default_factory=dict)  # game -> pairer's request sent
+    started_at: dict[str, float] = field(default_factory=dict)  # game -> waiter's start
+    finished: int = 0
+    results: dict[str, int] = field(default_factory=dict)  # how the games ended
+    moves: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def stored_ms(clock: dict[str, Any], seat: int) -> float:
+    """A seat's time left as the server stores it (the running seat's, before its elapsed)."""
+    left = float(clock["remaining"][seat])
+    if clock["turn"] == seat and clock["since"] is not None and clock["running"]:
+        left += max(0, clock["now"] - clock["since"])
+    return left
+
+
+async def lobby_socket(
+    session: aiohttp.ClientSession, base: str, addr: str
+) -> aiohttp.ClientWebSocketResponse:
+    """The player's lobby socket, once its first ``lobby`` message has come."""
+    ws = await session.ws_connect(
+        f"{base}/ws/lobby", heartbeat=None, headers={"X-Forwarded-For": addr}
+    )
+    while True:  # (a challenge's news may come before the listing)
+        msg = await ws.receive(STATE_TIMEOUT)
+        if msg.type != aiohttp.WSMsgType.TEXT:
+            await ws.close()
+            raise RuntimeError(f"the lobby socket sent {msg.type.name} before its listing")
+        if json.loads(msg.data).get("type") == "lobby":
+            return ws
+
+
+async def seek(
+    session: aiohttp.ClientSession,
+    base: str,
+    addr: str,
+    rated: bool,
+    stats: LobbyStats,
+    give_up: float,
+) -> tuple[str, str] | None:
+    """Play someone now from the lobby: the game and the seat's token, or None (nobody came
+    before ``give_up``: the seek is cancelled)."""
+    ws = await lobby_socket(session, base, addr)
+    body = {"control": LOBBY_CONTROL, "max_rounds": 3, "rated": rated}
+    try:
+        asked = time.perf_counter()
+        stats.seeks += 1
+        answer = await post(session, f"{base}/api/lobby/play", body, addr)
+        if "token" in answer:  # paired at once
+            stats.pair_s.append(time.perf_counter() - asked)
+            stats.paired_by[answer["game"]] = asked
+            return answer["game"], answer["token"]
+        challenge = answer["challenge"]["id"]
+        again = asked + REPOLL_S
+        while True:
+            now = time.perf_counter()
+            wait_s = min(again if rated else give_up, give_up) - now
+            msg = await ws.receive(max(0.01, wait_s))
+            if msg.type == aiohttp.WSMsgType.TEXT:
+                data = json.loads(msg.data)
+                if data.get("type") == "start" and data.get("challenge") == challenge:
+                    arrived = time.perf_counter()
+                    stats.pair_s.append(arrived - asked)
+                    stats.waiter_pair_s.append(arrived - asked)
+                    stats.started_at[data["game"]] = arrived
+                    token = parse_qs(urlsplit(data["url"]).query)["t"][0]
+                    return str(data["game"]), token
+                continue
+            if msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+                raise RuntimeError("the lobby socket closed while waiting")
+            if time.perf_counter() >= give_up:
+                stats.unpaired += 1
+                with contextlib.suppress(Refused):
+                    await post(session, f"{base}/api/lobby/challenges/{challenge}/cancel", {}, addr)
+                return None
+            if rated and time.perf_counter() >= again:  # the page asks again: a wider window
+                repolled = time.perf_counter()
+                again = repolled + REPOLL_S
+                answer = await post(session, f"{base}/api/lobby/play", body, addr)
+                if "token" in answer:
+                    stats.pair_s.append(time.perf_counter() - asked)
+                    stats.paired_by[answer["game"]] = repolled
+                    return answer["game"], answer["token"]
+    finally:
+        await ws.close()
+
+
+async def lobby_game(
+    session: aiohttp.ClientSession,
+    base: str,
+    game: str,
+    token: str,
+    addr: str,
+    rng: random.Random,
+    think_ms: float,
+    stats: LobbyStats,
+) -> None:
+    """Play one lobby game to its end: wait for the scoring as a page does, think, move."""
+    sock = await Seat.open(session, base, game, token, addr)
+    side: LobbySide | None = None
+    try:
+        await wait([sock], lambda: sock.state is not None)
+        assert sock.state is not None
+        side = LobbySide(int(sock.state["game"]["seat"]), sock)
+        stats.games.setdefault(game, {})[side.seat] = side
+        while True:
+            await wait([sock], lambda: sock.state is not None)
+            state = sock.state
+            assert state is not None
+            if state["result"] is not None:
+                stats.finished += 1
+                if side.seat == 0:  # each game once
+                    count(stats.results, str(state["result"].get("reason", "?")))
+                return
+            if not state["legal"]:
+                version = sock.version
+                await wait([sock], lambda v=version: sock.version != v)
+                continue
+            version = sock.version
+            turn = sock.arrived[version]
+            clock = sock.clocks.get(version)
+            if clock is not None and clock["turn"] == side.seat and clock["since"] is not None:
+                turn += max(0, clock["since"] - clock["now"]) / 1000  # the scoring is shown
+            pause = turn - time.perf_counter() + rng.uniform(0, 2 * think_ms) / 1000
+            await asyncio.sleep(max(0.0, pause))
+            sent = time.perf_counter()
+            side.sent[version + 1] = sent
+            side.decisions.append((version, turn, sent))
+            move = rng.choice(state["legal"])
+            await sock.ws.send_json({"type": "move", "move": move, "version": version})
+            stats.moves += 1
+            await wait([sock], lambda v=version: sock.version > v)
+    finally:
+        await sock.close()
+
+
+async def lobby_player(
+    connector: aiohttp.BaseConnector,
+    base: str,
+    i: int,
+    rng: random.Random,
+    think_ms: float,
+    rated: bool,
+    games: int,
+    stats: LobbyStats,
+    delay: float,
+    give_up: float,
+) -> None:
+    """One person in the lobby: a guest (its own cookies), ``games`` games by Play someone now."""
+    await asyncio.sleep(delay)
+    addr = address(LOBBY, i)
+    jar = aiohttp.CookieJar(unsafe=True)  # the server is 127.0.0.1
+    async with aiohttp.ClientSession(
+        connector=connector, connector_owner=False, cookie_jar=jar
+    ) as session:
+        try:
+            async with session.get(f"{base}/api/me", headers={"X-Forwarded-For": addr}) as r:
+                r.raise_for_status()
+            await post(session, f"{base}/api/me", {"name": f"Lobby {i}"}, addr)
+            for _ in range(games):
+                found = await seek(
+                    session, base, addr, rated, stats, max(give_up, time.perf_counter() + 10)
+                )
+                if found is None:
+                    return
+                await lobby_game(session, base, *found, addr, rng, think_ms, stats)
+        except Exception as e:  # recorded, reported, and the others go on
+            stats.errors.append(f"lobby player {i}: {type(e).__name__}: {e}")
+
+
+def measure_lobby(stats: LobbyStats, increment_ms: float) -> None:
+    """Update times and clock accuracy of every lobby game both of whose sides were seen."""
+    for game, sides in stats.games.items():
+        if game in stats.paired_by and game in stats.started_at:
+            stats.start_ms.append((stats.started_at[game] - stats.paired_by[game]) * 1000)
+        for side in sides.values():
+            other = sides.get(1 - side.seat)
+            for v, sent in side.sent.items():
+                if v in side.sock.arrived:
+                    stats.ack_ms.append((side.sock.arrived[v] - sent) * 1000)
+                if other is not None and v in other.sock.arrived:
+                    stats.update_ms.append((other.sock.arrived[v] - sent) * 1000)
+            for k, (v, turn, sent) in enumerate(side.decisions):
+                before, after = side.sock.clocks.get(v), side.sock.clocks.get(v + 1)
+                if before is None or after is None:
+                    stats.clock_unmeasured += 1
+                    continue
+                charged = stored_ms(before, side.seat) - stored_ms(after, side.seat)
+                excess = charged + increment_ms - (sent - turn) * 1000
+                (stats.first_clock_ms if k == 0 else stats.clock_ms).append(excess)
 
 
 # -- games against the AI ------------------------------------------------------------------------
@@ -705,11 +945,16 @@ class Config:
     probe_replies: int = 8
     seed: int = 1
     max_seconds: float = 900.0
+    lobby: int = 0
+    lobby_games: int = 1
+    lobby_ramp_s: float = 20.0
+    lobby_rated: bool = True
 
 
 async def run(base: str, cfg: Config) -> dict[str, Any]:
     friends = FriendStats()
     ai = AiStats()
+    lobby = LobbyStats()
     rng = random.Random(cfg.seed)
     floods: list[dict[str, Any]] = []
     floods_done = asyncio.Event()
@@ -784,6 +1029,23 @@ async def run(base: str, cfg: Config) -> dict[str, Any]:
             )
             for i in range(cfg.ai_games)
         ]
+        tasks += [
+            asyncio.create_task(
+                lobby_player(
+                    connector,
+                    base,
+                    i,
+                    random.Random(rng.getrandbits(32)),
+                    cfg.think_ms,
+                    cfg.lobby_rated,
+                    cfg.lobby_games,
+                    lobby,
+                    cfg.lobby_ramp_s * i / max(1, cfg.lobby),
+                    start + cfg.lobby_ramp_s + LOBBY_WAIT_S,
+                )
+            )
+            for i in range(cfg.lobby)
+        ]
         tasks.append(asyncio.create_task(floods_task()))
         _, pending = await asyncio.wait(tasks, timeout=cfg.max_seconds)
         for t in pending:
@@ -791,6 +1053,7 @@ async def run(base: str, cfg: Config) -> dict[str, Any]:
         await asyncio.gather(*pending, return_exceptions=True)
         elapsed = time.perf_counter() - start
     windows = [f.pop("window") for f in floods]
+    measure_lobby(lobby, float(LOBBY_CONTROL.split("+")[1]) * 1000)
     during = [s for due, s in ai.replies if any(a <= due <= b for a, b in windows)]
     return {
         "seconds": round(elapsed, 1),
@@ -827,6 +1090,31 @@ async def run(base: str, cfg: Config) -> dict[str, Any]:
             "errors": ai.errors[:5],
         },
         "floods": floods,
+        "lobby": {
+            "players": cfg.lobby,
+            "games_each": cfg.lobby_games,
+            "control": LOBBY_CONTROL,
+            "rated": cfg.lobby_rated,
+            "ramp_s": cfg.lobby_ramp_s,
+            "seeks": lobby.seeks,
+            "unpaired": lobby.unpaired,
+            "games": len(lobby.games),
+            "finished_sides": lobby.finished,
+            "results": dict(sorted(lobby.results.items())),
+            "moves": lobby.moves,
+            "moves_per_s": round(lobby.moves / elapsed, 1),
+            "pairing_s": summary(lobby.pair_s, digits=3),
+            "waiters_pairing_s": summary(lobby.waiter_pair_s, digits=3),
+            "start_sent_ms": summary(lobby.start_ms),
+            "ack_ms": summary(lobby.ack_ms),
+            "update_ms": summary(lobby.update_ms),
+            "clock_excess_ms": summary(lobby.clock_ms)
+            | {"min": round(min(lobby.clock_ms), 2) if lobby.clock_ms else None},
+            "first_decision_clock_excess_ms": summary(lobby.first_clock_ms),
+            "clock_unmeasured": lobby.clock_unmeasured,
+            "error_count": len(lobby.errors),
+            "errors": lobby.errors[:5],
+        },
     }
 
 
@@ -920,6 +1208,13 @@ def report(result: dict[str, Any]) -> None:
                 else ""
             )
         )
+    lo = result["lobby"]
+    if lo["players"]:
+        line.append(
+            f"lobby {lo['players']} players ({lo['games']} games): pairing p50 "
+            f"{seconds(lo['pairing_s'], 'p50')} p99 {seconds(lo['pairing_s'], 'p99')}, update p99 "
+            f"{ms(lo['update_ms'], 'p99')}, clock p99 {ms(lo['clock_excess_ms'], 'p99')}"
+        )
     for fl in result["floods"]:
         p = fl["probe_replies_s"]
         probe = (
@@ -1007,7 +1302,30 @@ def report(result: dict[str, Any]) -> None:
             f"{f['spectator_update_ms']['count']} updates timed, "
             f"{f['spectator_updates_missed']} missed"
         )
-    for error in f["errors"] + a["errors"] + f["spectator_errors"]:
+    if lo["players"]:
+        print(
+            f"lobby: {lo['players']} guests, {lo['control']} {'rated' if lo['rated'] else 'casual'}"
+            f", {lo['seeks']} seeks ({lo['unpaired']} unpaired), {lo['games']} games (ends: "
+            f"{lo['results'] or 'none'}), {lo['moves']} moves = {lo['moves_per_s']} moves/s, "
+            f"{lo['error_count']} errors"
+        )
+        for key, what, fmt in (
+            ("pairing_s", "Play someone now sent -> a seat (201 or `start`)", seconds),
+            ("waiters_pairing_s", "the same, those who waited", seconds),
+            ("start_sent_ms", "the pairer's request -> the waiter's `start`", ms),
+            ("ack_ms", "move sent -> mover's ack", ms),
+            ("update_ms", "move sent -> opponent's update", ms),
+            ("clock_excess_ms", "clock: charged - client-measured", ms),
+            ("first_decision_clock_excess_ms", "the same, each seat's first decision", ms),
+        ):
+            s = lo[key]
+            print(
+                f"  {what}: n={s['count']} p50 {fmt(s, 'p50')}, p99 {fmt(s, 'p99')}, "
+                f"max {fmt(s, 'max')}"
+            )
+        if lo["clock_unmeasured"]:
+            print(f"  decisions without both clocks: {lo['clock_unmeasured']}")
+    for error in f["errors"] + a["errors"] + f["spectator_errors"] + lo["errors"]:
         print("error:", error)
     if result.get("server_log_lines"):
         print(f"server log: {result['server_log_lines']} lines beyond the start:")
@@ -1106,6 +1424,32 @@ def main() -> None:
         help="AI replies of the beginner game timed during each flood (8)",
     )
     parser.add_argument(
+        "--lobby",
+        type=int,
+        default=0,
+        metavar="N",
+        help=f"guests pairing themselves by Play someone now ({LOBBY_CONTROL}) and playing (0)",
+    )
+    parser.add_argument(
+        "--lobby-games",
+        type=int,
+        default=1,
+        metavar="K",
+        help="games each lobby player plays, one after another (1)",
+    )
+    parser.add_argument(
+        "--lobby-ramp-s",
+        type=float,
+        default=20.0,
+        metavar="S",
+        help="lobby players arrive spread over this many seconds (20)",
+    )
+    parser.add_argument(
+        "--lobby-casual",
+        action="store_true",
+        help="casual seeks (default: rated, each game's end moving both ratings)",
+    )
+    parser.add_argument(
         "--seed", type=int, default=1, metavar="N", help="seed of the players' choices (1)"
     )
     parser.add_argument(
@@ -1137,7 +1481,7 @@ def main() -> None:
         "--out", type=Path, default=None, metavar="FILE", help="also write the result as JSON"
     )
     args = parser.parse_args()
-    for name in ("games", "spectators", "ai_games", "flood", "probe_replies"):
+    for name in ("games", "spectators", "ai_games", "flood", "probe_replies", "lobby"):
         if getattr(args, name) < 0:
             parser.error(f"--{name.replace('_', '-')} must be 0 or more")
     cfg = Config(
@@ -1155,6 +1499,10 @@ def main() -> None:
         probe_replies=args.probe_replies,
         seed=args.seed,
         max_seconds=args.max_seconds,
+        lobby=args.lobby,
+        lobby_games=args.lobby_games,
+        lobby_ramp_s=args.lobby_ramp_s,
+        lobby_rated=not args.lobby_casual,
     )
     proc = None
     command: list[str] = []
