@@ -352,3 +352,23 @@ async def test_your_games_show_the_time_control_and_the_time_left(site: Server) 
         assert theirs[0]["turn"] == "opponent" and theirs[0]["left"] == 280_000
         await host.ws.close()
         await guest.ws.close()
+
+
+async def test_a_lobby_socket_gets_its_listing_before_any_change() -> None:
+    """What is published while a new socket's opening listing is read waits for the listing."""
+    from hanamikoji.web.server import LobbyConnection
+
+    sent: list[dict[str, Any]] = []
+
+    class Recorder:
+        async def send(self, message: dict[str, Any]) -> None:
+            sent.append(message)
+
+    here = LobbyConnection(Recorder(), None, None)  # type: ignore[arg-type]
+    await here.send({"type": "challenge", "challenge": {"id": "c1"}})
+    await here.send({"type": "gone", "id": "c0", "why": "cancelled"})
+    assert sent == []
+    await here.open({"type": "lobby", "challenges": []})
+    await here.send({"type": "gone", "id": "c1", "why": "accepted"})
+    assert [m["type"] for m in sent] == ["lobby", "challenge", "gone", "gone"]
+    assert sent[1]["challenge"]["id"] == "c1" and sent[3]["id"] == "c1"

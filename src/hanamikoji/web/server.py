@@ -317,6 +317,23 @@ class LobbyConnection:
     conn: Connection
     player: str | None
     key: str | None  # the player's folded user name (challenges addressed to them)
+    held: list[dict[str, Any]] | None = field(default_factory=list)
+    """What was published while the opening listing was being read: sent right after it, so
+    the page never gets a change before the list it changes (None once the listing went)."""
+
+    async def send(self, message: dict[str, Any]) -> None:
+        """Send ``message`` now, or after the opening listing if that has not gone yet."""
+        if self.held is not None:
+            self.held.append(message)
+            return
+        await self.conn.send(message)
+
+    async def open(self, listing: dict[str, Any]) -> None:
+        """Send the opening listing, then whatever was published meanwhile, in order."""
+        await self.conn.send(listing)
+        held, self.held = self.held or [], None
+        for message in held:
+            await self.conn.send(message)
 
 
 @dataclass
@@ -338,11 +355,11 @@ class LobbyHub:
             if not visible(c, lc.player, lc.key):
                 continue
             if c.status == "open":
-                await lc.conn.send(
+                await lc.send(
                     {"type": "challenge", "challenge": challenge_json(c, lc.player, lc.key)}
                 )
                 continue
-            await lc.conn.send({"type": "gone", "id": c.id, "why": c.status})
+            await lc.send({"type": "gone", "id": c.id, "why": c.status})
             player = lc.player
             if (
                 c.status == "accepted"
@@ -353,9 +370,7 @@ class LobbyHub:
                     started[player] = await self.lobby.game_url(c, player)
                 url = started[player]
                 if url is not None:
-                    await lc.conn.send(
-                        {"type": "start", "challenge": c.id, "game": c.game, "url": url}
-                    )
+                    await lc.send({"type": "start", "challenge": c.id, "game": c.game, "url": url})
 
 
 HUB = web.AppKey("hub", Hub)
@@ -916,7 +931,7 @@ async def _lobby_socket(request: web.Request) -> web.StreamResponse:
     try:
         if pid is not None:  # back in the lobby: their real-time challenges live on
             await hub.lobby.store.touch_challenges([pid], hub.lobby.games.now_ms())
-        await conn.send(await hub.lobby.listing(_player_of(identity)))
+        await here.open(await hub.lobby.listing(_player_of(identity)))
         async for msg in ws:
             if msg.type != WSMsgType.TEXT:
                 if msg.type == WSMsgType.ERROR:
