@@ -22,7 +22,7 @@ from hanamikoji.web.ratings import Standing, family_of, window
 from hanamikoji.web.service import GameService, LiveGame, WebError, show
 from hanamikoji.web.store import ChallengeRow, PlayerRow, Store
 
-__all__ = ["GONE_MS", "REPOLL_MS", "Lobby", "challenge_json"]
+__all__ = ["GONE_MS", "REPOLL_MS", "Lobby", "challenge_json", "rated_flag", "time_control"]
 
 log = logging.getLogger(__name__)
 
@@ -370,13 +370,26 @@ def _closed(c: ChallengeRow) -> WebError:
     return WebError("expired", "this challenge has expired")
 
 
-def _settings(body: dict[str, Any]) -> tuple[TimeControl, int | None, bool]:
-    """The time control, rules and rated flag of a challenge or a "Play someone now"."""
+def time_control(body: dict[str, Any]) -> TimeControl:
+    """The time control of a request's body (``control``, default none), as the lobby takes it."""
     text = body.get("control", "none")
     try:
-        control = TimeControl.parse(text)
+        return TimeControl.parse(text)
     except ClockError as e:
         raise FieldError("control", str(e)) from None
+
+
+def rated_flag(body: dict[str, Any]) -> bool:
+    """The rated flag of a request's body (``rated``, default false), as the lobby takes it."""
+    rated = body.get("rated", False)
+    if not isinstance(rated, bool):
+        raise FieldError("rated", f"rated must be true or false, got {show(rated)}")
+    return rated
+
+
+def _settings(body: dict[str, Any]) -> tuple[TimeControl, int | None, bool]:
+    """The time control, rules and rated flag of a challenge or a "Play someone now"."""
+    control = time_control(body)
     max_rounds = body.get("max_rounds", 3)
     if type(max_rounds) not in (int, type(None)) or max_rounds not in RULES:
         raise FieldError(
@@ -384,7 +397,4 @@ def _settings(body: dict[str, Any]) -> tuple[TimeControl, int | None, bool]:
             "the lobby's rules are at most 3 rounds (3) or no limit (null), "
             f"got {show(max_rounds)}",
         )
-    rated = body.get("rated", False)
-    if not isinstance(rated, bool):
-        raise FieldError("rated", f"rated must be true or false, got {show(rated)}")
-    return control, max_rounds, rated
+    return control, max_rounds, rated_flag(body)

@@ -21,11 +21,13 @@ from hanamikoji.glicko2 import (
 
 __all__ = [
     "AI_OFFSET",
+    "AI_PLAYER",
     "AI_RATINGS",
     "FAMILIES",
     "LADDER",
     "Change",
     "Standing",
+    "ai_player",
     "family_of",
     "rate",
     "score_of",
@@ -47,6 +49,13 @@ AI_RATINGS = {level: fixed_rating(elo + AI_OFFSET) for level, elo in LADDER.item
 """Each AI level's fixed rating (deviation ``FIXED_DEVIATION``)."""
 
 DAY_MS = 86_400_000
+AI_PLAYER = "ai:"
+"""An AI level's player id in the rating history (``ai:beginner``); people's ids have no colon."""
+
+
+def ai_player(level: str) -> str:
+    """The player id an AI level is rated as (its rating is :data:`AI_RATINGS`' and fixed)."""
+    return f"{AI_PLAYER}{level}"
 
 
 def family_of(control: str | None) -> str | None:

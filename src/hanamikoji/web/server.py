@@ -29,7 +29,7 @@ from hanamikoji.clock import Clock, TimeControl
 from hanamikoji.web import profiles
 from hanamikoji.web.identity import SESSION_COOKIE, Accounts, FieldError, Identity, username_key
 from hanamikoji.web.limits import Limits, TooMany
-from hanamikoji.web.lobby import Lobby, challenge_json, visible
+from hanamikoji.web.lobby import Lobby, challenge_json, rated_flag, time_control, visible
 from hanamikoji.web.service import (
     DEFAULT_LEVEL,
     GameService,
@@ -483,12 +483,19 @@ async def _body(request: web.Request, example: str) -> dict[str, Any]:
 async def _create(request: web.Request) -> web.Response:
     service = request.app[SERVICE]
     body = await _body(request, '{"mode": "ai"}')
-    unknown = [k for k in body if k not in ("mode", "level", "seat", "max_rounds", "name")]
+    keys = ("mode", "level", "seat", "max_rounds", "name", "control", "rated")
+    unknown = [k for k in body if k not in keys]
     if unknown:
         raise WebError(
             "bad-request",
-            f"unknown keys {show(sorted(unknown), 80)}; expected mode, level, seat, "
-            "max_rounds, name",
+            f"unknown keys {show(sorted(unknown), 80)}; expected {', '.join(keys)}",
+        )
+    control, rated = time_control(body), rated_flag(body)  # as the lobby reads them
+    if rated and not control.timed:
+        raise FieldError(
+            "rated",
+            "a rated game needs a time control (real-time or correspondence): untimed games "
+            "are never rated",
         )
     mode = body.get("mode", "ai")
     seat = body.get("seat", "random")
@@ -503,6 +510,8 @@ async def _create(request: web.Request) -> web.Response:
         name=await _name_for(request, identity, body),
         client=client_of(request),
         player=identity.player.id if identity else None,
+        control=control,
+        rated=rated,
     )
     token = game.row.tokens[me]
     invite = game.row.invite

@@ -31,6 +31,7 @@ from hanamikoji.clock import (
     claim_allowed_at,
     may_claim_abandoned,
 )
+from hanamikoji.glicko2 import Rating
 from hanamikoji.moves import IllegalMoveError, InvalidMoveError, Move
 from hanamikoji.record import Record
 from hanamikoji.redeal import RedealError, redeal
@@ -38,7 +39,7 @@ from hanamikoji.state import Deal, Phase, RoundScore, Rules, State, Termination
 from hanamikoji.view import View
 from hanamikoji.web import ai_worker
 from hanamikoji.web.limits import ClientLimits, Limits, TooMany
-from hanamikoji.web.ratings import family_of, score_of
+from hanamikoji.web.ratings import AI_RATINGS, ai_player, family_of, score_of
 from hanamikoji.web.scheduler import AiScheduler, Busy
 from hanamikoji.web.store import GameRow, HintRow, RatedEnd, Store
 
@@ -288,8 +289,12 @@ def _undo_point(game: LiveGame, seat: int) -> int | None:
     """How many moves to keep to take back ``seat``'s last move and the AI's replies (or None).
 
     Undo stops at the start of the current round: a scored round's cards have been revealed.
+    A timed game has none (its clock cannot be taken back), nor a rated one.
     """
-    if game.row.mode != "ai" or seat != game.human_seat() or game.state.is_over:
+    row = game.row
+    if row.mode != "ai" or row.control is not None or row.rated:
+        return None
+    if seat != game.human_seat() or game.state.is_over:
         return None
     history = game.state.history
     for ply in range(len(history) - 1, -1, -1):
@@ -580,12 +585,28 @@ class GameService:
         opponent_name: str | None = None,
         client: str = "",
         player: str | None = None,
+        control: TimeControl | None = None,
+        rated: bool = False,
     ) -> tuple[LiveGame, int]:
         """A new game; returns it and the creator's seat (``player``'s, when given).
 
         A friend game's other seat has no token yet: its invitation (``row.invite``) is claimed
-        once, by :meth:`join`, and only the friend receives the token made then.
+        once, by :meth:`join`, and only the friend receives the token made then. A game against
+        the AI may have a time control (its clock starts now) and be rated (timed only).
         """
+        control = control if control is not None and control.timed else None
+        if control is not None and mode != "ai":
+            raise WebError(
+                "bad-request",
+                "a game with a friend has no clock: challenge your friend by user name in the "
+                "lobby for a timed game",
+            )
+        if rated and control is None:
+            raise WebError(
+                "bad-request",
+                "a rated game needs a time control (real-time or correspondence): untimed games "
+                "are never rated",
+            )
         if mode not in ("ai", "friend"):
             raise WebError("bad-request", f"mode must be 'ai' or 'friend', got {show(mode)}")
         if mode == "ai":
@@ -633,7 +654,10 @@ class GameService:
             joined=(seat == 0 or mode == "ai", seat == 1 or mode == "ai"),
             invite=secrets.token_urlsafe(18) if mode == "friend" else None,
             players=(player, None) if seat == 0 else (None, player),
+            rated=rated,
         )
+        if control is not None:
+            row = self._timed(row, control)
         self.limits.created(client, row.id, ai=mode == "ai")
         self._own(row.id, client)
         game = await self._new(row)
@@ -773,15 +797,17 @@ class GameService:
             names=names,
             joined=(True, True),
             players=players,
-            control=str(control) if control.timed else None,
             rated=rated,
         )
-        if not control.timed:
-            return row
+        return self._timed(row, control) if control.timed else row
+
+    def _timed(self, row: GameRow, control: TimeControl) -> GameRow:
+        """``row`` with time control ``control``, its clock started now for the seat to decide
+        (both players are there: a lobby game, or a person and the AI)."""
         state = replay(row)
         assert state.to_move is not None
         clock = self.clock_for(control).start(state.to_move, self.now_ms())
-        return replace(row, clock=clock.to_json(), deadline=clock.deadline)
+        return replace(row, control=str(control), clock=clock.to_json(), deadline=clock.deadline)
 
     def random_seat(self) -> int:
         """A seat drawn by lot."""
@@ -945,6 +971,12 @@ class GameService:
                 raise WebError("not-allowed", "undo is only for games against the AI")
             if game.state.is_over:
                 raise WebError("over", "the game is over")
+            if game.row.rated or game.row.control is not None:
+                raise WebError(
+                    "not-allowed",
+                    "undo is only for untimed games: a rated game has none, and a clock cannot "
+                    "be taken back",
+                )
             keep = _undo_point(game, seat)
             if keep is None:
                 raise WebError(
@@ -985,6 +1017,8 @@ class GameService:
             raise WebError("not-found", f"there is no game {game_id!r}")
         if game.row.mode != "ai":
             raise WebError("not-allowed", "hints are only for games against the AI")
+        if game.row.rated:
+            raise WebError("not-allowed", "a rated game has no hints: play it on your own")
         if game.state.to_move != seat:
             raise WebError("not-your-turn", "a hint is for your own decision: wait for your turn")
         view = game.state.view(seat).to_json()
@@ -1040,7 +1074,10 @@ class GameService:
                     control=old.control,
                     rated=old.rated,
                 )
-                if old.control is not None:
+                if old.control is not None and ai:
+                    # The same time control, its clock started now (the AI is always there).
+                    row = self._timed(row, TimeControl.parse(old.control))
+                elif old.control is not None:
                     # The same time control, its clock started when the other player comes.
                     clock = self.clock_for(TimeControl.parse(old.control))
                     joined = [False, False]
@@ -1239,12 +1276,21 @@ def _charge(
 
 def rated_end(row: GameRow, result: dict[str, Any] | None, now: int) -> RatedEnd | None:
     """What the store rates when ``row`` ends with ``result``: a rated, timed game between two
-    players (None otherwise: casual, untimed, unfinished, or a seat without a player)."""
+    players, or a person and an AI level at its fixed rating (None otherwise: casual, untimed,
+    unfinished, or a seat without a player)."""
     family = family_of(row.control)
-    first, second = row.players
-    if result is None or not row.rated or family is None or not first or not second:
+    if result is None or not row.rated or family is None:
         return None
-    return RatedEnd((first, second), family, score_of(result, 0), now)
+    players = list(row.players)
+    fixed: list[Rating | None] = [None, None]
+    if row.ai_seat is not None:
+        level = row.level or DEFAULT_LEVEL
+        players[row.ai_seat] = ai_player(level)
+        fixed[row.ai_seat] = AI_RATINGS[level]
+    first, second = players
+    if not first or not second:
+        return None
+    return RatedEnd((first, second), family, score_of(result, 0), now, (fixed[0], fixed[1]))
 
 
 def _apply(game: LiveGame, seat: int, entries: list[str]) -> State:

@@ -728,12 +728,15 @@ class _Players:
 @dataclass(frozen=True)
 class RatedEnd:
     """A rated game's end, for :meth:`Store.append`: the two players (seat 0's first), the
-    family, seat 0's score and when it ended (ms). The store rates it in the same transaction."""
+    family, seat 0's score and when it ended (ms). The store rates it in the same transaction.
+    ``fixed`` gives a seat's fixed rating (an AI level's): that seat is neither read nor
+    written, and the other player is rated against it."""
 
     players: tuple[str, str]
     family: str
     score: float
     now: int
+    fixed: tuple[Rating | None, Rating | None] = (None, None)
 
 
 @dataclass(frozen=True)
@@ -799,10 +802,11 @@ def _standing(values: Sequence[Any]) -> Standing:
 
 async def _rate_in(run: Query, game_id: str, end: RatedEnd, lock: str = "") -> None:
     """Rate ``game_id``'s end inside the caller's transaction: read both players' ratings
-    (locked with ``lock``, PostgreSQL's ``FOR UPDATE``), write both and their history rows."""
+    (locked with ``lock``, PostgreSQL's ``FOR UPDATE``), write both and their history rows (a
+    fixed seat, an AI level, is rated against but neither read nor written)."""
     fresh = Rating()
-    standings: dict[str, Standing] = {}
-    for player in sorted(end.players):  # one order on every server: no deadlock
+    standings = {p: Standing(r) for p, r in zip(end.players, end.fixed, strict=True) if r}
+    for player in sorted(set(end.players) - set(standings)):  # one order: no deadlock
         await run(
             _NEW_RATING, (player, end.family, fresh.rating, fresh.deviation, fresh.volatility)
         )
@@ -810,7 +814,12 @@ async def _rate_in(run: Query, game_id: str, end: RatedEnd, lock: str = "") -> N
         standings[player] = _standing(row)
     first, second = end.players
     changes = rate(standings[first], standings[second], end.score, end.now)
-    for me, other, change in ((first, second, changes[0]), (second, first, changes[1])):
+    for me, other, change, fixed in (
+        (first, second, changes[0], end.fixed[0]),
+        (second, first, changes[1], end.fixed[1]),
+    ):
+        if fixed is not None:  # an AI level's rating never moves
+            continue
         new = change.after
         r = new.rating
         await run(
