@@ -60,6 +60,7 @@ __all__ = [
     "Outcome",
     "Phase",
     "Ply",
+    "Position",
     "RoundScore",
     "Rules",
     "State",
@@ -339,6 +340,47 @@ _EMPTY = (0, 0)
 _NO_MOVES: tuple[Move, ...] = ()
 
 
+@dataclass(frozen=True)
+class Position:
+    """Everything about a game going on that the rest of it depends on, as plain values: the
+    state's counterpart of a FEN (``State.from_position(state.position()) == state``).
+
+    >>> state = State.new(7)
+    >>> state.position().hands
+    ('2345677', '123567')
+    >>> State.from_position(state.position()) == state
+    True
+
+    ``turn`` counts the turns completed this round (0..7); ``hands`` are after this turn's draw;
+    ``deck`` is the undrawn pile, top first (``7 - turn`` cards); ``offer`` is a Gift or
+    Competition awaiting its pick. The round's first player follows from ``round`` (seat 0 in
+    odd rounds). What was dealt and drawn earlier, and the history, are not part of it.
+    """
+
+    round: int
+    turn: int
+    markers: tuple[int | None, ...]
+    hands: tuple[str, str]
+    played: tuple[str, str]
+    secrets: tuple[str | None, str | None]
+    discards: tuple[str | None, str | None]
+    actions_left: tuple[str, str]
+    offer: Move | None
+    deck: str
+    removed: str
+
+    @property
+    def first(self) -> int:
+        """The round's first player."""
+        return 0 if self.round % 2 else 1
+
+    @property
+    def to_move(self) -> int:
+        """The seat whose decision is due."""
+        actor = self.first ^ (self.turn & 1)
+        return 1 - actor if self.offer is not None else actor
+
+
 class State:
     """A position in a game of Hanamikoji, immutable.
 
@@ -422,12 +464,14 @@ class State:
     @classmethod
     def from_position(
         cls,
+        position: Position | None = None,
+        /,
         *,
-        turn: int,
-        hands: tuple[str, str],
-        actions_left: tuple[str, str],
-        deck: str,
-        removed: str,
+        turn: int = 0,
+        hands: tuple[str, str] = ("", ""),
+        actions_left: tuple[str, str] = ("SDGC", "SDGC"),
+        deck: str = "",
+        removed: str = "",
         round: int = 1,
         markers: Sequence[int | None] = (None,) * 7,
         played: tuple[str, str] = ("", ""),
@@ -438,7 +482,8 @@ class State:
         rng: random.Random | None = None,
         check: bool = True,
     ) -> State:
-        """A state in the middle of a round, from its parts (it has no history).
+        """A state in the middle of a round, from a :class:`Position` or from its parts given as
+        keywords (the Position's fields); it has no history.
 
         ``turn`` counts the turns completed this round, ``hands`` are after this turn's draw,
         ``deck`` is the undrawn pile (top first, ``7 - turn`` cards) and ``offer`` a Gift or
@@ -446,6 +491,23 @@ class State:
         parts must be consistent (the 21 cards, hand sizes, actions); searches that build many
         positions from known-good parts may skip it.
         """
+        if position is not None:
+            p = position
+            turn, hands, actions_left, deck, removed = (
+                p.turn,
+                p.hands,
+                p.actions_left,
+                p.deck,
+                p.removed,
+            )
+            round, markers, played, secrets, discards, offer = (
+                p.round,
+                p.markers,
+                p.played,
+                p.secrets,
+                p.discards,
+                p.offer,
+            )
         move = Move.parse(offer) if isinstance(offer, str) else offer
         first = 0 if round % 2 else 1
         actor = first ^ (turn & 1)
@@ -597,6 +659,42 @@ class State:
     def actions_left(self, seat: int) -> str:
         """``seat``'s unused actions, in the order S D G C (e.g. ``"DC"``)."""
         return mask_actions(self._actions[seat])
+
+    def position(self) -> Position:
+        """The position of a game going on, as plain values (see :class:`Position`); raises
+        ValueError for a finished game, which has no decision left to make."""
+        if self._to_move is None:
+            raise ValueError("the game is over: it has no position to go on from")
+        turn = self._turn
+        s0, s1 = self._secrets
+        d0, d1 = self._discards
+        return Position(
+            round=self._r.number,
+            turn=turn,
+            markers=self._markers,
+            hands=(unpack(self._hands[0]), unpack(self._hands[1])),
+            played=(unpack(self._played[0]), unpack(self._played[1])),
+            secrets=(unpack(s0) if s0 else None, unpack(s1) if s1 else None),
+            discards=(unpack(d0) if d0 else None, unpack(d1) if d1 else None),
+            actions_left=(mask_actions(self._actions[0]), mask_actions(self._actions[1])),
+            offer=self._offer,
+            deck=self._r.deal.deck[turn + 1 :],
+            removed=self._r.deal.removed,
+        )
+
+    def _key(self) -> tuple[Any, ...]:
+        if self._to_move is None:
+            return (self.rules, self._r.number, self._outcome)
+        return (self.rules, self.position())
+
+    def __eq__(self, other: object) -> bool:
+        """Equal states have the same rules and position (or outcome), whatever led there."""
+        if not isinstance(other, State):
+            return NotImplemented
+        return self is other or self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
     @property
     def deck_left(self) -> int:

@@ -12,31 +12,9 @@ observations are those of :func:`hanamikoji.env.observation.observe`.
 Array layout
 ------------
 Game g is row g of one int64 matrix, ``BatchSim.table``, of shape ``(B, NCOL)`` (read it, don't
-write it; the properties give copies of its parts). Card sets are *packed* as in
-:mod:`hanamikoji.cards`: four bits of count per geisha, geisha 1 in the lowest bits, so moving
-cards is integer arithmetic and ``((hand | GUARD) - cards) & GUARD == GUARD`` tests "the hand
-holds these cards" in one subtraction. The columns (``COLUMNS`` maps each name to its slice):
-
-=========== ==== =================================================================================
-hand        2    packed hand per seat (the acting seat's after this turn's draw; 0 once over)
-played      2    packed cards on each side this round (Secrets join at scoring)
-secret      2    packed Secret per seat this round, 0 before it is played
-discard     2    packed Discard per seat this round, 0 before it is played
-actions     2    actions left per seat, a bit mask S=1 D=2 G=4 C=8 (0 once over)
-markers     7    owner of each geisha's marker (geisha 1 first): 0, 1, or -1 for neutral
-round       1    the round, from 1
-first       1    the round's first player
-turn        1    turns completed this round, 0..8 (a turn ends after its pick, if any)
-offer       1    action id of the Gift or Competition being answered, -1 if none
-to_move     1    the seat whose decision is due, -1 once the game is over
-removed     1    the round's removed card (a digit 1..7)
-deck        8    the round's whole draw pile as digits, top first; turn t draws ``deck[t]``
-winner      1    winner of a finished game; -1 for a draw or while it goes on
-reason      1    0 while it goes on, else the index in ``REASONS``: charm, geisha, round-limit, draw
-deal        1    the index of the slot's next given deal (games from given deals)
-deals       1    how many deals the slot was given; 0: deals are drawn at random
-rng         1    the slot's random stream (splitmix64 state, as int64 bits)
-=========== ==== =================================================================================
+write it; the properties give copies of its parts): the kernel's row
+(:mod:`hanamikoji.kernel.row` describes its columns; ``COLUMNS`` maps each name to its slice),
+played by the kernel's rules (:mod:`hanamikoji.kernel.rules`).
 
 Randomness: each game slot has its own stream, seeded from ``seed`` through
 ``numpy.random.SeedSequence``; it draws the deals of new rounds (unless deals are given) and the
@@ -51,18 +29,50 @@ round 1, seat 0 first, all markers neutral. With ``auto_reset=False`` it stays o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar, cast
+from collections.abc import Sequence
+from typing import Any
 
-import numba
 import numpy as np
 import numpy.typing as npt
 
-from hanamikoji.cards import ALL_CARDS, CHARM, GUARD, WIN_CHARM, WIN_GEISHA, pack
-from hanamikoji.env.actions import MOVES, NUM_ACTIONS, action_id
+from hanamikoji.cards import CHARM
 from hanamikoji.env.observation import OBS_SIZE, field_slices
-from hanamikoji.moves import Action
-from hanamikoji.state import Deal, Outcome, Termination
+from hanamikoji.kernel.actions import MOVES, NUM_ACTIONS
+from hanamikoji.kernel.jit import jit
+from hanamikoji.kernel.row import (
+    C_ACTIONS,
+    C_DEAL,
+    C_DISCARD,
+    C_FIRST,
+    C_HAND,
+    C_MARKERS,
+    C_NDEALS,
+    C_OFFER,
+    C_PLAYED,
+    C_REASON,
+    C_RNG,
+    C_ROUND,
+    C_SECRET,
+    C_TO_MOVE,
+    C_TURN,
+    C_WINNER,
+    COLUMNS,
+    NCOL,
+    REASONS,
+)
+from hanamikoji.kernel.rules import (
+    apply,
+    end_game,
+    is_legal,
+    legal,
+    new_game,
+    random_action,
+    round_result,
+    score_round,
+    start_round,
+)
+from hanamikoji.kernel.tables import ALL_CODE, CHARMS, T_CODE, T_PAIR1, T_PAIR2, T_TYPE, H, T
+from hanamikoji.state import Deal, Outcome
 
 __all__ = ["COLUMNS", "NCOL", "REASONS", "BatchSim"]
 
@@ -70,378 +80,62 @@ Int64Array = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 Float32Array = npt.NDArray[np.float32]
 
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def _jit(fn: _F) -> _F:
-    """``numba.njit(cache=True)``, typed for mypy."""
-    return cast(_F, numba.njit(cache=True)(fn))
-
-
-def _jit_inline(fn: _F) -> _F:
-    """``_jit`` for a tiny helper of the hot loop, inlined where it is called."""
-    return cast(_F, numba.njit(cache=True, inline="always")(fn))
-
-
-# -- the state matrix ------------------------------------------------------------------------
-C_HAND, C_PLAYED, C_SECRET, C_DISCARD, C_ACTIONS, C_MARKERS = 0, 2, 4, 6, 8, 10
-C_ROUND, C_FIRST, C_TURN, C_OFFER, C_TO_MOVE, C_REMOVED, C_DECK = 17, 18, 19, 20, 21, 22, 23
-C_WINNER, C_REASON, C_DEAL, C_NDEALS, C_RNG = 31, 32, 33, 34, 35
-NCOL = 36
-"""The number of columns of the state matrix."""
-
-COLUMNS: dict[str, slice] = {
-    name: slice(start, start + width)
-    for name, start, width in (
-        ("hand", C_HAND, 2),
-        ("played", C_PLAYED, 2),
-        ("secret", C_SECRET, 2),
-        ("discard", C_DISCARD, 2),
-        ("actions", C_ACTIONS, 2),
-        ("markers", C_MARKERS, 7),
-        ("round", C_ROUND, 1),
-        ("first", C_FIRST, 1),
-        ("turn", C_TURN, 1),
-        ("offer", C_OFFER, 1),
-        ("to_move", C_TO_MOVE, 1),
-        ("removed", C_REMOVED, 1),
-        ("deck", C_DECK, 8),
-        ("winner", C_WINNER, 1),
-        ("reason", C_REASON, 1),
-        ("deal", C_DEAL, 1),
-        ("deals", C_NDEALS, 1),
-        ("rng", C_RNG, 1),
-    )
-}
-"""Where each part of a game lies in its row of the state matrix."""
-
-REASONS: tuple[Termination | None, ...] = (
-    None,
-    Termination.CHARM,
-    Termination.GEISHA,
-    Termination.ROUND_LIMIT,
-    Termination.DRAW,
+# The observation's fields, where hanamikoji.env.observation.FIELDS puts them.
+_FIELDS = {name: part.start for name, part in field_slices().items()}
+_O_HAND, _O_SECRET, _O_DISCARD = _FIELDS["hand"], _FIELDS["secret"], _FIELDS["discard"]
+_O_OWN, _O_OPP, _O_UNSEEN = _FIELDS["played_own"], _FIELDS["played_opponent"], _FIELDS["unseen"]
+_O_MARK_OWN, _O_MARK_OPP = _FIELDS["markers_own"], _FIELDS["markers_opponent"]
+_O_CHARM, _O_GEISHA = _FIELDS["charm"], _FIELDS["geisha"]
+_O_ACT_OWN, _O_ACT_OPP = _FIELDS["actions_own"], _FIELDS["actions_opponent"]
+_O_GIFT, _O_PAIR1, _O_PAIR2 = (
+    _FIELDS["offer_gift"],
+    _FIELDS["offer_pair_1"],
+    _FIELDS["offer_pair_2"],
 )
-"""The ``reason`` codes: 0 (going on), then charm, geisha, round-limit, draw."""
-
-# -- per-action tables -----------------------------------------------------------------------
-# _T[a]: the type of action a (0 S, 1 D, 2 G, 3 C, 4 P), its packed cards, a Competition's
-# two pairs (packed), and for an offer the number of its distinct picks and their action ids.
-T_TYPE, T_CODE, T_PAIR1, T_PAIR2, T_NPICKS, T_PICK = 0, 1, 2, 3, 4, 5
-_TYPES = "SDGCP"
-
-
-def _action_table() -> tuple[Int64Array, list[int]]:
-    table = np.full((NUM_ACTIONS, T_PICK + 3), -1, dtype=np.int64)
-    for a, move in enumerate(MOVES):
-        table[a, T_TYPE] = _TYPES.index(move.action.value)
-        table[a, T_CODE] = move.code
-        table[a, T_NPICKS] = len(move.picks)
-        for i, pick in enumerate(move.picks):
-            table[a, T_PICK + i] = action_id(pick)
-        if move.action is Action.COMPETITION:
-            table[a, T_PAIR1] = pack(move.groups[0])
-            table[a, T_PAIR2] = pack(move.groups[1])
-    types = table[:, T_TYPE]
-    if np.any(np.diff(types) < 0):
-        raise ImportError("hanamikoji.env.actions no longer groups moves S, D, G, C, P")
-    bounds = [int(b) for b in np.searchsorted(types, np.arange(6))]  # where each type starts
-    return table, bounds
-
-
-# Every hand is a sub-multiset of the 21 cards, so there are only prod(charm + 1) = 12960 of
-# them, numbered by _RADIX (mixed radix over the seven counts). For hand h (up to _MAX_HAND
-# cards; a hand that acts holds at most 7), the action ids of its legal moves of type t lie at
-# _H[_H[5h + t] : _H[5h + t + 1]], ascending: the offsets come first, the ids after them.
-_MAX_HAND = 10
-_RADIX = tuple(int(np.prod([c + 1 for c in CHARM[:i]])) for i in range(7))
-_HANDS = _RADIX[6] * (CHARM[6] + 1)
-
-
-def _hand_table(table: Int64Array, bounds: list[int]) -> Int64Array:
-    grid = np.indices([c + 1 for c in CHARM]).reshape(7, -1)  # the counts of every hand
-    number = (grid * np.array(_RADIX)[:, None]).sum(axis=0)
-    codes = (grid << (4 * np.arange(7))[:, None]).sum(axis=0)
-    sizes = grid.sum(axis=0)
-    kept = np.argsort(sizes, kind="stable")
-    kept = kept[sizes[kept] <= _MAX_HAND]  # small hands first: the ones play touches
-    moves = table[: bounds[4], T_CODE].astype(np.int32)
-    guard = np.int32(GUARD)
-    legal = (((codes[kept].astype(np.int32)[:, None] | guard) - moves) & guard) == guard
-    per_type = np.stack([legal[:, bounds[t] : bounds[t + 1]].sum(axis=1) for t in range(4)], 1)
-    ends = 5 * _HANDS + np.cumsum(per_type.ravel()).reshape(per_type.shape)
-    offsets = np.zeros((_HANDS, 5), dtype=np.int64)
-    offsets[number[kept], 0] = ends[:, 3] - per_type.sum(axis=1)
-    offsets[number[kept], 1:] = ends
-    ids = np.nonzero(legal)[1]  # hand after hand, each hand's ids ascending
-    return np.concatenate([offsets.ravel(), ids]).astype(np.int64)
-
-
-_T, _BOUNDS = _action_table()
-_H = _hand_table(_T, _BOUNDS)
-_CHARM = tuple(CHARM)
-_GUARD = GUARD
-_ALL_CODE = pack(ALL_CARDS)
-
-# The observation's fields (hanamikoji.env.observation.FIELDS), pinned here by their offsets.
-_O_HAND, _O_SECRET, _O_DISCARD, _O_OWN, _O_OPP, _O_UNSEEN = 0, 7, 14, 21, 28, 35
-_O_MARK_OWN, _O_MARK_OPP, _O_CHARM, _O_GEISHA, _O_ACT_OWN, _O_ACT_OPP = 42, 49, 56, 58, 60, 64
-_O_GIFT, _O_PAIR1, _O_PAIR2, _O_PHASE, _O_TO_MOVE, _O_FIRST = 68, 75, 82, 89, 92, 93
-_O_ROUND, _O_ROUNDS_LEFT, _O_DECK, _O_OPP_HAND = 94, 95, 96, 97
-_OFFSETS = (
-    ("hand", _O_HAND),
-    ("secret", _O_SECRET),
-    ("discard", _O_DISCARD),
-    ("played_own", _O_OWN),
-    ("played_opponent", _O_OPP),
-    ("unseen", _O_UNSEEN),
-    ("markers_own", _O_MARK_OWN),
-    ("markers_opponent", _O_MARK_OPP),
-    ("charm", _O_CHARM),
-    ("geisha", _O_GEISHA),
-    ("actions_own", _O_ACT_OWN),
-    ("actions_opponent", _O_ACT_OPP),
-    ("offer_gift", _O_GIFT),
-    ("offer_pair_1", _O_PAIR1),
-    ("offer_pair_2", _O_PAIR2),
-    ("phase", _O_PHASE),
-    ("to_move", _O_TO_MOVE),
-    ("first", _O_FIRST),
-    ("round", _O_ROUND),
-    ("rounds_left", _O_ROUNDS_LEFT),
-    ("deck", _O_DECK),
-    ("opponent_hand", _O_OPP_HAND),
-)
-if [(k, s.start) for k, s in field_slices().items()] != list(_OFFSETS) or OBS_SIZE != 98:
-    raise ImportError("hanamikoji.env.observation.FIELDS changed: update env/batch.py to match")
-
-# -- random numbers: splitmix64, one stream per game, its state in column C_RNG -------------
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-_S27, _S30, _S31, _S32 = np.uint64(27), np.uint64(30), np.uint64(31), np.uint64(32)
-
-
-@_jit_inline
-def _rand_below(S: Any, g: int, n: int) -> np.int64:
-    """A uniform whole number in [0, n) from game g's stream (0 < n < 2**32)."""
-    s = np.uint64(S[g, C_RNG]) + _GOLDEN
-    S[g, C_RNG] = np.int64(s)
-    z = (s ^ (s >> _S30)) * _MIX1
-    z = (z ^ (z >> _S27)) * _MIX2
-    z = z ^ (z >> _S31)
-    return np.int64(((z >> _S32) * np.uint64(n)) >> _S32)
+_O_PHASE, _O_TO_MOVE, _O_FIRST = _FIELDS["phase"], _FIELDS["to_move"], _FIELDS["first"]
+_O_ROUND, _O_ROUNDS_LEFT = _FIELDS["round"], _FIELDS["rounds_left"]
+_O_DECK, _O_OPP_HAND = _FIELDS["deck"], _FIELDS["opponent_hand"]
 
 
 # -- the kernels: one game row at a time ------------------------------------------------------
-@_jit
-def _start_round(S: Any, g: int, deals: Any) -> bool:
-    """Deal the round (FIRST already set) and let the first player draw; False if no deal left."""
-    n = S[g, C_NDEALS]
-    if n > 0:  # given deals
-        pos = S[g, C_DEAL]
-        if pos >= n:
-            return False
-        S[g, C_DEAL] = pos + 1
-        S[g, C_REMOVED] = deals[g, pos, 0]
-        h0 = deals[g, pos, 1]
-        h1 = deals[g, pos, 2]
-        for i in range(8):
-            S[g, C_DECK + i] = deals[g, pos, 3 + i]
-    else:
-        # Draw 15 cards one by one from the packed set of those left: the removed card, the
-        # pile in order, then hand 0; hand 1 is the rest.
-        left = _ALL_CODE
-        h0 = 0
-        for i in range(15):
-            k = _rand_below(S, g, 21 - i)
-            geisha = 0
-            while True:
-                c = (left >> (4 * geisha)) & 15
-                if k < c:
-                    break
-                k -= c
-                geisha += 1
-            card = 1 << (4 * geisha)
-            left -= card
-            if i == 0:
-                S[g, C_REMOVED] = geisha + 1
-            elif i <= 8:
-                S[g, C_DECK + i - 1] = geisha + 1
-            else:
-                h0 += card
-        h1 = left
-    first = S[g, C_FIRST]
-    card = 1 << (4 * (S[g, C_DECK] - 1))
-    if first == 0:
-        h0 += card
-    else:
-        h1 += card
-    S[g, C_HAND] = h0
-    S[g, C_HAND + 1] = h1
-    for seat in range(2):
-        S[g, C_PLAYED + seat] = 0
-        S[g, C_SECRET + seat] = 0
-        S[g, C_DISCARD + seat] = 0
-        S[g, C_ACTIONS + seat] = 15
-    S[g, C_TURN] = 0
-    S[g, C_OFFER] = -1
-    S[g, C_TO_MOVE] = first
-    return True
+@jit
+def _apply(row: Any, a: int, T: Any, deals: Any, max_rounds: int, auto_reset: bool) -> int:
+    """Apply legal action a (a finished game restarts instead); 1 if a was applied.
 
-
-@_jit
-def _new_game(S: Any, g: int, deals: Any) -> bool:
-    """Start a fresh game in slot g; False (slot untouched) if its given deals are used up."""
-    if 0 < S[g, C_NDEALS] <= S[g, C_DEAL]:
-        return False
-    for i in range(7):
-        S[g, C_MARKERS + i] = -1
-    S[g, C_ROUND] = 1
-    S[g, C_FIRST] = 0
-    S[g, C_WINNER] = -1
-    S[g, C_REASON] = 0
-    return _start_round(S, g, deals)
-
-
-@_jit
-def _end_check(S: Any, g: int, p0: int, p1: int, max_rounds: int) -> tuple[int, int]:
-    """(winner, reason) if scoring sides p0, p1 (Secrets included) ends the game, else (-1, 0)."""
-    c0 = 0
-    c1 = 0
-    n0 = 0
-    n1 = 0
-    for i in range(7):
-        a = (p0 >> (4 * i)) & 15
-        b = (p1 >> (4 * i)) & 15
-        m = S[g, C_MARKERS + i]
-        if a > b:
-            m = 0
-        elif b > a:
-            m = 1
-        if m == 0:
-            c0 += _CHARM[i]
-            n0 += 1
-        elif m == 1:
-            c1 += _CHARM[i]
-            n1 += 1
-    if c0 >= WIN_CHARM:
-        return 0, 1
-    if c1 >= WIN_CHARM:
-        return 1, 1
-    if n0 >= WIN_GEISHA:
-        return 0, 2
-    if n1 >= WIN_GEISHA:
-        return 1, 2
-    if max_rounds > 0 and S[g, C_ROUND] >= max_rounds:
-        if c0 == c1:
-            return -1, 4
-        return (0 if c0 > c1 else 1), 3
-    return -1, 0
-
-
-@_jit
-def _end_turn(S: Any, g: int, deals: Any, max_rounds: int) -> None:
-    """Finish a turn: the next player draws, or the round is scored (and the game may end)."""
-    turn = S[g, C_TURN] + 1
-    S[g, C_TURN] = turn
-    if turn < 8:
-        actor = S[g, C_FIRST] ^ (turn & 1)
-        S[g, C_HAND + actor] += 1 << (4 * (S[g, C_DECK + turn] - 1))
-        S[g, C_TO_MOVE] = actor
-        return
-    p0 = S[g, C_PLAYED] + S[g, C_SECRET]
-    p1 = S[g, C_PLAYED + 1] + S[g, C_SECRET + 1]
-    winner, reason = _end_check(S, g, p0, p1, max_rounds)
-    for i in range(7):
-        a = (p0 >> (4 * i)) & 15
-        b = (p1 >> (4 * i)) & 15
-        if a > b:
-            S[g, C_MARKERS + i] = 0
-        elif b > a:
-            S[g, C_MARKERS + i] = 1
-    S[g, C_PLAYED] = p0
-    S[g, C_PLAYED + 1] = p1
-    if reason == 0:
-        S[g, C_ROUND] += 1
-        S[g, C_FIRST] = 1 - S[g, C_FIRST]
-        _start_round(S, g, deals)  # there is a deal: callers check first (_lacks_deal)
-        return
-    S[g, C_WINNER] = winner
-    S[g, C_REASON] = reason
-    S[g, C_HAND] = 0
-    S[g, C_HAND + 1] = 0
-    S[g, C_ACTIONS] = 0
-    S[g, C_ACTIONS + 1] = 0
-    S[g, C_OFFER] = -1
-    S[g, C_TO_MOVE] = -1
-
-
-@_jit
-def _apply(S: Any, g: int, a: int, T: Any, deals: Any, max_rounds: int, auto_reset: bool) -> int:
-    """Apply legal action a to game g (a finished game restarts instead); 1 if a was applied."""
-    seat = S[g, C_TO_MOVE]
-    if seat < 0:
+    A round's end is scored; the game then ends, or the next round is dealt (there is a deal:
+    callers check first, with ``_lacks_deal``).
+    """
+    if row[C_TO_MOVE] < 0:
         if auto_reset:
-            _new_game(S, g, deals)
+            new_game(row, deals)
         return 0
-    offer = S[g, C_OFFER]
-    if offer < 0:
-        kind = T[a, T_TYPE]
-        code = T[a, T_CODE]
-        S[g, C_HAND + seat] -= code
-        S[g, C_ACTIONS + seat] ^= 1 << kind
-        if kind >= 2:  # Gift or Competition: the opponent picks before the turn ends
-            S[g, C_OFFER] = a
-            S[g, C_TO_MOVE] = 1 - seat
-            return 1
-        if kind == 0:
-            S[g, C_SECRET + seat] = code
+    if apply(row, a, T):
+        winner, reason = score_round(row, max_rounds)
+        if reason == 0:
+            row[C_ROUND] += 1
+            row[C_FIRST] = 1 - row[C_FIRST]
+            start_round(row, deals)
         else:
-            S[g, C_DISCARD + seat] = code
-    else:
-        take = T[a, T_CODE]
-        S[g, C_PLAYED + seat] += take
-        S[g, C_PLAYED + 1 - seat] += T[offer, T_CODE] - take
-        S[g, C_OFFER] = -1
-    _end_turn(S, g, deals, max_rounds)
+            end_game(row, winner, reason)
     return 1
 
 
-@_jit
-def _tally_end(S: Any, g: int, tally: Any) -> None:
-    """Count game g's result (it has just ended) in tally[winner or 2, reason - 1]."""
-    winner = S[g, C_WINNER]
-    tally[winner if winner >= 0 else 2, S[g, C_REASON] - 1] += 1
+@jit
+def _tally_end(row: Any, tally: Any) -> None:
+    """Count the result of a game that has just ended in tally[winner or 2, reason - 1]."""
+    winner = row[C_WINNER]
+    tally[winner if winner >= 0 else 2, row[C_REASON] - 1] += 1
 
 
-@_jit
-def _is_legal(S: Any, g: int, a: int, T: Any) -> bool:
-    """Whether action a is legal in (unfinished) game g."""
-    if a < 0 or a >= T.shape[0]:
+@jit
+def _lacks_deal(row: Any, a: int, T: Any, max_rounds: int) -> bool:
+    """Whether legal action a ends the round, not the game, and no given deal is left."""
+    if row[C_TURN] != 7 or row[C_NDEALS] == 0 or row[C_DEAL] < row[C_NDEALS]:
         return False
-    offer = S[g, C_OFFER]
-    if offer >= 0:
-        found = False
-        for i in range(T[offer, T_NPICKS]):
-            found |= T[offer, T_PICK + i] == a
-        return found
-    seat = S[g, C_TO_MOVE]
-    kind = T[a, T_TYPE]
-    if kind > 3 or not (S[g, C_ACTIONS + seat] >> kind) & 1:
-        return False
-    return bool(((S[g, C_HAND + seat] | _GUARD) - T[a, T_CODE]) & _GUARD == _GUARD)
-
-
-@_jit
-def _lacks_deal(S: Any, g: int, a: int, T: Any, max_rounds: int) -> bool:
-    """Whether legal action a ends game g's round, not the game, and no given deal is left."""
-    if S[g, C_TURN] != 7 or S[g, C_NDEALS] == 0 or S[g, C_DEAL] < S[g, C_NDEALS]:
-        return False
-    seat = S[g, C_TO_MOVE]
-    p0 = S[g, C_PLAYED] + S[g, C_SECRET]
-    p1 = S[g, C_PLAYED + 1] + S[g, C_SECRET + 1]
-    offer = S[g, C_OFFER]
+    seat = row[C_TO_MOVE]
+    p0 = row[C_PLAYED] + row[C_SECRET]
+    p1 = row[C_PLAYED + 1] + row[C_SECRET + 1]
+    offer = row[C_OFFER]
     take = 0
     give = 0
     if offer >= 0:
@@ -459,57 +153,26 @@ def _lacks_deal(S: Any, g: int, a: int, T: Any, max_rounds: int) -> bool:
     else:
         p1 += take
         p0 += give
-    return _end_check(S, g, p0, p1, max_rounds)[1] == 0
-
-
-@_jit
-def _hand_index(code: int) -> int:
-    """The number of a packed hand among all 12960 (mixed radix over its counts)."""
-    h = 0
-    for i in range(7):
-        h += ((code >> (4 * i)) & 15) * _RADIX[i]
-    return h
-
-
-@_jit
-def _choose(S: Any, g: int, T: Any, H: Any) -> int:
-    """A uniformly random legal action of unfinished game g, from its stream."""
-    offer = S[g, C_OFFER]
-    if offer >= 0:
-        return int(T[offer, T_PICK + _rand_below(S, g, T[offer, T_NPICKS])])
-    seat = S[g, C_TO_MOVE]
-    at = 5 * _hand_index(S[g, C_HAND + seat])
-    left = S[g, C_ACTIONS + seat]
-    n = 0
-    for kind in range(4):
-        if (left >> kind) & 1:
-            n += H[at + kind + 1] - H[at + kind]
-    k = _rand_below(S, g, n)
-    for kind in range(4):
-        if (left >> kind) & 1:
-            size = H[at + kind + 1] - H[at + kind]
-            if k < size:
-                return int(H[H[at + kind] + k])
-            k -= size
-    return -1  # unreachable: a hand always holds a move for each action left
+    return round_result(row, p0, p1, max_rounds)[1] == 0
 
 
 # -- the kernels: the whole batch -------------------------------------------------------------
-@_jit
+@jit
 def _check_actions(S: Any, actions: Any, T: Any, max_rounds: int) -> tuple[int, int]:
     """(game, 1) for the first illegal action, (game, 2) for one needing a missing deal."""
     for g in range(S.shape[0]):
-        if S[g, C_TO_MOVE] < 0:
+        row = S[g]
+        if row[C_TO_MOVE] < 0:
             continue
         a = actions[g]
-        if not _is_legal(S, g, a, T):
+        if not is_legal(row, a, T):
             return g, 1
-        if _lacks_deal(S, g, a, T, max_rounds):
+        if _lacks_deal(row, a, T, max_rounds):
             return g, 2
     return -1, 0
 
 
-@_jit
+@jit
 def _step(
     S: Any,
     actions: Any,
@@ -524,25 +187,27 @@ def _step(
     """Apply checked actions to every game; returns the number of decisions applied."""
     n = 0
     for g in range(S.shape[0]):
-        applied = _apply(S, g, actions[g], T, deals, max_rounds, auto_reset)
+        row = S[g]
+        applied = _apply(row, actions[g], T, deals[g], max_rounds, auto_reset)
         n += applied
-        if applied and S[g, C_TO_MOVE] < 0:
+        if applied and row[C_TO_MOVE] < 0:
             done[g] = True
-            winner = S[g, C_WINNER]
+            winner = row[C_WINNER]
             if winner >= 0:
                 rewards[g, winner] = 1.0
                 rewards[g, 1 - winner] = -1.0
-            _tally_end(S, g, tally)
+            _tally_end(row, tally)
     return n
 
 
-@_jit
+@jit
 def _random_actions(S: Any, T: Any, H: Any, out: Any) -> None:
     for g in range(S.shape[0]):
-        out[g] = _choose(S, g, T, H) if S[g, C_TO_MOVE] >= 0 else 0
+        row = S[g]
+        out[g] = random_action(row, T, H) if row[C_TO_MOVE] >= 0 else 0
 
 
-@_jit
+@jit
 def _random_steps(
     S: Any,
     n_steps: int,
@@ -563,52 +228,46 @@ def _random_steps(
     for step in range(n_steps):
         if given:  # choose all, check that the deals suffice, then apply
             for g in range(B):
-                if S[g, C_TO_MOVE] >= 0:
-                    chosen[g] = _choose(S, g, T, H)
-                    if _lacks_deal(S, g, chosen[g], T, max_rounds):
+                row = S[g]
+                if row[C_TO_MOVE] >= 0:
+                    chosen[g] = random_action(row, T, H)
+                    if _lacks_deal(row, chosen[g], T, max_rounds):
                         return n, g, step
         for g in range(B):
+            row = S[g]
             a = 0
             if given:
                 a = chosen[g]
-            elif S[g, C_TO_MOVE] >= 0:
-                a = _choose(S, g, T, H)
-            applied = _apply(S, g, a, T, deals, max_rounds, auto_reset)
+            elif row[C_TO_MOVE] >= 0:
+                a = random_action(row, T, H)
+            applied = _apply(row, a, T, deals[g], max_rounds, auto_reset)
             n += applied
-            if applied and S[g, C_TO_MOVE] < 0:
-                _tally_end(S, g, tally)
+            if applied and row[C_TO_MOVE] < 0:
+                _tally_end(row, tally)
     return n, -1, n_steps
 
 
-@_jit
+@jit
 def _legal_mask(S: Any, T: Any, H: Any, out: Any) -> None:
+    ids = np.empty(T.shape[0], dtype=np.int64)
     for g in range(S.shape[0]):
-        row = out[g]
-        row[:] = False
-        seat = S[g, C_TO_MOVE]
-        if seat < 0:
+        mask = out[g]
+        mask[:] = False
+        row = S[g]
+        if row[C_TO_MOVE] < 0:
             continue
-        offer = S[g, C_OFFER]
-        if offer >= 0:
-            for i in range(T[offer, T_NPICKS]):
-                row[T[offer, T_PICK + i]] = True
-            continue
-        at = 5 * _hand_index(S[g, C_HAND + seat])
-        left = S[g, C_ACTIONS + seat]
-        for kind in range(4):
-            if (left >> kind) & 1:
-                for i in range(H[at + kind], H[at + kind + 1]):
-                    row[H[i]] = True
+        for i in range(legal(row, T, H, ids)):
+            mask[ids[i]] = True
 
 
-@_jit
+@jit
 def _counts_into(row: Any, at: int, code: int) -> None:
     """Write the 7 counts of a packed set at row[at : at + 7]."""
     for i in range(7):
         row[at + i] = (code >> (4 * i)) & 15
 
 
-@_jit
+@jit
 def _observe(S: Any, seat: int, T: Any, max_rounds: int, out: Any) -> None:
     other = 1 - seat
     for g in range(S.shape[0]):
@@ -629,7 +288,7 @@ def _observe(S: Any, seat: int, T: Any, max_rounds: int, out: Any) -> None:
             seen += S[g, C_SECRET + seat]
         if offer >= 0:
             seen += T[offer, T_CODE]
-        _counts_into(row, _O_UNSEEN, _ALL_CODE - seen)
+        _counts_into(row, _O_UNSEEN, ALL_CODE - seen)
         charm_own = 0
         charm_opp = 0
         opp_hand = 0
@@ -638,11 +297,11 @@ def _observe(S: Any, seat: int, T: Any, max_rounds: int, out: Any) -> None:
             if m == seat:
                 row[_O_MARK_OWN + i] = 1.0
                 row[_O_GEISHA] += 1.0
-                charm_own += _CHARM[i]
+                charm_own += CHARMS[i]
             elif m == other:
                 row[_O_MARK_OPP + i] = 1.0
                 row[_O_GEISHA + 1] += 1.0
-                charm_opp += _CHARM[i]
+                charm_opp += CHARMS[i]
             opp_hand += (S[g, C_HAND + other] >> (4 * i)) & 15
         row[_O_CHARM] = charm_own
         row[_O_CHARM + 1] = charm_opp
@@ -669,11 +328,11 @@ def _observe(S: Any, seat: int, T: Any, max_rounds: int, out: Any) -> None:
         row[_O_OPP_HAND] = opp_hand
 
 
-@_jit
+@jit
 def _reset_all(S: Any, deals: Any) -> None:
     for g in range(S.shape[0]):
         S[g, C_DEAL] = 0
-        _new_game(S, g, deals)
+        new_game(S[g], deals[g])
 
 
 # -- the Python face -------------------------------------------------------------------------
@@ -707,7 +366,10 @@ class BatchSim:
     ) -> None:
         """``batch_size`` games, their deals drawn from the streams of ``seed``."""
         batch_size = _check_count(batch_size, "batch_size", 1)
-        no_deals = np.zeros((1, 0, 11), dtype=np.int64), np.zeros(batch_size, dtype=np.int64)
+        no_deals = (
+            np.zeros((batch_size, 0, 11), dtype=np.int64),
+            np.zeros(batch_size, dtype=np.int64),
+        )
         self._setup(seed, max_rounds, auto_reset, *no_deals)
 
     @classmethod
@@ -784,14 +446,14 @@ class BatchSim:
             out = np.empty(shape, dtype=np.bool_)
         elif out.shape != shape or out.dtype != np.bool_:
             raise ValueError(f"out must be a bool array of shape {shape}")
-        _legal_mask(self.table, _T, _H, out)
+        _legal_mask(self.table, T, H, out)
         return out
 
     def legal_actions(self, g: int) -> list[int]:
         """The legal action ids of game g, ascending (empty for a finished game)."""
         g = self._game(g)
         mask = np.empty((1, NUM_ACTIONS), dtype=np.bool_)
-        _legal_mask(self.table[g : g + 1], _T, _H, mask)
+        _legal_mask(self.table[g : g + 1], T, H, mask)
         return [int(a) for a in np.flatnonzero(mask[0])]
 
     def step(self, actions: npt.ArrayLike) -> tuple[Float32Array, BoolArray]:
@@ -809,7 +471,7 @@ class BatchSim:
         if acts.dtype.kind not in "iu":
             raise ValueError(f"actions must be whole numbers (action ids), got dtype {acts.dtype}")
         acts = acts.astype(np.int64, copy=False)
-        g, why = _check_actions(self.table, acts, _T, self._max_rounds)
+        g, why = _check_actions(self.table, acts, T, self._max_rounds)
         if g >= 0:
             a = int(acts[g])
             if why == 2:
@@ -824,7 +486,7 @@ class BatchSim:
         _step(
             self.table,
             acts,
-            _T,
+            T,
             self._deals,
             self._max_rounds,
             self._auto_reset,
@@ -837,7 +499,7 @@ class BatchSim:
     def random_actions(self) -> Int64Array:
         """(B,) a uniformly random legal action per game (0 for a finished game)."""
         out = np.empty(self.batch_size, dtype=np.int64)
-        _random_actions(self.table, _T, _H, out)
+        _random_actions(self.table, T, H, out)
         return out
 
     def random_steps(self, n_steps: int) -> int:
@@ -850,8 +512,8 @@ class BatchSim:
         n, g, step = _random_steps(
             self.table,
             n_steps,
-            _T,
-            _H,
+            T,
+            H,
             self._deals,
             self._max_rounds,
             self._auto_reset,
@@ -879,7 +541,7 @@ class BatchSim:
             out = np.empty(shape, dtype=np.float32)
         elif out.shape != shape or out.dtype != np.float32:
             raise ValueError(f"out must be a float32 array of shape {shape}")
-        _observe(self.table, seat, _T, self._max_rounds, out)
+        _observe(self.table, seat, T, self._max_rounds, out)
         return out
 
     def _game(self, g: int) -> int:
