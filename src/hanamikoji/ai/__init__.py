@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from hanamikoji.ai.base import Agent, AgentError
+from hanamikoji.ai.config import LIMITS, MASTER, Option, SearchConfig, unknown_option
 from hanamikoji.ai.greedy import GreedyAgent
 from hanamikoji.ai.ismcts import IsmctsAgent
 from hanamikoji.ai.levels import LEVELS
@@ -23,12 +24,15 @@ from hanamikoji.ai.random_agent import RandomAgent
 __all__ = [
     "AGENTS",
     "LEVELS",
+    "MASTER",
     "Agent",
     "AgentError",
     "GreedyAgent",
     "IsmctsAgent",
     "MasterAgent",
     "RandomAgent",
+    "SearchConfig",
+    "agent_options",
     "make_agent",
     "parse_agent",
 ]
@@ -59,18 +63,35 @@ def make_agent(name: str, options: Mapping[str, str] | None = None) -> Agent:
             f"unknown agent {name!r}; the built-in agents are: {known}; "
             f"the levels: {', '.join(LEVELS)}"
         )
+    declared = agent_options(factory)
     params = inspect.signature(factory).parameters
     kwargs: dict[str, object] = {}
     for key, text in (options or {}).items():
+        option = declared.get(key)
+        if option is not None:
+            try:
+                kwargs[key] = option.parse(text)
+            except ValueError as e:
+                raise AgentError(f"agent {name!r}: {e}") from None
+            continue
         param = params.get(key)
-        if param is None or key.startswith("_"):
-            allowed = ", ".join(p for p in params if not p.startswith("_")) or "none"
-            raise AgentError(f"agent {name!r} has no option {key!r}; its options: {allowed}")
+        if declared or param is None or key.startswith("_"):
+            known = list(declared) or [p for p in params if not p.startswith("_")]
+            raise AgentError(f"agent {name!r}: {unknown_option(key, known)}")
         kwargs[key] = _convert(name, key, text, param.default)
     try:
         return factory(**kwargs)
     except (TypeError, ValueError) as e:
         raise AgentError(f"agent {name!r}: {e}") from None
+
+
+def agent_options(factory: Callable[..., Agent]) -> dict[str, Option]:
+    """The options a search agent declares (its limits, then its settings with its own
+    defaults: :mod:`hanamikoji.ai.config`); empty for an agent that declares none."""
+    options = getattr(factory, "options", None)
+    if not callable(options):
+        return {}
+    return {**LIMITS, **options()}
 
 
 def parse_agent(spec: str) -> Agent:

@@ -9,22 +9,35 @@ their cards are hidden. The tree covers the current round; beyond it, the playou
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from hanamikoji.ai.belief import determinize, unseen_cards
+from hanamikoji.ai.config import ISMCTS, OPTIONS, Limits, Option, SearchConfig, unknown_option
 from hanamikoji.ai.greedy import GreedyAgent
 from hanamikoji.ai.opponent import WeightedPool
-from hanamikoji.ai.playout import play_round, play_round_smart, playout_policy_move
-from hanamikoji.ai.values import TABLES, evaluate_round_end
+from hanamikoji.ai.playout import play_round_smart, playout_policy_move
+from hanamikoji.ai.values import evaluate_round_end
 from hanamikoji.moves import Action, Move
-from hanamikoji.state import Phase, Rules, State
+from hanamikoji.state import Rules, State
 from hanamikoji.view import View
 
-__all__ = ["IsmctsAgent", "MoveStats", "SearchResult", "random_playout"]
+if TYPE_CHECKING:  # (the compiled search is imported when it is used: numba takes a while)
+    from hanamikoji.ai.fastsearch import Dealing
+
+__all__ = [
+    "PLAYOUTS",
+    "IsmctsAgent",
+    "MoveStats",
+    "SearchResult",
+    "random_playout",
+    "search_worlds",
+]
 
 Key = Move | Action
 Evaluator = Callable[[State, random.Random], float]
@@ -107,11 +120,6 @@ def random_playout(state: State, rng: random.Random) -> float:
     return 0.5 if outcome.winner is None else 1.0 - outcome.winner
 
 
-def table_playout(state: State, rng: random.Random) -> float:
-    """Play the policy to the end of this round, then read the between-rounds value table."""
-    return evaluate_round_end(play_round(state, rng))
-
-
 def smart_playout(state: State, rng: random.Random) -> float:
     """Play the smart heuristic to the end of this round, then read the value table."""
     return evaluate_round_end(play_round_smart(state, rng))
@@ -124,138 +132,84 @@ def greedy_playout(state: State, rng: random.Random) -> float:
     return greedy_round_value(state, rng)
 
 
-MODELS = ("none", "pick", "all")
-"""How the search plays the opponent: by its tree (``none``), or by greedy's choice in each
-determinized world for its picks (``pick``) or for all its decisions (``all``)."""
-
-HIDDEN = ("random", "greedy")
-"""How the search picks the opponent's hidden card(s) behind its Secret or Discard edge in each
-determinized world: uniformly (``random``) or as greedy would with that world's hand."""
-
 PLAYOUTS: dict[str, Evaluator] = {
     "greedy": greedy_playout,
     "smart": smart_playout,
     "random": random_playout,
     "policy": policy_playout,
-    "table": table_playout,
 }
-
+"""How the Python search finishes a world (the ``playout`` option)."""
 
 PYTHON_POOL = 128
 """How many worlds the Python search's belief weighs by default (``pool=0``)."""
-FAST_POOL = 65536
-"""How many worlds the fast search's belief weighs by default (``pool=0``): some 20 ms (a
-quarter as many with ``mix``, which weighs each four times)."""
+
+Worlds = Callable[[random.Random], State]
+"""A source of worlds for the Python search: one each iteration (see :func:`search_worlds`)."""
 
 
 class IsmctsAgent:
-    """SO-ISMCTS with UCB1 selection and availability counts.
+    """SO-ISMCTS with UCB1 selection and availability counts, in Python.
 
-    Options: ``iterations`` (a fixed budget: deterministic for a seed), or else ``time_ms``
-    (0: the ``clock_ms`` of each decision, else 1000 ms); ``exploration`` (the UCB constant);
-    ``playout`` (one of :data:`PLAYOUTS`); ``prior`` (progressive bias from greedy at the root);
-    ``belief`` and ``pool`` (worlds weighted by the opponent's decisions; 0: the default size,
-    :data:`PYTHON_POOL` or :data:`FAST_POOL`); ``model`` (one of :data:`MODELS`); ``hidden`` (one
-    of :data:`HIDDEN`); ``fast`` (the search in numba, :mod:`hanamikoji.ai.fastsearch`: greedy
-    playouts, ``model`` none or pick) and, for it only, ``guide`` (greedy's bias below the
-    root), ``noise`` (random actions in the playouts), ``values`` (which round-value table,
-    :data:`~hanamikoji.ai.values.TABLES`), ``draws`` (a branch for each card the searching seat
-    draws), ``histories`` (how many orders of the opponent's draws the belief averages), ``mix``
-    (the belief as a mixture of softnesses) and ``adapt`` (with the mixture: the opponent's
-    picks searched as greedy's once the mixture finds it greedy-like with this probability).
+    Limits: ``iterations`` (a fixed budget: deterministic for a seed), or else ``time_ms`` (0:
+    the ``clock_ms`` of each decision, else 1000 ms). Settings: ``config``
+    (:class:`~hanamikoji.ai.config.SearchConfig`, the agent's preset by default) changed by
+    keywords, each one of the options :data:`~hanamikoji.ai.config.OPTIONS` declares for this
+    search: ``IsmctsAgent(iterations=200, playout="policy")``.
     """
 
     name = "ismcts"
+    fast: ClassVar[bool] = False
+    """Whether the agent runs the compiled search (``master``) rather than the Python one."""
+    preset: ClassVar[SearchConfig] = ISMCTS
+    """The settings the agent starts from."""
 
     def __init__(
         self,
         iterations: int = 0,
         time_ms: int = 0,
-        exploration: float = 0.7,
-        playout: str = "random",
-        prior: float = 0.0,
-        belief: float = 0.0,
-        pool: int = 0,
-        model: str = "none",
-        hidden: str = "random",
-        fast: bool = False,
-        noise: float = 0.0,
-        values: str = "playout",
-        guide: float = 0.0,
-        draws: bool = False,
-        histories: int = 1,
-        mix: bool = False,
-        adapt: float = 0.0,
+        *,
+        config: SearchConfig | None = None,
+        **settings: Any,
     ) -> None:
-        if fast and (playout != "greedy" or model == "all"):
-            raise ValueError(
-                "the fast (numba) search plays greedy playouts, without model=all: "
-                "use fast=1 with playout=greedy, model=none or pick"
-            )
-        self.fast = fast
-        if not 0.0 <= noise <= 1.0:
-            raise ValueError(f"noise must be between 0 and 1, got {noise}")
-        if noise and not fast:
-            raise ValueError("noise (random actions in the playouts) needs the fast search: fast=1")
-        self.noise = noise
-        if values not in TABLES:
-            raise ValueError(f"unknown value table {values!r}; known: {', '.join(TABLES)}")
-        if values != "playout" and not fast:
-            raise ValueError("another value table (values=...) needs the fast search: fast=1")
-        self.values = values
-        if guide < 0:
-            raise ValueError("guide must be 0 or more")
-        if guide and not fast:
-            raise ValueError("guide (greedy's bias below the root) needs the fast search: fast=1")
-        self.guide = guide
-        if draws and not fast:
-            raise ValueError("draws (a branch per card drawn) needs the fast search: fast=1")
-        self.draws = draws
-        if histories < 1:
-            raise ValueError("histories (draw orders averaged by the belief) must be 1 or more")
-        if histories > 1 and not (fast and belief > 0):
-            raise ValueError("histories needs the fast search's belief: fast=1, belief > 0")
-        self.histories = histories
-        if mix and not (fast and belief > 0):
-            raise ValueError("mix needs the fast search's belief: fast=1, belief > 0")
-        self.mix = mix
-        if not 0.0 <= adapt <= 1.0 or (adapt > 0 and not mix):
-            raise ValueError("adapt is a probability (0 to 1) and needs the mixture: mix=1")
-        self.adapt = adapt
-        if hidden not in HIDDEN:
-            raise ValueError(f"unknown hidden-move policy {hidden!r}; known: {', '.join(HIDDEN)}")
-        self.hidden = hidden
-        if iterations < 0 or time_ms < 0:
-            raise ValueError("iterations and time_ms must be 0 or more")
-        if exploration < 0:
-            raise ValueError("exploration must be 0 or more")
-        if playout not in PLAYOUTS:
-            known = ", ".join(PLAYOUTS)
-            raise ValueError(f"unknown playout policy {playout!r}; known: {known}")
-        if belief < 0 or pool < 0:
-            raise ValueError("belief must be 0 or more and pool 0 (the default size) or more")
-        if model not in MODELS:
-            raise ValueError(f"unknown opponent model {model!r}; known: {', '.join(MODELS)}")
-        self.belief = belief
-        self.pool = pool
-        self.model = model
-        if playout == "greedy" or belief > 0 or model != "none" or hidden != "random":
+        limits = Limits(iterations, time_ms)
+        allowed = self.options()
+        for key in settings:
+            if key not in allowed:
+                raise ValueError(unknown_option(key, list(allowed)))
+        self.config: SearchConfig = (config or self.preset).replace(**settings)
+        self.iterations = limits.iterations
+        """The fixed budget (0: use time); may be changed between decisions."""
+        self.time_ms = limits.time_ms
+        if self.needs_kernels:
             try:
                 import hanamikoji.ai.fastplay  # noqa: F401
             except ImportError as e:
                 raise ValueError(
-                    f"playout 'greedy', belief, model and hidden need numpy and numba ({e}); "
-                    "they come with hanamikoji: reinstall it, or: pip install numpy numba"
+                    f"this search needs numpy and numba ({e}); they come with hanamikoji: "
+                    "reinstall it, or: pip install numpy numba"
                 ) from None
-        self.iterations = iterations
-        self.time_ms = time_ms
-        self.exploration = exploration
-        self.playout = playout
-        if prior < 0:
-            raise ValueError("prior must be 0 or more")
-        self.prior = prior
         self.rules = Rules()
-        self.evaluate: Evaluator = PLAYOUTS[playout]
+
+    @classmethod
+    def options(cls) -> dict[str, Option]:
+        """The options this agent takes, each with the agent's own default."""
+        search = "fast" if cls.fast else "python"
+        return {
+            name: dataclasses.replace(option, default=getattr(cls.preset, name))
+            for name, option in OPTIONS.items()
+            if option.search in (search, "both")
+        }
+
+    @property
+    def limits(self) -> Limits:
+        """How long the agent searches a decision."""
+        return Limits(self.iterations, self.time_ms)
+
+    @property
+    def needs_kernels(self) -> bool:
+        """Whether the search calls numba kernels (greedy's, or the compiled search)."""
+        c = self.config
+        return self.fast or c.playout == "greedy" or c.belief > 0 or c.hidden != "random"
 
     def start(self, seat: int, rules: Rules) -> None:
         """A game starts under ``rules`` (the round limit matters to the search)."""
@@ -277,10 +231,7 @@ class IsmctsAgent:
 
     def budget(self, clock_ms: int | None) -> tuple[int, float]:
         """(iterations, seconds) for one decision: one of the two limits is infinite."""
-        if self.iterations:
-            return self.iterations, math.inf
-        ms = self.time_ms or clock_ms or 1000
-        return 2**62, ms / 1000.0 * 0.9
+        return self.limits.budget(clock_ms)
 
     def search(
         self,
@@ -288,34 +239,36 @@ class IsmctsAgent:
         legal: Sequence[Move],
         rng: random.Random,
         clock_ms: int | None = None,
-        worlds: Callable[[random.Random], State] | None = None,
-        truth: State | None = None,
-        pile: bool = False,
     ) -> SearchResult:
-        """Search from ``view`` and return every root move's statistics, best first.
-
-        ``worlds``, for experiments, supplies each iteration's world instead of the agent's own
-        determinizations (``bench/information.py`` gives it more than the view shows); the
-        Python search serves it, whatever ``fast`` says. The fast search takes ``truth`` (and
-        ``pile``) instead: :func:`~hanamikoji.ai.fastsearch.fast_search`'s oracle.
-        """
+        """Search from ``view`` and return every root move's statistics, best first."""
         max_iter, seconds = self.budget(clock_ms)
-        if truth is not None and not self.fast:
-            raise ValueError("truth is the fast search's oracle; the Python search takes worlds")
-        if self.fast and worlds is None:
-            return self._fast_search(view, legal, rng, max_iter, seconds, truth, pile)
+        if self.fast:
+            return self._fast_search(view, legal, rng, max_iter, seconds)
+        return self._python_search(view, legal, rng, max_iter, seconds, None)
+
+    def _python_search(
+        self,
+        view: View,
+        legal: Sequence[Move],
+        rng: random.Random,
+        max_iter: int,
+        seconds: float,
+        worlds: Worlds | None,
+    ) -> SearchResult:
         me = view.seat
         unseen = unseen_cards(view)
         root = _Node()
         root_options = _options(tuple(legal), True)
-        bias = heuristic_bias(view, legal) if self.prior > 0 else None
+        config = self.config
+        bias = heuristic_bias(view, legal) if config.prior > 0 else None
+        evaluate = PLAYOUTS[config.playout]
         start = time.perf_counter()
         deadline = start + seconds
         done = 0
         pool = None
-        if self.belief > 0 and worlds is None:  # weighted by the opponent's actions in them
-            size = self.pool or PYTHON_POOL
-            pool = WeightedPool(view, rng, size=size, beta=self.belief, rules=self.rules)
+        if config.belief > 0 and worlds is None:  # weighted by the opponent's actions in them
+            size = config.pool or PYTHON_POOL
+            pool = WeightedPool(view, rng, size=size, beta=config.belief, rules=self.rules)
         while done < max_iter:
             if worlds is not None:
                 state = worlds(rng)
@@ -323,7 +276,7 @@ class IsmctsAgent:
                 state = pool.draw(rng)
             else:
                 state = determinize(view, rng, rules=self.rules, unseen=unseen)
-            self._iterate(root, root_options, state, me, rng, bias)
+            self._iterate(root, root_options, state, me, rng, bias, evaluate)
             done += 1
             if seconds != math.inf and done % 16 == 0 and time.perf_counter() >= deadline:
                 break
@@ -345,14 +298,13 @@ class IsmctsAgent:
         rng: random.Random,
         max_iter: int,
         seconds: float,
-        truth: State | None = None,
-        pile: bool = False,
+        dealing: Dealing | None = None,
     ) -> SearchResult:
         from hanamikoji.ai.fastsearch import fast_search
 
         start = time.perf_counter()
         bias = None
-        if self.prior > 0:
+        if self.config.prior > 0:
             heuristic = heuristic_bias(view, legal, fast=True)
             bias = {m: heuristic[m] for m in legal}
         found, done, _ = fast_search(
@@ -361,23 +313,10 @@ class IsmctsAgent:
             rng,
             iterations=max_iter if seconds == math.inf else 0,
             seconds=max(0.0, seconds - (time.perf_counter() - start)),
-            exploration=self.exploration,
-            prior=self.prior,
+            config=self.config,
             bias=bias,
-            hidden=self.hidden,
-            noise=self.noise,
-            values=self.values,
-            model=self.model,
-            guide=self.guide,
-            draws=self.draws,
             rules=self.rules,
-            truth=truth,
-            pile=pile,
-            belief=self.belief,
-            pool=self.pool or (FAST_POOL // 4 if self.mix else FAST_POOL),
-            histories=self.histories,
-            mix=self.mix,
-            adapt=self.adapt,
+            dealing=dealing,
         )
         stats = [MoveStats(m, n, v) for m, n, v in found]
         stats.sort(key=lambda s: (-s.visits, -s.value))
@@ -391,36 +330,19 @@ class IsmctsAgent:
         me: int,
         rng: random.Random,
         bias: dict[Key, float] | None,
+        evaluate: Evaluator,
     ) -> None:
-        c = self.exploration
+        c = self.config.exploration
+        prior = self.config.prior
         node = root
         path: list[tuple[_Node, int]] = []
         round_ = state.round
         options = root_options  # the searching seat's own hand is known: same moves every time
-        model = self.model
-        greedy_hidden = self.hidden == "greedy"
+        greedy_hidden = self.config.hidden == "greedy"
         while True:
             mover = state.to_move
             assert mover is not None
             children = node.children
-            if mover != me and (model == "all" or (model == "pick" and state.phase is Phase.PICK)):
-                # The opponent as greedy would play with the hand this world gives it.
-                from hanamikoji.ai.fastplay import greedy_move
-
-                move = greedy_move(state, rng)
-                key: Key = move.action if move.action in (Action.SECRET, Action.DISCARD) else move
-                child = children.get(key)
-                fresh = child is None
-                if child is None:
-                    child = children[key] = _Node()
-                child.avail += 1
-                state = state.apply(move)
-                path.append((child, mover))
-                node = child
-                if fresh or state.to_move is None or state.round != round_:
-                    break
-                options = _options(state.legal_moves, state.to_move == me)
-                continue
             untried = [k for k in options if k not in children]
             for k in options:
                 child = children.get(k)
@@ -442,7 +364,7 @@ class IsmctsAgent:
                     ch = children[k]
                     score = ch.w / ch.n + c * math.sqrt(math.log(ch.avail) / ch.n)
                     if weights is not None:  # progressive bias, fading with visits
-                        score += self.prior * weights[k] / (ch.n + 1)
+                        score += prior * weights[k] / (ch.n + 1)
                     if score > best:
                         best, key = score, k
                 child = children[key]
@@ -462,7 +384,7 @@ class IsmctsAgent:
             if untried or state.to_move is None or state.round != round_:
                 break
             options = _options(state.legal_moves, state.to_move == me)
-        reward0 = self.evaluate(state, rng)
+        reward0 = evaluate(state, rng)
         for child, mover in path:
             child.n += 1
             child.w += reward0 if mover == 0 else 1.0 - reward0
@@ -489,3 +411,25 @@ def _options(legal: Sequence[Move], own: bool) -> dict[Key, tuple[Move, ...]]:
     if isinstance(legal, tuple):
         _OPTIONS[(id(legal), own)] = (legal, options)
     return options
+
+
+def search_worlds(
+    agent: IsmctsAgent,
+    view: View,
+    legal: Sequence[Move],
+    rng: random.Random,
+    worlds: Worlds | Dealing,
+    clock_ms: int | None = None,
+) -> SearchResult:
+    """``agent``'s search with its worlds from an experiment rather than from the view: a
+    function giving each iteration's world (the Python search), or a
+    :class:`~hanamikoji.ai.fastsearch.Dealing` (the compiled search; its belief then does not
+    apply). ``bench/information.py`` gives it more than the view shows."""
+    max_iter, seconds = agent.budget(clock_ms)
+    if agent.fast:
+        if callable(worlds):
+            raise ValueError("the compiled search deals its worlds from a Dealing")
+        return agent._fast_search(view, legal, rng, max_iter, seconds, worlds)
+    if not callable(worlds):
+        raise ValueError("the Python search takes a function giving each iteration's world")
+    return agent._python_search(view, legal, rng, max_iter, seconds, worlds)

@@ -11,63 +11,26 @@ better against ismcts). The cards behind the opponent's Secret and Discard in th
 ones greedy would choose with the hand each world gives it (``hidden=greedy``). Its worlds are
 weighed by how likely the opponent's decisions this round are in each (``belief``, a mixture of
 softnesses from random play to greedy's own, ``mix``), and when that mixture finds the opponent
-greedy-like (``adapt``) the opponent's picks are searched as greedy's. It uses its time budget
-(``clock_ms``), or a fixed number of iterations, with which it is deterministic for a seed.
-``fast=0`` runs the search in Python (the earlier master, with
-``playout=smart,exploration=0.7,hidden=random``), where ``guide``, the belief's mixture and
-``adapt`` do not apply.
+greedy-like (``adapt``) the opponent's picks are searched as greedy's. Its settings are the
+preset :data:`~hanamikoji.ai.config.MASTER`. It uses its time budget (``clock_ms``), or a fixed
+number of iterations, with which it is deterministic for a seed.
 """
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from hanamikoji.ai.config import MASTER, SearchConfig
 from hanamikoji.ai.ismcts import IsmctsAgent
 
 __all__ = ["MasterAgent"]
 
 
 class MasterAgent(IsmctsAgent):
-    """ISMCTS tuned: the numba search, greedy playouts, the round-value table, greedy's bias, the
-    belief over the opponent's hand."""
+    """The compiled search with the :data:`~hanamikoji.ai.config.MASTER` settings; takes the
+    same limits and keywords as :class:`~hanamikoji.ai.ismcts.IsmctsAgent`
+    (``MasterAgent(iterations=1000, guide=0)``)."""
 
     name = "master"
-
-    def __init__(
-        self,
-        iterations: int = 0,
-        time_ms: int = 0,
-        exploration: float = 0.5,
-        playout: str = "greedy",
-        prior: float = 1.0,
-        belief: float = 30.0,
-        pool: int = 0,
-        model: str = "none",
-        hidden: str = "greedy",
-        fast: bool = True,
-        noise: float = 0.0,
-        values: str = "playout",
-        guide: float = 0.4,
-        draws: bool = False,
-        histories: int = 1,
-        mix: bool = True,
-        adapt: float = 0.6,
-    ) -> None:
-        mixed = fast and mix and belief > 0  # (no mixture, nor adapting, without a belief)
-        super().__init__(
-            iterations=iterations,
-            time_ms=time_ms,
-            exploration=exploration,
-            playout=playout,
-            prior=prior,
-            belief=belief if fast else 0.0,
-            pool=pool,
-            model=model,
-            hidden=hidden,
-            fast=fast,
-            noise=noise,
-            values=values,
-            guide=guide if fast else 0.0,
-            draws=draws if fast else False,
-            histories=histories if fast else 1,
-            mix=mixed,
-            adapt=adapt if mixed else 0.0,
-        )
+    fast: ClassVar[bool] = True
+    preset: ClassVar[SearchConfig] = MASTER

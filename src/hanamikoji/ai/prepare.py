@@ -37,13 +37,7 @@ def needs_kernels(agent: Agent) -> bool:
     inner = getattr(agent, "base", agent)  # a level's NoisyAgent wraps its agent
     if not isinstance(inner, IsmctsAgent):
         return False
-    return (
-        inner.fast
-        or inner.playout == "greedy"
-        or inner.belief > 0
-        or inner.model != "none"
-        or inner.hidden != "random"
-    )
+    return inner.needs_kernels
 
 
 def prepare(agent: Agent, say: Callable[[str], None] | None = None) -> bool:

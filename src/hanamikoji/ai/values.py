@@ -180,9 +180,10 @@ class RoundValues:
         return cls([dq(t) for t in obj["by_rounds_left"]], dq(obj["stationary"]))
 
 
-TABLES = {"playout": "round_values.json", "greedy": "round_values_greedy.json"}
-"""The tables shipped with the package, by the policy whose rounds they were learned from:
-the playout policy (random actions, charm-greedy picks) or greedy for both seats."""
+TABLES = {"playout": "round_values.json"}
+"""The table shipped with the package, by the policy whose rounds it was learned from: the
+playout policy (random actions, charm-greedy picks). (A table learned from greedy's rounds
+measured as no gain in the search and was retired: docs/ai.md.)"""
 
 
 @cache

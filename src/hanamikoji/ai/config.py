@@ -1,0 +1,287 @@
+"""The search's options, declared once: each option's type, default, range and help, which
+search it applies to, and the presets built from them.
+
+The agents (:class:`~hanamikoji.ai.ismcts.IsmctsAgent`, :class:`~hanamikoji.ai.master.MasterAgent`),
+``parse_agent``, the CLI's help and the engine's ``hello`` all read :data:`OPTIONS`. Settings
+(how to search: :class:`SearchConfig`) are kept apart from limits (how long: :class:`Limits`),
+as python-chess keeps ``engine.Option`` apart from ``engine.Limit``.
+
+>>> MASTER.exploration, MASTER.replace(belief=0).belief
+(0.5, 0.0)
+>>> OPTIONS["hidden"].parse("greedy")
+'greedy'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = [
+    "ISMCTS",
+    "LIMITS",
+    "MASTER",
+    "OPTIONS",
+    "RETIRED",
+    "Limits",
+    "Option",
+    "SearchConfig",
+]
+
+Search = Literal["python", "fast", "both"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option: its name, type, default, range (or choices), help, and which search reads it
+    (``python``: the ``ismcts`` agent's search; ``fast``: ``master``'s compiled one)."""
+
+    name: str
+    type: type
+    default: Any
+    help: str
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+    search: Search = "both"
+
+    def check(self, value: Any) -> Any:
+        """``value`` as this option's type, or ValueError saying what is allowed."""
+        kind = self.type
+        if kind is bool:
+            if not isinstance(value, bool | int) or value not in (0, 1):
+                raise ValueError(f"{self.name} must be true or false (1 or 0), got {value!r}")
+            return bool(value)
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            raise ValueError(f"{self.name} must be a {kind.__name__}, got {value!r}")
+        if kind is str:
+            if value not in self.choices:
+                known = ", ".join(self.choices)
+                raise ValueError(f"unknown {self.name} {value!r}; known: {known}")
+            return value
+        if kind is int and (isinstance(value, str) or value != int(value)):
+            raise ValueError(f"{self.name} must be a whole number, got {value!r}")
+        number = kind(value)
+        if isinstance(number, float) and math.isnan(number):
+            raise ValueError(f"{self.name} must be a number, got {value!r}")
+        if (self.low is not None and number < self.low) or (
+            self.high is not None and number > self.high
+        ):
+            raise ValueError(f"{self.name} must be {self.range_text()}, got {value!r}")
+        return number
+
+    def parse(self, text: str) -> Any:
+        """The option's value from text (``"0.4"``, ``"1"``, ``"greedy"``)."""
+        kind = self.type
+        try:
+            if kind is bool:
+                word = text.strip().lower()
+                if word in ("1", "true", "yes", "on"):
+                    return True
+                if word in ("0", "false", "no", "off"):
+                    return False
+                raise ValueError
+            value: Any = text.strip() if kind is str else kind(text)
+        except ValueError:
+            raise ValueError(f"{self.name} must be a {kind.__name__}, got {text!r}") from None
+        return self.check(value)
+
+    def range_text(self) -> str:
+        """The allowed values in words (``0 or more``, ``0 to 1``, ``random or greedy``)."""
+        if self.choices:
+            return " or ".join(self.choices)
+        if self.type is bool:
+            return "0 or 1"
+        if self.low is not None and self.high is not None:
+            return f"{self.low:g} to {self.high:g}"
+        if self.low is not None:
+            return f"{self.low:g} or more"
+        return "any number"
+
+    def to_json(self) -> dict[str, Any]:
+        """The option as the engine's ``hello`` lists it (docs/protocol.md)."""
+        out: dict[str, Any] = {
+            "name": self.name,
+            "type": self.type.__name__,
+            "default": self.default,
+            "help": self.help,
+        }
+        if self.choices:
+            out["choices"] = list(self.choices)
+        if self.low is not None:
+            out["min"] = self.low
+        if self.high is not None:
+            out["max"] = self.high
+        return out
+
+
+_DECLARED = (
+    Option(
+        "exploration", float, 0.7, "the UCB constant: how much the tree tries less-visited moves",
+        low=0.0,
+    ),
+    Option(
+        "playout", str, "random",
+        "how the Python search finishes a world: random or policy moves to the game's end, "
+        "smart or greedy moves to the round's end and the round-value table",
+        choices=("random", "policy", "smart", "greedy"), search="python",
+    ),
+    Option(
+        "prior", float, 0.0, "progressive bias from greedy's judgement at the root (0: none)",
+        low=0.0,
+    ),
+    Option(
+        "belief", float, 0.0,
+        "weigh the worlds by how likely the opponent's decisions this round are in each "
+        "(greedy softened: a move's chance is proportional to exp(belief * score); 0: none)",
+        low=0.0,
+    ),
+    Option(
+        "pool", int, 0,
+        "how many worlds the belief weighs (0: the default, 128 in Python, 65,536 compiled, "
+        "a quarter of that with mix)",
+        low=0,
+    ),
+    Option(
+        "hidden", str, "random",
+        "the cards behind the opponent's Secret and Discard in each world: at random, or as "
+        "greedy would choose them with that world's hand",
+        choices=("random", "greedy"),
+    ),
+    Option(
+        "guide", float, 0.0,
+        "greedy's judgement of each move below the root, in each world, as a fading bias",
+        low=0.0, search="fast",
+    ),
+    Option(
+        "mix", bool, False,
+        "the belief as a mixture of softnesses (0, belief/9, belief/3, belief); needs belief",
+        search="fast",
+    ),
+    Option(
+        "adapt", float, 0.0,
+        "with mix: the opponent's picks searched as greedy's once the mixture finds it "
+        "greedy-like with this probability (0: never)",
+        low=0.0, high=1.0, search="fast",
+    ),
+)  # fmt: skip
+
+OPTIONS: dict[str, Option] = {o.name: o for o in _DECLARED}
+"""Every search setting, by name."""
+
+LIMITS: dict[str, Option] = {
+    o.name: o
+    for o in (
+        Option(
+            "iterations", int, 0,
+            "a fixed number of iterations a decision (deterministic for a seed); 0: use time",
+            low=0,
+        ),
+        Option(
+            "time_ms", int, 0,
+            "milliseconds a decision when iterations is 0 (0: the clock given, else 1,000)",
+            low=0,
+        ),
+    )
+}  # fmt: skip
+"""The search's limits, by name: how long, as opposed to how."""
+
+RETIRED: dict[str, str] = {
+    "noise": "random actions in the playouts measured as no gain and were retired (docs/ai.md)",
+    "values": "the other round-value table (values=greedy) measured as no gain and was retired",
+    "draws": "a branch per card drawn measured as no gain and was retired (docs/ai.md)",
+    "histories": "averaging draw orders in the belief measured as no gain and was retired",
+    "odds": "carrying the belief's odds between rounds measured as no gain and was retired",
+    "model": "the opponent modelled as greedy is no option any more: master's adapt does it "
+    "when the opponent looks greedy",
+    "fast": "the search is chosen by the agent: ismcts is the Python search, master the "
+    "compiled one (master:fast=0, the Python master, was retired)",
+}
+"""Options that were experiments, measured as no gain and retired: what to say to who uses them."""
+
+
+def _default(name: str) -> Any:
+    return OPTIONS[name].default
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """How a search searches: one value of each of :data:`OPTIONS` (checked on creation).
+
+    ``replace(**changes)`` gives a changed copy; :data:`ISMCTS` and :data:`MASTER` are presets.
+    """
+
+    exploration: float = _default("exploration")
+    playout: str = _default("playout")
+    prior: float = _default("prior")
+    belief: float = _default("belief")
+    pool: int = _default("pool")
+    hidden: str = _default("hidden")
+    guide: float = _default("guide")
+    mix: bool = _default("mix")
+    adapt: float = _default("adapt")
+
+    def __post_init__(self) -> None:
+        for name, option in OPTIONS.items():
+            object.__setattr__(self, name, option.check(getattr(self, name)))
+
+    def replace(self, **changes: Any) -> SearchConfig:
+        """A copy with ``changes``; a name that is no option raises ValueError saying so."""
+        for name in changes:
+            if name not in OPTIONS:
+                raise ValueError(unknown_option(name, OPTIONS))
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def mixed(self) -> bool:
+        """Whether the belief is a mixture (``mix`` with a belief)."""
+        return self.mix and self.belief > 0
+
+    def to_json(self) -> dict[str, Any]:
+        """Every setting by name."""
+        return dataclasses.asdict(self)
+
+
+def unknown_option(name: str, known: dict[str, Option] | list[str]) -> str:
+    """The message for an option ``name`` that is not among ``known`` (retired ones say why)."""
+    if name in RETIRED:
+        return f"option {name!r} is retired: {RETIRED[name]}"
+    return f"no option {name!r}; the options: {', '.join(known) or 'none'}"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long a search may run: ``iterations`` (a fixed budget), else ``time_ms``."""
+
+    iterations: int = 0
+    time_ms: int = 0
+
+    def __post_init__(self) -> None:
+        for name, option in LIMITS.items():
+            object.__setattr__(self, name, option.check(getattr(self, name)))
+
+    def budget(self, clock_ms: int | None) -> tuple[int, float]:
+        """(iterations, seconds) for one decision: one of the two is unlimited. A time budget
+        aims at nine tenths of ``time_ms``, else of the clock given, else of 1,000 ms."""
+        if self.iterations:
+            return self.iterations, math.inf
+        ms = self.time_ms or clock_ms or 1000
+        return 2**62, ms / 1000.0 * 0.9
+
+
+ISMCTS = SearchConfig()
+"""The ``ismcts`` agent: the Python search with random playouts, nothing else."""
+
+MASTER = SearchConfig(
+    exploration=0.5,
+    playout="greedy",
+    prior=1.0,
+    belief=30.0,
+    hidden="greedy",
+    guide=0.4,
+    mix=True,
+    adapt=0.6,
+)
+"""The ``master`` agent: what won matches (docs/ai.md, What went into master)."""

@@ -1,0 +1,302 @@
+"""What the opponent's decisions this round say about its hand: the belief's weights.
+
+With ``belief`` > 0 the fast search draws its worlds from a pool of dealt worlds, each in
+proportion to how likely the opponent's decisions this round are in it if it chose as greedy
+does, softened (a move's chance proportional to exp(beta * score)). :func:`opponent_decisions`
+reads those decisions from a VIEW; :func:`weigh` scores one world; :func:`belief_pool` deals and
+weighs a whole pool for several softnesses at once.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from hanamikoji.ai.fastplay import MAX_MOVES, relative, score
+from hanamikoji.cards import pack
+from hanamikoji.kernel.actions import IDS
+from hanamikoji.kernel.jit import jit, jit_inline
+from hanamikoji.kernel.row import C_ACTIONS, C_HAND, C_OFFER, C_RNG, C_SECRET, C_TO_MOVE
+from hanamikoji.kernel.rules import legal, rand_below
+from hanamikoji.kernel.tables import T_CODE, card_code
+from hanamikoji.moves import Action, Move
+from hanamikoji.view import SeenMove, View
+
+from .worlds import deal
+
+__all__ = ["HIDDEN_IDS", "NX", "belief_pool", "opponent_decisions", "weigh", "weigh_one"]
+
+
+# An opponent decision this round as the searching seat saw it (``belief``): kind (0 Secret,
+# 1 Discard, 2 Gift, 3 Competition, 4 a pick of the searcher's offer), turn, both sides played
+# and both actions-left masks then, the offer picked from (else -1), the move's action id (-1 for
+# a Secret or Discard, whose cards it did not see), whether its Secret was down by then.
+X_KIND, X_TURN, X_PLAYED, X_ACTIONS, X_OFFER, X_MOVE, X_SECRET = 0, 1, 2, 4, 6, 7, 8
+NX = 9
+
+
+@jit_inline
+def count(code: Any) -> Any:
+    """How many cards a packed set holds."""
+    n = 0
+    for g in range(7):
+        n += (code >> (4 * g)) & 15
+    return n
+
+
+@jit_inline
+def geisha(card: Any) -> Any:
+    """The geisha index (0..6) of a packed single card."""
+    g = 0
+    while card > 15:
+        card >>= 4
+        g += 1
+    return g
+
+
+@jit_inline
+def weigh(
+    world: Any,
+    discard: int,
+    decisions: Any,
+    beta: float,
+    opp: int,
+    T: Any,
+    H: Any,
+    F: Any,
+    hidden_ids: Any,
+    scratch: Any,
+    ids: Any,
+    vals: Any,
+    cache: Any,
+    cvals: Any,
+    used: Any,
+    rel: Any,
+) -> float:
+    """The log-likelihood of the opponent's decisions in ``world`` if it chose as greedy does,
+    softened (a move's chance is proportional to exp(beta * score)).
+
+    Its hand at each decision is rebuilt backwards from the world's: the cards it used since
+    go back in, and the card it drew at each of its turns comes out (drawn at random among the
+    hand then: which card came last is hidden, and all are equally likely). Draws come from
+    ``world``'s random stream. Each decision's best score and softmax normaliser depend only on
+    the hand (and the opponent's Secret, once down): ``cache`` keeps them by that key.
+    """
+    hand = world[C_HAND + opp]
+    total = 0.0
+    mask = cache.shape[0] - 1
+    relative(world, opp, rel)  # the markers: the same all round
+    for k in range(decisions.shape[0] - 1, -1, -1):
+        kind = decisions[k, X_KIND]
+        move = decisions[k, X_MOVE]
+        if kind == 0:
+            code = world[C_SECRET + opp]
+            move = hidden_ids[geisha(code)]
+        elif kind == 1:
+            code = discard
+            first = geisha(code & -code)  # the lower card's geisha, then the other's
+            move = hidden_ids[7 + 7 * first + geisha(code - (1 << (4 * first)))]
+        elif kind <= 3:
+            code = T[move, T_CODE]
+        else:
+            code = 0
+        hand += code
+        secret = world[C_SECRET + opp] if decisions[k, X_SECRET] else 0
+        mine = decisions[k, X_PLAYED + opp] + secret
+        theirs = decisions[k, X_PLAYED + 1 - opp]
+        offer = decisions[k, X_OFFER]
+        key = ((hand * 8 + (geisha(secret) + 1 if secret else 0)) << 4) + k
+        i = (key * 0x9E3779B1) & mask
+        while cache[i] != 0 and cache[i] != key + 1:
+            i = (i + 1) & mask
+        if cache[i] == 0 and used[0] > mask // 2:  # half full: start it afresh
+            cache[:] = 0
+            used[0] = 0
+            i = (key * 0x9E3779B1) & mask
+        if cache[i] == 0:
+            used[0] += 1
+            scratch[:] = world
+            scratch[C_HAND + opp] = hand
+            scratch[C_ACTIONS] = decisions[k, X_ACTIONS]
+            scratch[C_ACTIONS + 1] = decisions[k, X_ACTIONS + 1]
+            scratch[C_OFFER] = offer
+            scratch[C_TO_MOVE] = opp
+            n = legal(scratch, T, H, ids)
+            top = -math.inf
+            for j in range(n):
+                vals[j] = score(ids[j], offer, hand, mine, theirs, rel, T, F)
+                top = max(top, vals[j])
+            norm = 0.0
+            for j in range(n):
+                norm += math.exp(beta * (vals[j] - top))
+            cache[i] = key + 1
+            cvals[2 * i] = top
+            cvals[2 * i + 1] = math.log(norm) if n else math.nan
+        top = cvals[2 * i]
+        lognorm = cvals[2 * i + 1]
+        if not math.isnan(lognorm):
+            chosen = score(move, offer, hand, mine, theirs, rel, T, F)
+            total += beta * (chosen - top) - lognorm
+        if kind <= 3:  # before the action, the turn's draw: one of the hand's cards at random
+            r = rand_below(world, count(hand))
+            g = 0
+            while True:
+                c = (hand >> (4 * g)) & 15
+                if r < c:
+                    break
+                r -= c
+                g += 1
+            hand -= 1 << (4 * g)
+    return total
+
+
+@jit
+def weigh_one(
+    world: Any,
+    discard: int,
+    decisions: Any,
+    beta: float,
+    opp: int,
+    T: Any,
+    H: Any,
+    F: Any,
+    hidden_ids: Any,
+) -> float:
+    """:func:`weigh` of one world (for tests)."""
+    return weigh(
+        world.copy(),
+        discard,
+        decisions,
+        beta,
+        opp,
+        T,
+        H,
+        F,
+        hidden_ids,
+        np.empty_like(world),
+        np.empty(MAX_MOVES, dtype=np.int64),
+        np.empty(MAX_MOVES, dtype=np.float64),
+        np.zeros(1 << 10, dtype=np.int64),
+        np.empty(2 << 10, dtype=np.float64),
+        np.zeros(1, dtype=np.int64),
+        np.empty(7, dtype=np.int64),
+    )
+
+
+@jit
+def belief_pool(
+    template: Any,
+    cards: Any,
+    slots: Any,
+    opp: int,
+    decisions: Any,
+    betas: Any,
+    T: Any,
+    H: Any,
+    F: Any,
+    seed: int,
+    pool: Any,
+    spare: Any,
+    logw: Any,
+    hidden_ids: Any,
+) -> None:
+    """``pool.shape[0]`` worlds dealt as :func:`~.worlds.deal` deals them, and for each softness in
+    ``betas`` the log-likelihood of the opponent's decisions in each (``logw[w, b]``), with
+    one random order of its draws. ``spare[w]`` keeps the world's cards that are
+    neither the opponent's nor in the pile (the removed card), which the search shuffles back
+    into the pile world after world: the decisions weigh the opponent's cards, not the pile's
+    order."""
+    pos = template.copy()
+    pos[C_RNG] = seed
+    scratch = np.empty_like(template)
+    ids = np.empty(MAX_MOVES, dtype=np.int64)
+    vals = np.empty(MAX_MOVES, dtype=np.float64)
+    rel = np.empty(7, dtype=np.int64)
+    nb = betas.shape[0]
+    cache = np.zeros((nb, 1 << 16), dtype=np.int64)  # (decision, hand, Secret) + 1, or 0
+    cvals = np.empty((nb, 2 << 16), dtype=np.float64)  # its best score and log-normaliser
+    used = np.zeros(nb, dtype=np.int64)
+    placed = slots[0] + slots[1] + slots[2]
+    for w in range(pool.shape[0]):
+        deal(pos, cards, slots, opp)
+        discard = card_code(cards[placed]) + card_code(cards[placed + 1]) if slots[3] else 0
+        pool[w, :] = pos
+        rest = placed + (2 if slots[3] else 0)
+        for j in range(spare.shape[1]):
+            spare[w, j] = cards[rest + j]
+        rng = pos[C_RNG]  # the same draws for every softness
+        for b in range(nb):
+            pos[C_RNG] = rng
+            logw[w, b] = weigh(
+                pos,
+                discard,
+                decisions,
+                betas[b],
+                opp,
+                T,
+                H,
+                F,
+                hidden_ids,
+                scratch,
+                ids,
+                vals,
+                cache[b],
+                cvals[b],
+                used[b : b + 1],
+                rel,
+            )
+
+
+def _hidden_ids() -> npt.NDArray[np.int64]:
+    """The action ids of each Secret (by geisha index), then of each Discard (7 * lower + upper)."""
+    out = np.full(7 + 49, -1, dtype=np.int64)
+    for g in range(7):
+        out[g] = IDS[Move(Action.SECRET, str(g + 1))]
+        for h in range(g, 7):
+            out[7 + 7 * g + h] = IDS[Move(Action.DISCARD, f"{g + 1}{h + 1}")]
+    return out
+
+
+HIDDEN_IDS = _hidden_ids()
+
+
+def opponent_decisions(view: View) -> npt.NDArray[np.int64]:
+    """The opponent's decisions this round as ``view``'s seat saw them (rows of ``NX``)."""
+    opp = view.opponent
+    played = [0, 0]
+    actions = [15, 15]
+    turn = 0
+    pending, pending_code, offerer = -1, 0, 0
+    secret = 0
+    rows: list[tuple[int, ...]] = []
+    for entry in view.history:
+        if not isinstance(entry, SeenMove) or entry.round != view.round:
+            continue
+        text, seat = entry.move, entry.seat
+        letter = text[0]
+        if letter == "P":
+            if seat == opp:
+                move = IDS[Move.parse(text)]
+                rows.append((4, turn, *played, *actions, pending, move, secret))
+            take = pack(text[1:])
+            played[seat] += take
+            played[offerer] += pending_code - take
+            pending = -1
+            turn += 1
+            continue
+        kind = "SDGC".index(letter)
+        if seat == opp:
+            move = IDS[Move.parse(text)] if kind >= 2 else -1
+            rows.append((kind, turn, *played, *actions, -1, move, secret))
+        actions[seat] &= ~(1 << kind)
+        if kind >= 2:
+            offered = Move.parse(text)
+            pending, pending_code, offerer = IDS[offered], offered.code, seat
+        else:
+            if seat == opp and kind == 0:
+                secret = 1
+            turn += 1
+    return np.array(rows, dtype=np.int64).reshape(len(rows), NX)

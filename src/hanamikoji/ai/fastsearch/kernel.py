@@ -1,0 +1,247 @@
+"""The fast search's iterations, compiled: down the tree with UCB1 and availability counts in a
+world dealt afresh (or drawn from the belief's pool), one node added, greedy for both seats to
+the round's end, the value table, and the reward backed up (:class:`~.search.FastSearch`)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from hanamikoji.ai.fastplay import MAX_MOVES, NRESULT, choose, relative, round_end
+from hanamikoji.ai.fastplay import score as greedy_score
+from hanamikoji.kernel.actions import NUM_ACTIONS
+from hanamikoji.kernel.jit import jit, jit_inline
+from hanamikoji.kernel.row import C_HAND, C_OFFER, C_PLAYED, C_RNG, C_SECRET, C_TO_MOVE, C_TURN
+from hanamikoji.kernel.rules import apply, legal, rand_below
+from hanamikoji.kernel.tables import T_TYPE
+
+from .tree import C_DONE, C_NODES, K_DISCARD, K_SECRET, NKEYS, next_seed, slot
+from .worlds import deal, pool_draw
+
+__all__ = ["search"]
+
+
+@jit_inline
+def rollout(
+    row: Any, T: Any, H: Any, F: Any, horizon: int, max_rounds: int, out: Any, rel: Any, ids: Any
+) -> float:
+    """Greedy for both seats to the round's end, then the round's scoring and the value table:
+    seat 0's expected score."""
+    relative(row, 0, rel[0])
+    relative(row, 1, rel[1])
+    while row[C_TURN] < 8:
+        apply(row, choose(row, T, H, F, rel[row[C_TO_MOVE]], ids), T)
+    return round_end(row, F, horizon, max_rounds, out)
+
+
+@jit
+def search(
+    template: Any,
+    unseen: Any,
+    slots: Any,
+    me: int,
+    T: Any,
+    H: Any,
+    F: Any,
+    horizon: int,
+    max_rounds: int,
+    N: Any,
+    W: Any,
+    A: Any,
+    hkeys: Any,
+    hvals: Any,
+    shift: int,
+    counters: Any,
+    bias: Any,
+    allowed: Any,
+    prior: float,
+    c: float,
+    iterations: int,
+    hidden_greedy: bool,
+    model_pick: bool,
+    guide: float,
+    pool: Any,
+    spare: Any,
+    cumulative: Any,
+) -> None:
+    """Run up to ``iterations`` more iterations on the tree (node 0 is the root).
+
+    ``slots``: how many unseen cards go to the opponent's hand, its Secret (0 or 1) and the pile
+    still to be drawn; the rest of ``unseen`` (packed single cards, shuffled in place) is the
+    removed card and the opponent's Discard. Stops early when the node arrays are full.
+    """
+    opp = 1 - me
+    cards = unseen  # shuffled in place, iteration after iteration
+    pos = template.copy()
+    ids = np.empty(MAX_MOVES, dtype=np.int64)
+    keys = np.empty(MAX_MOVES, dtype=np.int64)
+    kids = np.empty(MAX_MOVES, dtype=np.int64)
+    untried = np.empty(MAX_MOVES, dtype=np.int64)
+    marks = np.empty(MAX_MOVES, dtype=np.float64)
+    path = np.empty(64, dtype=np.int64)
+    movers = np.empty(64, dtype=np.int64)
+    rel = np.empty(7, dtype=np.int64)
+    rels = np.empty((2, 7), dtype=np.int64)
+    more = np.empty(MAX_MOVES, dtype=np.int64)
+    out = np.empty(NRESULT, dtype=np.int64)
+    capacity = N.shape[0]
+    for _ in range(iterations):
+        if counters[C_NODES] + 1 > capacity:  # an iteration adds one node at most
+            return
+        pos[:] = template
+        pos[C_RNG] = next_seed(counters)
+        if pool.shape[0] > 0:  # a world of the weighted pool, in proportion to its weight
+            pool_draw(pos, pool, spare, cumulative, slots, counters, more)
+        else:
+            deal(pos, cards, slots, opp)
+        # Down the tree.
+        node = 0
+        depth = 0
+        while True:
+            mover = pos[C_TO_MOVE]
+            offer = pos[C_OFFER]
+            if model_pick and mover != me and offer >= 0:
+                # The opponent picks as greedy would with the hand this world gives it.
+                relative(pos, mover, rel)
+                ids[0] = choose(pos, T, H, F, rel, ids)
+                n = 1
+            else:
+                n = legal(pos, T, H, ids)
+                if node == 0:  # only the root moves the caller allows
+                    m = 0
+                    for i in range(n):
+                        if allowed[ids[i]]:
+                            ids[m] = ids[i]
+                            m += 1
+                    n = m
+            nk = 0
+            for i in range(n):
+                key = ids[i]
+                if mover != me and offer < 0:
+                    kind = T[key, T_TYPE]
+                    if kind == 0:
+                        key = K_SECRET
+                    elif kind == 1:
+                        key = K_DISCARD
+                if nk > 0 and keys[nk - 1] == key:
+                    continue
+                keys[nk] = key
+                nk += 1
+            nu = 0
+            base = node * NKEYS
+            for i in range(nk):
+                s = slot(hkeys, shift, base + keys[i])
+                if hkeys[s] == 0:
+                    kids[i] = -1
+                    untried[nu] = i
+                    nu += 1
+                else:
+                    ch = hvals[s]
+                    kids[i] = ch
+                    A[ch] += 1
+            at_root = node == 0 and prior > 0.0
+            guided = node != 0 and guide > 0.0
+            if guided:  # greedy's judgement of each edge in this world, scaled to 0..1
+                relative(pos, mover, rel)
+                hand = pos[C_HAND + mover]
+                mine = pos[C_PLAYED + mover] + pos[C_SECRET + mover]
+                theirs = pos[C_PLAYED + 1 - mover]
+                k = -1
+                for i in range(n):
+                    v = greedy_score(ids[i], offer, hand, mine, theirs, rel, T, F)
+                    key = ids[i]
+                    if mover != me and offer < 0 and T[key, T_TYPE] <= 1:
+                        key = K_SECRET if T[key, T_TYPE] == 0 else K_DISCARD
+                    if k < 0 or keys[k] != key:
+                        k += 1
+                        marks[k] = v
+                    elif v > marks[k]:
+                        marks[k] = v
+                low = marks[0]
+                high = marks[0]
+                for i in range(1, nk):
+                    low = min(low, marks[i])
+                    high = max(high, marks[i])
+                span = high - low if high > low else 1.0
+                for i in range(nk):
+                    marks[i] = (marks[i] - low) / span
+            if nu > 0:
+                if at_root:  # the heuristic's favourite first
+                    pick = untried[0]
+                    for u in range(1, nu):
+                        if bias[keys[untried[u]]] > bias[keys[pick]]:
+                            pick = untried[u]
+                elif guided:
+                    pick = untried[0]
+                    for u in range(1, nu):
+                        if marks[untried[u]] > marks[pick]:
+                            pick = untried[u]
+                else:
+                    pick = untried[rand_below(pos, nu)]
+                ch = counters[C_NODES]
+                counters[C_NODES] = ch + 1
+                N[ch] = 0
+                W[ch] = 0.0
+                A[ch] = 1
+                s = slot(hkeys, shift, base + keys[pick])
+                hkeys[s] = base + keys[pick] + 1
+                hvals[s] = ch
+                kids[pick] = ch
+            else:
+                best = -math.inf
+                pick = 0
+                for i in range(nk):
+                    ch = kids[i]
+                    score = W[ch] / N[ch] + c * math.sqrt(math.log(A[ch]) / N[ch])
+                    if at_root:  # progressive bias, fading with visits
+                        score += prior * bias[keys[i]] / (N[ch] + 1)
+                    elif guided:  # greedy's judgement of the edge in this world
+                        score += guide * marks[i] / (N[ch] + 1)
+                    if score > best:
+                        best = score
+                        pick = i
+            key = keys[pick]
+            if key >= NUM_ACTIONS:  # the opponent's hidden cards in this world
+                kind = 0 if key == K_SECRET else 1
+                a = -1
+                if hidden_greedy:
+                    relative(pos, mover, rel)
+                    hand = pos[C_HAND + mover]
+                    mine = pos[C_PLAYED + mover] + pos[C_SECRET + mover]
+                    theirs = pos[C_PLAYED + 1 - mover]
+                    top = -math.inf
+                    for i in range(n):
+                        if T[ids[i], T_TYPE] == kind:
+                            v = greedy_score(ids[i], -1, hand, mine, theirs, rel, T, F)
+                            if v > top:
+                                top = v
+                                a = ids[i]
+                else:
+                    m = 0
+                    for i in range(n):
+                        if T[ids[i], T_TYPE] == kind:
+                            m += 1
+                    r = rand_below(pos, m)
+                    for i in range(n):
+                        if T[ids[i], T_TYPE] == kind:
+                            if r == 0:
+                                a = ids[i]
+                                break
+                            r -= 1
+            else:
+                a = key
+            path[depth] = kids[pick]
+            movers[depth] = mover
+            depth += 1
+            apply(pos, a, T)
+            node = kids[pick]
+            if nu > 0 or pos[C_TURN] >= 8:
+                break
+        value0 = rollout(pos, T, H, F, horizon, max_rounds, out, rels, more)
+        for d in range(depth):
+            ch = path[d]
+            N[ch] += 1
+            W[ch] += value0 if movers[d] == 0 else 1.0 - value0
+        counters[C_DONE] += 1

@@ -1,0 +1,286 @@
+"""The fast search's Python face: one decision's tree, grown in chunks of iterations."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from hanamikoji.ai.config import SearchConfig
+from hanamikoji.ai.fastplay import position_row, tables
+from hanamikoji.kernel.actions import IDS
+from hanamikoji.kernel.tables import H, T
+from hanamikoji.moves import Move
+from hanamikoji.state import Rules
+from hanamikoji.view import View
+
+from .evidence import HIDDEN_IDS, belief_pool, opponent_decisions
+from .kernel import search
+from .tree import C_DONE, C_NODES, NKEYS, rehash, slot
+from .worlds import Dealing, deal_many, dealing, pool_draws
+
+__all__ = ["FAST_POOL", "FastSearch", "fast_search"]
+
+FAST_POOL = 65536
+"""How many worlds the belief weighs by default (``pool=0``): some 20 ms; a quarter as many with
+``mix``, which weighs each four times."""
+
+
+class FastSearch:
+    """One decision's search tree, grown in chunks of iterations (so a clock can stop it).
+
+    The root's moves are ``legal`` (a subset of the view's legal moves; all of them by default);
+    ``config`` says how to search (:class:`~hanamikoji.ai.config.SearchConfig`; ``playout`` does
+    not apply: the fast search plays greedy). ``dealing`` replaces the view's own
+    (:func:`~.worlds.dealing`): experiments give the search more than the view shows.
+
+    With ``belief`` > 0 the worlds are not dealt afresh but drawn from a pool of ``pool`` dealt
+    worlds, each in proportion to how likely the opponent's decisions this round are in it if
+    it chose as greedy does, softened: a move's chance proportional to exp(beta * score), with
+    beta = ``belief``, or with ``mix`` a mixture of beta in (0, belief/9, belief/3, belief) of
+    equal prior weights. ``evidence`` is then each beta's log mean likelihood over the pool (how
+    well it explains this round's decisions). With ``mix`` and ``adapt`` > 0, when the mixture
+    gives at least ``adapt`` to the two sharpest softnesses (the opponent chooses much as greedy
+    does), the opponent's picks are searched as greedy's.
+    """
+
+    N: npt.NDArray[np.int32]
+    W: npt.NDArray[np.float64]
+    A: npt.NDArray[np.int32]
+    hkeys: npt.NDArray[np.int64]
+    hvals: npt.NDArray[np.int32]
+
+    def __init__(
+        self,
+        view: View,
+        rng: random.Random,
+        *,
+        capacity: int,
+        legal: Sequence[Move] | None = None,
+        config: SearchConfig | None = None,
+        bias: dict[Move, float] | None = None,
+        rules: Rules | None = None,
+        dealing: Dealing | None = None,
+    ) -> None:
+        config = config or SearchConfig()
+        self.config = config
+        self.model_pick = False
+        self.guide = config.guide
+        self.F, self.horizon = tables()
+        if view.to_move != view.seat:
+            raise ValueError("the view's seat is not the one to move")
+        self.view = view
+        self.me = view.seat
+        dealt = dealing if dealing is not None else _dealing(view, rng, rules)
+        world = dealt.world
+        self.max_rounds = world.rules.max_rounds or 0
+        self.template = position_row(world, rng)
+        self.unseen = np.array([int(c) for c in dealt.cards], dtype=np.int64)
+        self.slots = np.array(dealt.slots, dtype=np.int64)
+        self.pool = np.zeros((0, len(self.template)), dtype=np.int64)
+        # The unseen cards neither the opponent's nor the pile's (the removed card).
+        left = len(self.unseen) - int(self.slots.sum())
+        self.spare = np.zeros((0, max(0, left)), dtype=np.int64)
+        self.cumulative = np.zeros(0, dtype=np.float64)
+        self.logw = self.cumulative
+        belief = config.belief
+        mix = config.mixed
+        decisions = opponent_decisions(view)
+        # One softness, or a mixture of four from a uniformly random opponent up to ``belief``.
+        self.betas = (0.0, belief / 9, belief / 3, belief) if mix else (belief,)
+        self.evidence = np.zeros(0, dtype=np.float64)
+        if belief > 0 and dealing is None and len(decisions):
+            pool = config.pool or (FAST_POOL // 4 if mix else FAST_POOL)
+            self.pool = np.empty((pool, len(self.template)), dtype=np.int64)
+            self.spare = np.empty((pool, max(0, left)), dtype=np.int64)
+            logs = np.empty((pool, len(self.betas)), dtype=np.float64)
+            belief_pool(
+                self.template,
+                self.unseen.copy(),
+                self.slots,
+                1 - self.me,
+                decisions,
+                np.array(self.betas, dtype=np.float64),
+                T,
+                H,
+                self.F,
+                rng.getrandbits(63),
+                self.pool,
+                self.spare,
+                logs,
+                HIDDEN_IDS,
+            )
+            # How well each softness explains the decisions: log mean likelihood over the pool.
+            top = logs.max(axis=0)
+            self.evidence = top + np.log(np.exp(logs - top).mean(axis=0))
+            # Each world weighed by the mixture: sum over softness of likelihood (equal priors).
+            peak = logs.max(axis=1, keepdims=True)
+            self.logw = (peak + np.log(np.exp(logs - peak).sum(axis=1, keepdims=True)))[:, 0]
+            self.cumulative = np.cumsum(np.exp(self.logw - self.logw.max()))
+        # How sure the mixture is that the opponent chooses much as greedy does (the two
+        # sharpest softnesses); with ``adapt`` its picks are then searched as greedy's.
+        post = self.evidence if len(self.evidence) else np.zeros(len(self.betas))
+        post = np.exp(post - post.max())
+        self.greedy_like = float(post[-2:].sum() / post.sum()) if mix else 0.0
+        if mix and config.adapt > 0 and self.greedy_like >= config.adapt:
+            self.model_pick = True
+        self.limit = max(2, capacity)  # the most nodes the tree may grow to
+        self._allocate(min(self.limit, 1 << 16))
+        self.counters = np.array((1, rng.getrandbits(63), 0), dtype=np.int64)  # node 0: root
+        self.allowed = np.zeros(NKEYS, dtype=np.bool_)
+        moves = view.legal_moves if legal is None else legal
+        if not moves or not set(moves) <= set(view.legal_moves):
+            raise ValueError("the root moves must be some of the view's legal moves")
+        for move in moves:
+            self.allowed[IDS[move]] = True
+        self.bias = np.zeros(NKEYS, dtype=np.float64)
+        if bias:
+            for move, b in bias.items():
+                self.bias[IDS[move]] = b
+        self.prior = config.prior if bias else 0.0
+        self.exploration = config.exploration
+        self.hidden_greedy = config.hidden == "greedy"
+
+    def _allocate(self, capacity: int) -> None:
+        """Node arrays for ``capacity`` nodes, the edge table twice that or more; keeps the tree."""
+        bits = max(4, (2 * capacity - 1).bit_length())
+        hkeys = np.zeros(1 << bits, dtype=np.int64)
+        hvals = np.zeros(1 << bits, dtype=np.int32)
+        N = np.zeros(capacity, dtype=np.int32)
+        W = np.zeros(capacity, dtype=np.float64)
+        A = np.zeros(capacity, dtype=np.int32)
+        if hasattr(self, "N"):
+            used = len(self.N)
+            N[:used], W[:used], A[:used] = self.N, self.W, self.A
+            rehash(self.hkeys, self.hvals, hkeys, hvals, 64 - bits)
+        self.N, self.W, self.A, self.hkeys, self.hvals = N, W, A, hkeys, hvals
+        self.shift = 64 - bits
+
+    def worlds(self, count: int, seed: int) -> npt.NDArray[np.int64]:
+        """``count`` positions dealt as the search deals them (kernel rows)."""
+        out = np.empty((count, len(self.template)), dtype=np.int64)
+        deal_many(self.template, self.unseen.copy(), self.slots, 1 - self.me, seed, out)
+        return out
+
+    def pool_worlds(self, count: int, seed: int) -> npt.NDArray[np.int64]:
+        """``count`` positions drawn from the belief's pool as the search draws them (kernel
+        rows); the belief must have a pool (opponent decisions to weigh)."""
+        if not len(self.pool):
+            raise ValueError("no belief pool: the search has no belief or nothing to weigh")
+        out = np.empty((count, len(self.template)), dtype=np.int64)
+        pool_draws(self.template, self.pool, self.spare, self.cumulative, self.slots, seed, out)
+        return out
+
+    @property
+    def iterations(self) -> int:
+        """Iterations done so far."""
+        return int(self.counters[C_DONE])
+
+    @property
+    def full(self) -> bool:
+        """Whether the tree has grown to its limit."""
+        return bool(self.counters[C_NODES] + 1 > self.limit)
+
+    def run(self, iterations: int) -> None:
+        """Up to ``iterations`` more iterations (fewer once the tree is full)."""
+        need = self.counters[C_NODES] + iterations
+        while need > len(self.N) and len(self.N) < self.limit:
+            self._allocate(min(self.limit, 4 * len(self.N)))
+        search(
+            self.template,
+            self.unseen,
+            self.slots,
+            self.me,
+            T,
+            H,
+            self.F,
+            self.horizon,
+            self.max_rounds,
+            self.N,
+            self.W,
+            self.A,
+            self.hkeys,
+            self.hvals,
+            self.shift,
+            self.counters,
+            self.bias,
+            self.allowed,
+            self.prior,
+            self.exploration,
+            iterations,
+            self.hidden_greedy,
+            self.model_pick,
+            self.guide,
+            self.pool,
+            self.spare,
+            self.cumulative,
+        )
+
+    def root(self, legal: Sequence[Move]) -> list[tuple[Move, int, float]]:
+        """Each legal move's (move, visits, mean reward for the searching seat)."""
+        out = []
+        for move in legal:
+            hk = IDS[move]  # node 0: the key is the action id itself
+            s = int(slot(self.hkeys, self.shift, hk))
+            if self.hkeys[s] == 0:
+                out.append((move, 0, 0.0))
+            else:
+                ch = int(self.hvals[s])
+                n = int(self.N[ch])
+                out.append((move, n, float(self.W[ch]) / n if n else 0.0))
+        return out
+
+
+def _dealing(view: View, rng: random.Random, rules: Rules | None) -> Dealing:
+    return dealing(view, rng, rules)
+
+
+def fast_search(
+    view: View,
+    legal: Sequence[Move],
+    rng: random.Random,
+    *,
+    iterations: int = 0,
+    seconds: float = math.inf,
+    config: SearchConfig | None = None,
+    bias: dict[Move, float] | None = None,
+    rules: Rules | None = None,
+    chunk: int = 256,
+    dealing: Dealing | None = None,
+    **settings: Any,
+) -> tuple[list[tuple[Move, int, float]], int, npt.NDArray[np.float64]]:
+    """Search a decision: each legal move's (move, visits, value), the iterations done, and
+    the belief's evidence for each softness (empty without a belief; see :class:`FastSearch`).
+
+    Stops after ``iterations`` (if more than 0) or when ``seconds`` have passed, whichever
+    comes first (one of them must be set). The settings are ``config`` (the declaration's
+    defaults if None) changed by ``settings`` (``belief=30``, ``mix=True`` ...).
+    """
+    if iterations <= 0 and seconds == math.inf:
+        raise ValueError("give the search iterations or seconds")
+    start = time.perf_counter()
+    config = (config or SearchConfig()).replace(**settings)
+    limit = iterations if iterations > 0 else 2**62
+    # A node an iteration: room for the fastest searches (late in a round) the clock allows.
+    capacity = limit + 1 if iterations > 0 else int(min(seconds, 8.0) * 1_000_000) + 4096
+    tree = FastSearch(
+        view,
+        rng,
+        capacity=min(capacity, 1 << 23),
+        legal=legal,
+        config=config,
+        bias=bias,
+        rules=rules,
+        dealing=dealing,
+    )
+    deadline = start + seconds
+    while tree.iterations < limit and not tree.full:
+        tree.run(min(chunk, limit - tree.iterations))
+        if time.perf_counter() >= deadline:
+            break
+    return tree.root(legal), tree.iterations, tree.evidence
