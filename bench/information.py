@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python bench/information.py --games 200 --jobs 2`` (``--agent SPEC`` for the
 searcher, default the Python search
-``master:fast=0,iterations=1000,playout=greedy,hidden=random``; ``--json`` for a
+``ismcts:iterations=1000,playout=greedy,exploration=0.5,prior=1``; ``--json`` for a
 machine-readable copy). The searcher plays greedy in duplicate pairs (the same deal from
 both seats) three ways:
 
@@ -13,14 +13,16 @@ both seats) three ways:
 
 The gap between ``fair`` and ``hand`` is what better inference about the opponent's hand could
 win at most; the gap between ``hand`` and ``all`` is the pile's luck, which no player can know.
-The Python search takes the oracle's worlds through ``worlds=``; the fast search (``fast=1``, as
-plain ``master``) through its own oracle, ``truth=`` (:func:`hanamikoji.ai.fastsearch.fast_search`),
-e.g. ``--agent master:iterations=20000`` (``bench/results-information-fast.json``).
+Both searches take the oracle through their hook for experiments,
+:func:`hanamikoji.ai.ismcts.search_worlds`: the Python search a function giving each
+iteration's world, the compiled one (``master``) a :class:`~hanamikoji.ai.fastsearch.Dealing`
+that deals only what the oracle leaves unknown, e.g. ``--agent master:iterations=20000``.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import random
@@ -31,9 +33,9 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from hanamikoji.ai import parse_agent
+from hanamikoji.ai.fastsearch import Dealing
 from hanamikoji.ai.greedy import GreedyAgent
-from hanamikoji.ai.ismcts import IsmctsAgent
-from hanamikoji.cards import unpack
+from hanamikoji.ai.ismcts import IsmctsAgent, Worlds, search_worlds
 from hanamikoji.state import State
 
 MODES = ("fair", "hand", "all")
@@ -41,31 +43,24 @@ MODES = ("fair", "hand", "all")
 
 def _hand_world(truth: State) -> Callable[[random.Random], State]:
     """Worlds with the opponent's true cards, the removed card and the pile shuffled."""
-    r = truth._r
-    turn = truth._turn
-    hidden = [unpack(c) for c in r.deck_codes[turn + 1 : 8]] + [r.deal.removed]
+    position = truth.position()
+    hidden = list(position.deck + position.removed)
 
     def world(rng: random.Random) -> State:
         cards = hidden[:]
         rng.shuffle(cards)
-        return State.from_position(
-            turn=turn,
-            hands=(truth.hand(0), truth.hand(1)),
-            actions_left=(truth.actions_left(0), truth.actions_left(1)),
-            deck="".join(cards[1:]),
-            removed=cards[0],
-            round=truth.round,
-            markers=truth.markers,
-            played=(truth.played(0), truth.played(1)),
-            secrets=(truth.secret(0), truth.secret(1)),
-            discards=(truth.discard(0), truth.discard(1)),
-            offer=truth.offer,
-            rules=truth.rules,
-            rng=rng,
-            check=False,
-        )
+        shuffled = dataclasses.replace(position, deck="".join(cards[1:]), removed=cards[0])
+        return State.from_position(shuffled, rules=truth.rules, rng=rng, check=False)
 
     return world
+
+
+def _oracle(truth: State, pile: bool) -> Dealing:
+    """The compiled search's oracle: the opponent's true cards; with ``pile`` the pile's true
+    order too, else the pile and the removed card shuffled."""
+    position = truth.position()
+    cards = "" if pile else position.deck + position.removed
+    return Dealing(truth, cards, (0, 0, 0 if pile else len(position.deck), 0))
 
 
 def play_pair(spec: str, mode: str, deal_seed: int) -> tuple[float, float]:
@@ -86,17 +81,17 @@ def play_pair(spec: str, mode: str, deal_seed: int) -> tuple[float, float]:
             else:
                 truth = state
                 view = state.view(seat)
-                worlds: Callable[[random.Random], State] | None = None
-                if agent.fast:  # the fast search's own oracle
-                    oracle = None if mode == "fair" else truth
-                    found = agent.search(view, legal, rng, truth=oracle, pile=mode == "all")
-                    move = found.best.move
+                if mode == "fair":
+                    move = agent.search(view, legal, rng).best.move
                 else:
-                    if mode == "all":
+                    worlds: Worlds | Dealing
+                    if agent.fast:
+                        worlds = _oracle(truth, pile=mode == "all")
+                    elif mode == "all":
                         worlds = lambda _rng, truth=truth: truth  # noqa: E731
-                    elif mode == "hand":
+                    else:
                         worlds = _hand_world(truth)
-                    move = agent.search(view, legal, rng, worlds=worlds).best.move
+                    move = search_worlds(agent, view, legal, rng, worlds).best.move
             state = state.apply(move)
         outcome = state.outcome
         assert outcome is not None
@@ -132,7 +127,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--agent", default="master:fast=0,iterations=1000,playout=greedy,hidden=random"
+        "--agent", default="ismcts:iterations=1000,playout=greedy,exploration=0.5,prior=1"
     )
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--jobs", type=int, default=2)

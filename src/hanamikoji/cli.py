@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hanamikoji import __version__
-from hanamikoji.ai import AGENTS, LEVELS
+from hanamikoji.ai import AGENTS, LEVELS, agent_options
 from hanamikoji.ai.analysis import DEFAULT_ITERATIONS
 from hanamikoji.record import Record, RecordError
 from hanamikoji.replay import render_replay
@@ -89,6 +89,19 @@ _ENGINE_NAMES = (
 """What ``hanamikoji engine NAME`` takes, for its help and its usage errors."""
 
 
+def _options_help() -> str:
+    """The search agents' options, for ``hanamikoji engine --help`` (from their declaration)."""
+    lines = []
+    for name, factory in sorted(AGENTS.items()):
+        options = agent_options(factory)
+        if not options:
+            continue
+        lines.append(f"{name} options (KEY=VALUE; default, range):")
+        for key, option in options.items():
+            lines.append(f"  {key}={option.default} ({option.range_text()}): {option.help}")
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``hanamikoji`` command."""
     parser = argparse.ArgumentParser(
@@ -135,7 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--name", default="you", help="your name in the record (default: you)")
 
     engine = sub.add_parser(
-        "engine", help="serve a built-in agent over the engine protocol on stdin/stdout"
+        "engine",
+        help="serve a built-in agent over the engine protocol on stdin/stdout",
+        epilog=_options_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     engine.add_argument("name", metavar="NAME", help=_ENGINE_NAMES)
     engine.add_argument("--seed", type=int, default=None, help="seed for the agent's choices")

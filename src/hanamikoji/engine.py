@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
 
 from hanamikoji import __version__
+from hanamikoji.ai import declared_options
 from hanamikoji.ai.base import Agent, start_game
 from hanamikoji.ai.prepare import prepare
 from hanamikoji.moves import InvalidMoveError, Move
@@ -116,6 +117,7 @@ def serve(
         err.flush()
 
     prepare(agent, say)
+    options = declared_options(agent)
     for number, raw in enumerate(_bounded_lines(inp, LINE_LIMIT), start=1):
         if raw is None:
             complain(number, f"a line over {LINE_LIMIT} characters, ignored")
@@ -139,7 +141,14 @@ def serve(
             continue
         kind = msg.get("type")
         if kind == "hello":
-            answer({"type": "hello", "name": name or agent.name, "version": __version__})
+            hello: dict[str, Any] = {
+                "type": "hello",
+                "name": name or agent.name,
+                "version": __version__,
+            }
+            if options:  # an optional field: what the agent can be set with (docs/protocol.md)
+                hello["options"] = options
+            answer(hello)
         elif kind == "game":
             games += 1
             rng = random.Random(f"{base}:{games}")

@@ -33,6 +33,7 @@ __all__ = [
     "RandomAgent",
     "SearchConfig",
     "agent_options",
+    "declared_options",
     "make_agent",
     "parse_agent",
 ]
@@ -92,6 +93,18 @@ def agent_options(factory: Callable[..., Agent]) -> dict[str, Option]:
     if not callable(options):
         return {}
     return {**LIMITS, **options()}
+
+
+def declared_options(agent: Agent) -> list[dict[str, Any]]:
+    """The options of a search agent as the engine's ``hello`` lists them (docs/protocol.md),
+    each with the agent's value as its default; empty for other agents and for levels."""
+    if not isinstance(agent, IsmctsAgent) or agent.name != type(agent).name:
+        return []
+    out = []
+    for name, option in agent_options(type(agent)).items():
+        value = getattr(agent.limits if name in LIMITS else agent.config, name)
+        out.append({**option.to_json(), "default": value})
+    return out
 
 
 def parse_agent(spec: str) -> Agent:

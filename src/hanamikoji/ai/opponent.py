@@ -94,8 +94,8 @@ def opponent_contexts(view: View) -> list[Context]:
 def _decisions(view: View, world: State, contexts: list[Context]) -> list[tuple[State, Move]]:
     """Each opponent decision as a state in ``world`` (rebuilt as the module says) and its move."""
     me, opp = view.seat, view.opponent
-    opp_secret = world._secrets[opp]
-    opp_discard = world._discards[opp]
+    opp_secret = pack(world.secret(opp) or "")
+    opp_discard = pack(world.discard(opp) or "")
     used = []
     for c in contexts:
         if c.move == "S":
@@ -105,7 +105,7 @@ def _decisions(view: View, world: State, contexts: list[Context]) -> list[tuple[
         else:
             m = Move.parse(c.move)
             used.append((m, m.code))
-    later = world._hands[opp]
+    later = pack(world.hand(opp))
     out: list[tuple[State, Move]] = []
     for c, (move, code) in zip(reversed(contexts), reversed(used), strict=True):
         later += code

@@ -158,7 +158,6 @@ def observe(
         raise ValueError(f"seat must be 0 or 1, got {seat!r}")
     if out is None:
         out = np.empty(OBS_SIZE, dtype=np.float32)
-    hands = state._hands
     _encode(
         out,
         seat,
@@ -168,20 +167,16 @@ def observe(
         state.to_move,
         state.phase.value,
         state.markers,
-        hands[seat],
-        state._secrets[seat],
-        state._discards[seat],
-        state._played,
-        state._actions,
+        pack(state.hand(seat)),
+        pack(state.secret(seat) or ""),
+        pack(state.discard(seat) or ""),
+        (pack(state.played(0)), pack(state.played(1))),
+        (actions_mask(state.actions_left(0)), actions_mask(state.actions_left(1))),
         state.offer,
-        _count_cards(hands[1 - seat]),
+        len(state.hand(1 - seat)),
         state.deck_left,
     )
     return out
-
-
-def _count_cards(code: int) -> int:
-    return sum(_counts(code))
 
 
 def encode_view(view: View, rules: Rules | None = None) -> npt.NDArray[np.float32]:
