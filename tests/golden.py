@@ -2,7 +2,7 @@
 once from the code as it stood before the AI and research code were reshaped, so that a change
 that should change nothing for users is checked against it (tests/test_golden.py).
 
-Regenerate only when a change of play is intended: ``.venv/bin/python -m tests.golden``.
+Regenerate only when a change of play is intended: ``.venv/bin/python tests/golden.py``.
 """
 
 from __future__ import annotations

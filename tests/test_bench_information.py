@@ -8,7 +8,7 @@ import pytest
 from bench.information import _hand_world, measure, play_pair
 
 from hanamikoji.ai import parse_agent
-from hanamikoji.ai.ismcts import IsmctsAgent
+from hanamikoji.ai.ismcts import IsmctsAgent, search_worlds
 from hanamikoji.state import State
 
 
@@ -34,13 +34,14 @@ def test_hand_worlds_keep_the_cards_in_hands_and_shuffle_the_rest(seed: int) -> 
             assert world.discard(seat) == truth.discard(seat)
             assert world.played(seat) == truth.played(seat)
         assert world.legal_moves == truth.legal_moves
-        hidden = sorted(world.deal.removed + world.deal.deck[truth._turn + 1 :])
-        assert hidden == sorted(truth.deal.removed + truth.deal.deck[truth._turn + 1 :])
+        turn = truth.position().turn
+        hidden = sorted(world.deal.removed + world.deal.deck[turn + 1 :])
+        assert hidden == sorted(truth.deal.removed + truth.deal.deck[turn + 1 :])
 
 
 def test_search_uses_the_worlds_it_is_given() -> None:
     truth = midgame(3)
-    agent = parse_agent("master:fast=0,iterations=50")
+    agent = parse_agent("ismcts:iterations=50")
     assert isinstance(agent, IsmctsAgent)
     seen: list[State] = []
 
@@ -48,20 +49,25 @@ def test_search_uses_the_worlds_it_is_given() -> None:
         seen.append(truth)
         return truth
 
-    result = agent.search(
-        truth.view(truth.to_move or 0), truth.legal_moves, random.Random(1), worlds=worlds
-    )
+    view = truth.view(truth.to_move or 0)
+    result = search_worlds(agent, view, truth.legal_moves, random.Random(1), worlds)
     assert len(seen) == result.iterations == 50
 
 
 @pytest.mark.parametrize("mode", ["fair", "hand", "all"])
 def test_a_pair_is_two_results(mode: str) -> None:
-    a, b = play_pair("master:fast=0,iterations=20,playout=greedy", mode, 7)
+    a, b = play_pair("ismcts:iterations=20,playout=greedy", mode, 7)
     assert a in (0.0, 0.5, 1.0) and b in (0.0, 0.5, 1.0)
 
 
 def test_measure_reports_a_score_in_its_interval() -> None:
-    row = measure("master:fast=0,iterations=10,playout=greedy", "all", 4, 1, 3)
+    row = measure("ismcts:iterations=10,playout=greedy", "all", 4, 1, 3)
     assert row["games"] == 4 and sum(row["pairs_0_05_1_15_2"]) == 2
     low, high = row["ci95"]
     assert 0.0 <= low <= row["score"] <= high <= 1.0
+
+
+@pytest.mark.parametrize("mode", ["hand", "all"])
+def test_the_compiled_search_takes_the_oracle_too(mode: str) -> None:
+    a, b = play_pair("master:iterations=30", mode, 5)
+    assert a in (0.0, 0.5, 1.0) and b in (0.0, 0.5, 1.0)

@@ -130,13 +130,13 @@ def test_playouts_replay_in_the_core(max_rounds: int | None) -> None:
 
 
 def test_value_table_lookup() -> None:
-    table, horizon = fastplay._tables()
+    table, horizon = fastplay.tables()
     values = round_values()
     for code in range(CONFIGS):
         markers = markers_of(code)
         for first in (0, 1):
             for left in (*range(1, horizon + 3), None):
-                got = fastplay._table_value(table, horizon, code, first, left or 0)
+                got = fastplay.table_value(table, horizon, code, first, left or 0)
                 assert got == values.value(markers, first, left), (code, first, left)
 
 

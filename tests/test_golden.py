@@ -7,7 +7,8 @@ import json
 from typing import Any
 
 import pytest
-from tests import golden
+
+import golden
 
 
 @pytest.fixture(scope="module")

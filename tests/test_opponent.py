@@ -11,13 +11,20 @@ import pytest
 from conftest import EXAMPLE_DEAL, play
 from hanamikoji.ai import AgentError, parse_agent
 from hanamikoji.ai.belief import determinize
-from hanamikoji.ai.fastplay import _ID, P_DECK, P_HAND, P_RNG, P_TURN, _position, greedy_scores
-from hanamikoji.ai.fastsearch import _HIDDEN_IDS, FastSearch, _weigh_one, opponent_decisions
+from hanamikoji.ai.config import SearchConfig
+from hanamikoji.ai.fastplay import greedy_scores, position_row
+from hanamikoji.ai.fastsearch import FastSearch
+from hanamikoji.ai.fastsearch.evidence import HIDDEN_IDS, opponent_decisions, weigh_one
 from hanamikoji.ai.greedy import GreedyAgent
 from hanamikoji.ai.ismcts import IsmctsAgent
 from hanamikoji.ai.opponent import WeightedPool, _decisions, opponent_contexts, weigh
 from hanamikoji.cards import pack
-from hanamikoji.env.batch import _H, _T
+from hanamikoji.kernel.actions import IDS as _ID
+from hanamikoji.kernel.row import C_DECK as P_DECK
+from hanamikoji.kernel.row import C_HAND as P_HAND
+from hanamikoji.kernel.row import C_RNG as P_RNG
+from hanamikoji.kernel.row import C_TURN as P_TURN
+from hanamikoji.kernel.tables import H, T
 from hanamikoji.moves import Action, Move
 from hanamikoji.state import State
 
@@ -115,7 +122,7 @@ def test_pool_is_uniform_before_the_opponent_acts() -> None:
 
 def test_search_with_belief_is_deterministic_and_checked() -> None:
     state = play(State.from_deals([DEAL]), "S6 C46-47 P46 G557 P5 D37")
-    agent = parse_agent("master:fast=0,iterations=150,belief=2,pool=32")
+    agent = parse_agent("ismcts:iterations=150,belief=2,pool=32,playout=greedy,prior=1")
     assert isinstance(agent, IsmctsAgent)
     view = state.view(0)
     a = agent.search(view, state.legal_moves, random.Random(3))
@@ -146,7 +153,9 @@ def test_the_kernel_ranks_the_true_world_high_against_greedy() -> None:
         if state is None or state.to_move is None:
             continue
         view = state.view(state.to_move)
-        tree = FastSearch(view, random.Random(seed), capacity=16, belief=2.0, pool=1024)
+        tree = FastSearch(
+            view, random.Random(seed), capacity=16, config=SearchConfig(belief=2.0, pool=1024)
+        )
         if not len(tree.logw):
             continue
         opp = view.opponent
@@ -154,10 +163,10 @@ def test_the_kernel_ranks_the_true_world_high_against_greedy() -> None:
             assert sum((int(row[P_HAND + opp]) >> (4 * g)) & 15 for g in range(7)) == len(
                 state.hand(opp)
             )
-        truth = _position(state, random.Random(1))
+        truth = position_row(state, random.Random(1))
         discard = pack(state.discard(opp) or "")
         decisions = opponent_decisions(view)
-        weigh_truth = _weigh_one(truth, discard, decisions, 2.0, opp, _T, _H, tree.F, _HIDDEN_IDS)
+        weigh_truth = weigh_one(truth, discard, decisions, 2.0, opp, T, H, tree.F, HIDDEN_IDS)
         ranks.append(float(np.mean(tree.logw < weigh_truth)))
     assert len(ranks) >= 20
     # The true world outweighs most uniformly dealt ones (measured: 0.86 of them on average).
@@ -174,15 +183,15 @@ def test_the_kernel_with_belief_is_deterministic_and_checked() -> None:
     assert a.moves == b.moves and a.iterations == 2000
     assert sum(m.visits for m in a.moves) == 2000
     with pytest.raises(ValueError, match="belief"):
-        FastSearch(view, random.Random(1), capacity=16, belief=-1.0)
+        SearchConfig(belief=-1.0)
     with pytest.raises(ValueError, match="pool"):
-        FastSearch(view, random.Random(1), capacity=16, belief=1.0, pool=0)
+        SearchConfig(belief=1.0, pool=-1)
 
 
 def test_pool_worlds_keep_the_opponents_cards_and_shuffle_the_pile_afresh() -> None:
     state = play(State.from_deals([DEAL]), "S6 C46-47 P46 G557 P5 D37")
     view = state.view(0)
-    tree = FastSearch(view, random.Random(1), capacity=16, belief=30.0, pool=1)
+    tree = FastSearch(view, random.Random(1), capacity=16, config=SearchConfig(belief=30.0, pool=1))
     turn = int(tree.template[P_TURN])
     first, m = P_DECK + turn + 1, int(tree.slots[2])
     assert m == 3 and tree.spare.shape == (1, 1)  # three cards still to draw, one removed
@@ -214,7 +223,12 @@ def test_the_mixture_finds_greedy_more_likely_than_chance_against_greedy() -> No
         if state is None or state.to_move is None:
             continue
         view = state.view(state.to_move)
-        tree = FastSearch(view, random.Random(seed), capacity=16, belief=30.0, pool=512, mix=True)
+        tree = FastSearch(
+            view,
+            random.Random(seed),
+            capacity=16,
+            config=SearchConfig(belief=30.0, pool=512, mix=True),
+        )
         if not len(tree.evidence):
             continue
         assert tree.betas == (0.0, 30.0 / 9, 10.0, 30.0)
@@ -223,7 +237,10 @@ def test_the_mixture_finds_greedy_more_likely_than_chance_against_greedy() -> No
         favoured += int(tree.evidence[1:].max() > tree.evidence[0])
         sure += tree.greedy_like
         adapted = FastSearch(
-            view, random.Random(seed), capacity=16, belief=30.0, pool=512, mix=True, adapt=0.5
+            view,
+            random.Random(seed),
+            capacity=16,
+            config=SearchConfig(belief=30.0, pool=512, mix=True, adapt=0.5),
         )
         assert adapted.greedy_like == tree.greedy_like and not tree.model_pick
         assert adapted.model_pick == (tree.greedy_like >= 0.5)
@@ -232,40 +249,29 @@ def test_the_mixture_finds_greedy_more_likely_than_chance_against_greedy() -> No
     assert sure / positions > 0.5  # and the sharp softnesses carry most of the mixture
 
 
-def test_the_odds_tilt_the_mixture_and_are_checked() -> None:
+def test_the_mixture_weighs_the_same_worlds_otherwise() -> None:
     state = play(State.from_deals([DEAL]), "S6 C46-47 P46 G557 P5 D37")
     view = state.view(0)
-    even = FastSearch(view, random.Random(1), capacity=16, belief=30.0, pool=256, mix=True)
-    sharp = FastSearch(
-        view,
-        random.Random(1),
-        capacity=16,
-        belief=30.0,
-        pool=256,
-        mix=True,
-        odds=[-1e4, -1e4, -1e4, 0],
+    even = FastSearch(
+        view, random.Random(1), capacity=16, config=SearchConfig(belief=30.0, pool=256, mix=True)
     )
-    alone = FastSearch(view, random.Random(1), capacity=16, belief=30.0, pool=256)
+    alone = FastSearch(
+        view, random.Random(1), capacity=16, config=SearchConfig(belief=30.0, pool=256)
+    )
     assert (even.pool == alone.pool).all()  # the same worlds, weighed differently
-    # Odds all on the sharpest softness give (almost) its weights alone.
-    assert np.allclose(sharp.logw - sharp.logw.max(), alone.logw - alone.logw.max(), atol=1e-6)
     assert not np.allclose(even.logw - even.logw.max(), alone.logw - alone.logw.max())
-    with pytest.raises(ValueError, match="odds"):
-        FastSearch(view, random.Random(1), capacity=16, belief=30.0, pool=8, mix=True, odds=[0])
 
 
 def test_the_mixture_options_are_checked() -> None:
     agent = parse_agent("master:iterations=300,belief=30,mix=1,adapt=0.6,pool=256")
-    assert isinstance(agent, IsmctsAgent) and agent.mix and agent.adapt == 0.6
-    with pytest.raises(AgentError, match="mix"):
+    assert isinstance(agent, IsmctsAgent) and agent.config.mix and agent.config.adapt == 0.6
+    with pytest.raises(AgentError, match="no option 'mix'"):
         parse_agent("ismcts:belief=2,mix=1")
-    with pytest.raises(AgentError, match="histories"):
+    with pytest.raises(AgentError, match="retired"):
         parse_agent("master:belief=0,histories=2")
-    with pytest.raises(AgentError, match="adapt"):
-        parse_agent("ismcts:fast=1,playout=greedy,belief=3,adapt=0.5")
+    with pytest.raises(AgentError, match="no option 'adapt'"):
+        parse_agent("ismcts:playout=greedy,belief=3,adapt=0.5")
     with pytest.raises(AgentError, match="adapt"):
         parse_agent("master:adapt=2")
     plain = parse_agent("master:belief=0")  # the master before the belief
-    assert isinstance(plain, IsmctsAgent) and not plain.mix and plain.adapt == 0
-    python = parse_agent("master:fast=0,playout=smart")
-    assert isinstance(python, IsmctsAgent) and python.belief == 0 and not python.mix
+    assert isinstance(plain, IsmctsAgent) and not plain.config.mixed

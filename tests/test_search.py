@@ -64,13 +64,12 @@ def test_the_constructed_positions_are_what_they_claim() -> None:
 
 SEARCHERS: dict[str, Callable[[], IsmctsAgent]] = {
     "ismcts": lambda: IsmctsAgent(iterations=300, playout="policy"),
-    "ismcts-fast": lambda: IsmctsAgent(iterations=300, playout="greedy", fast=True),
+    "ismcts-greedy": lambda: IsmctsAgent(iterations=300, playout="greedy"),
+    "ismcts-smart": lambda: IsmctsAgent(iterations=300, playout="smart", prior=1.0),
+    "ismcts-hidden-greedy": lambda: IsmctsAgent(iterations=300, playout="smart", hidden="greedy"),
     "master": lambda: MasterAgent(iterations=300),
-    "master-model-pick": lambda: MasterAgent(iterations=300, model="pick"),
-    "master-hidden-greedy": lambda: MasterAgent(iterations=300, hidden="greedy"),
-    "master-python": lambda: MasterAgent(iterations=300, fast=False, playout="smart"),
-    "master-python-model-pick": lambda: MasterAgent(iterations=300, fast=False, model="pick"),
-    "master-python-model-all": lambda: MasterAgent(iterations=300, fast=False, model="all"),
+    "master-adapt": lambda: MasterAgent(iterations=300, adapt=0.000001),
+    "master-hidden-random": lambda: MasterAgent(iterations=300, hidden="random"),
 }
 
 
@@ -104,13 +103,13 @@ def test_a_search_with_a_fixed_budget_is_deterministic_and_counts_its_visits() -
     assert all(0.0 <= m.value <= 1.0 for m in a.moves)
 
 
-@pytest.mark.parametrize(("model", "fast"), [("pick", True), ("pick", False), ("all", False)])
-def test_an_opponent_model_keeps_the_search_deterministic(model: str, fast: bool) -> None:
+@pytest.mark.parametrize("adapt", [0.0, 0.000001])
+def test_the_opponent_model_keeps_the_search_deterministic(adapt: float) -> None:
     state = State.new(8)
     for _ in range(5):  # into the round, past an offer or two
         state = state.apply(state.legal_moves[0])
     view = state.view(state.to_move)  # type: ignore[arg-type]
-    agent = MasterAgent(iterations=300, model=model, fast=fast)
+    agent = MasterAgent(iterations=300, adapt=adapt)
     a = agent.search(view, state.legal_moves, random.Random(3))
     b = agent.search(view, state.legal_moves, random.Random(3))
     assert a.moves == b.moves and a.iterations == 300

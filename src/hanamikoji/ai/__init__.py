@@ -77,8 +77,8 @@ def make_agent(name: str, options: Mapping[str, str] | None = None) -> Agent:
             continue
         param = params.get(key)
         if declared or param is None or key.startswith("_"):
-            known = list(declared) or [p for p in params if not p.startswith("_")]
-            raise AgentError(f"agent {name!r}: {unknown_option(key, known)}")
+            allowed = list(declared) or [p for p in params if not p.startswith("_")]
+            raise AgentError(f"agent {name!r}: {unknown_option(key, allowed)}")
         kwargs[key] = _convert(name, key, text, param.default)
     try:
         return factory(**kwargs)
