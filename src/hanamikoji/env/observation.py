@@ -21,24 +21,27 @@ from hanamikoji.moves import Action, Move, actions_mask
 from hanamikoji.state import Rules, State, standing
 from hanamikoji.view import View
 
-__all__ = ["FIELDS", "OBS_SIZE", "encode_view", "field_slices", "observe"]
+__all__ = ["FIELDS", "LAYOUT", "OBS_SIZE", "N", "encode_view", "field_slices", "fields", "observe"]
 
-FIELDS: tuple[tuple[str, int, str], ...] = (
-    ("hand", 7, "cards of each geisha in the seat's hand"),
-    ("secret", 7, "the seat's own Secret this round (0 or 1 per geisha)"),
-    ("discard", 7, "the seat's own Discard this round"),
-    ("played_own", 7, "cards on the seat's side this round"),
-    ("played_opponent", 7, "cards on the opponent's side this round"),
-    ("unseen", 7, "cards of each geisha the seat has not seen this round (hidden from it)"),
-    ("markers_own", 7, "1 where the geisha's marker is on the seat's side"),
-    ("markers_opponent", 7, "1 where it is on the opponent's side"),
+N = 0
+"""In :data:`LAYOUT`, a part with one entry per geisha."""
+
+LAYOUT: tuple[tuple[str, int, str], ...] = (
+    ("hand", N, "cards of each geisha in the seat's hand"),
+    ("secret", N, "the seat's own Secret this round (0 or 1 per geisha)"),
+    ("discard", N, "the seat's own Discard this round"),
+    ("played_own", N, "cards on the seat's side this round"),
+    ("played_opponent", N, "cards on the opponent's side this round"),
+    ("unseen", N, "cards of each geisha the seat has not seen this round (hidden from it)"),
+    ("markers_own", N, "1 where the geisha's marker is on the seat's side"),
+    ("markers_opponent", N, "1 where it is on the opponent's side"),
     ("charm", 2, "charm from the markers: own, opponent"),
     ("geisha", 2, "markers held: own, opponent"),
     ("actions_own", 4, "1 for each unused action of the seat, in the order S D G C"),
     ("actions_opponent", 4, "the same for the opponent"),
-    ("offer_gift", 7, "the three cards of a Gift being answered"),
-    ("offer_pair_1", 7, "the first pair of a Competition being answered"),
-    ("offer_pair_2", 7, "its second pair"),
+    ("offer_gift", N, "the three cards of a Gift being answered"),
+    ("offer_pair_1", N, "the first pair of a Competition being answered"),
+    ("offer_pair_2", N, "its second pair"),
     ("phase", 3, "one-hot: action, pick, over"),
     ("to_move", 1, "1 when the decision is the seat's"),
     ("first", 1, "1 when the seat plays first this round"),
@@ -47,6 +50,18 @@ FIELDS: tuple[tuple[str, int, str], ...] = (
     ("deck", 1, "cards left in the draw pile"),
     ("opponent_hand", 1, "cards in the opponent's hand"),
 )
+"""The observation's parts, once for every adapter: (name, length, meaning), where a length of
+:data:`N` is one entry per geisha (the batch simulator's kernel and the OpenSpiel observer
+place their parts by it too)."""
+
+
+def fields(geisha: int = 7) -> tuple[tuple[str, int, str], ...]:
+    """The observation's parts for a game of ``geisha`` geisha (OpenSpiel's variants)."""
+    return tuple((name, geisha if n == N else n, meaning) for name, n, meaning in LAYOUT)
+
+
+FIELDS = fields()
+"""The parts of the standard game's observation, in order (name, length, meaning)."""
 
 OBS_SIZE = sum(n for _, n, _ in FIELDS)
 """The length of an observation (98)."""

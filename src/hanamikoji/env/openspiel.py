@@ -82,13 +82,31 @@ B = n + An + 2A(4 + 3n) + 2n: 249 for the standard game, whose tensor has 98 + 2
 
 from __future__ import annotations
 
-import re
-from itertools import combinations
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pyspiel
+
+from hanamikoji.env.observation import fields
+from hanamikoji.env.variant import (
+    ACTION,
+    DEAL,
+    DEFAULT_ACTIONS,
+    DEFAULT_CHARMS,
+    DRAW,
+    NOMINAL_ROUNDS,
+    OVER,
+    PICK,
+    Counts,
+    Table,
+    Variant,
+    chance,
+    decide,
+    initial,
+    text_of,
+    variant_of,
+)
 
 __all__ = [
     "DEFAULT_ACTIONS",
@@ -102,415 +120,11 @@ __all__ = [
     "observation_fields",
 ]
 
-DEFAULT_CHARMS = "2:2:2:3:3:4:5"
-"""The standard game's charms (geisha 1..7)."""
-
-DEFAULT_ACTIONS = "SDGC"
-"""The standard game's four actions."""
-
-_SIZES = {"S": 1, "D": 2, "G": 3, "C": 4}
-_ORDER = {"S": 0, "D": 1, "G": 2, "C": 3, "P": 4}
-_NOMINAL_ROUNDS = 100
-
-# Stages of a position.
-_DEAL, _DRAW, _ACTION, _PICK, _OVER = range(5)
-
 
 def observation_fields(n: int) -> tuple[tuple[str, int], ...]:
-    """The observation tensor's parts (name, length) for ``n`` geisha, in order."""
-    return (
-        ("hand", n),
-        ("secret", n),
-        ("discard", n),
-        ("played_own", n),
-        ("played_opponent", n),
-        ("unseen", n),
-        ("markers_own", n),
-        ("markers_opponent", n),
-        ("charm", 2),
-        ("geisha", 2),
-        ("actions_own", 4),
-        ("actions_opponent", 4),
-        ("offer_gift", n),
-        ("offer_pair_1", n),
-        ("offer_pair_2", n),
-        ("phase", 3),
-        ("to_move", 1),
-        ("first", 1),
-        ("round", 1),
-        ("rounds_left", 1),
-        ("deck", 1),
-        ("opponent_hand", 1),
-    )
-
-
-Counts = tuple[int, ...]
-
-
-def _add(a: Counts, b: Counts) -> Counts:
-    return tuple([x + y for x, y in zip(a, b, strict=True)])
-
-
-def _sub(a: Counts, b: Counts) -> Counts:
-    return tuple([x - y for x, y in zip(a, b, strict=True)])
-
-
-def _text(c: Counts) -> str:
-    return "".join(str(g + 1) * k for g, k in enumerate(c))
-
-
-class _Move:
-    """One distinct move of a variant: its letter, notation, cards and groups (as counts)."""
-
-    __slots__ = ("cards", "groups", "letter", "text")
-
-    def __init__(self, letter: str, groups: tuple[str, ...], n: int) -> None:
-        self.letter = letter
-        self.text = letter + "-".join(groups)
-        self.groups: tuple[Counts, ...] = tuple(_counts_of(g, n) for g in groups)
-        self.cards: Counts = _counts_of("".join(groups), n)
-
-
-def _counts_of(cards: str, n: int) -> Counts:
-    out = [0] * n
-    for c in cards:
-        out[int(c) - 1] += 1
-    return tuple(out)
-
-
-class Variant:
-    """The rules parameters of one game, validated, with everything derived from them.
-
-    ``Variant(1, "2:3:4", "SG")`` is a 9-card game of one round where each player holds 2
-    cards, draws 2 and plays a Secret and a Gift. Raises ``ValueError`` (saying why) for
-    parameters that are malformed or don't add up. Besides the parameters it holds the hand
-    size, the win thresholds, every distinct move (``moves``, by action number) and the sizes
-    of the tensors.
-    """
-
-    def __init__(
-        self, max_rounds: int = 3, charms: str = DEFAULT_CHARMS, actions: str = DEFAULT_ACTIONS
-    ) -> None:
-        if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 0:
-            raise ValueError(
-                f"max_rounds must be a whole number, 0 for no limit, got {max_rounds!r}"
-            )
-        if not isinstance(charms, str):
-            raise ValueError(f"charms must be a string like {DEFAULT_CHARMS!r}, got {charms!r}")
-        try:
-            charm = tuple(int(part) for part in re.split(r"[:,/\s-]+", charms.strip()))
-        except ValueError:
-            raise ValueError(
-                f"charms must be whole numbers separated by colons (or commas), like "
-                f"{DEFAULT_CHARMS!r}, got {charms!r}"
-            ) from None
-        if not 2 <= len(charm) <= 9:
-            raise ValueError(f"charms must name 2 to 9 geisha, got {len(charm)} in {charms!r}")
-        if any(not 1 <= c <= 9 for c in charm):
-            raise ValueError(f"every geisha's charm must be 1 to 9, got {charms!r}")
-        if not isinstance(actions, str):
-            raise ValueError(f"actions must be a string of letters of SDGC, got {actions!r}")
-        letters = actions.strip().upper()
-        if (
-            not letters
-            or any(a not in _SIZES for a in letters)
-            or len(set(letters)) != len(letters)
-        ):
-            raise ValueError(
-                f"actions must be distinct letters of SDGC (at least one), got {actions!r}"
-            )
-        letters = "".join(a for a in "SDGC" if a in letters)
-        total = sum(charm)
-        n_actions = len(letters)
-        used = sum(_SIZES[a] for a in letters)
-        if total != 1 + 2 * used:
-            raise ValueError(
-                f"the variant does not add up: with actions {letters} each player plays "
-                f"{used} cards a round (S1 D2 G3 C4), its hand of h cards and its "
-                f"{n_actions} draws, so h = {used - n_actions} and the game needs "
-                f"1 + 2 x {used} = {1 + 2 * used} cards; the charms {charms!r} give {total}"
-            )
-        self.max_rounds = max_rounds
-        self.charms: Counts = charm
-        self.charms_text = ":".join(str(c) for c in charm)
-        self.actions = letters
-        self.n = len(charm)
-        self.total_cards = total
-        self.num_actions_each = n_actions
-        self.hand_size = used - n_actions
-        self.turns = 2 * n_actions
-        self.win_charm = total // 2 + 1
-        self.win_geisha = self.n // 2 + 1
-        self.deal_steps = 1 + 2 * self.hand_size
-        picks_each = sum(1 for a in letters if a in "GC")
-        self.round_length = self.turns + 2 * picks_each
-        self.chance_per_round = self.deal_steps + self.turns
-        self.moves: tuple[_Move, ...] = self._all_moves()
-        self.ids: dict[str, int] = {m.text: i for i, m in enumerate(self.moves)}
-        self.by_letter: dict[str, tuple[tuple[int, Counts], ...]] = {
-            a: tuple((i, m.cards) for i, m in enumerate(self.moves) if m.letter == a)
-            for a in letters
-        }
-        self.picks: dict[int, tuple[int, ...]] = {
-            i: self._picks_of(m) for i, m in enumerate(self.moves) if m.letter in "GC"
-        }
-        self.obs_fields = observation_fields(self.n)
-        self.obs_size = sum(k for _, k in self.obs_fields)
-        self.turn_size = 4 + 3 * self.n
-        self.block_size = self.n + n_actions * self.n + self.turns * self.turn_size + 2 * self.n
-        self.info_size = self.obs_size + 2 + max_rounds * self.block_size
-        self._legal: dict[tuple[Counts, str], list[int]] = {}
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Variant:
-        return self  # immutable once built: states share it
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_variant, (self.max_rounds, self.charms_text, self.actions))
-
-    @property
-    def params(self) -> dict[str, Any]:
-        """The pyspiel parameters of this variant."""
-        return {"max_rounds": self.max_rounds, "charms": self.charms_text, "actions": self.actions}
-
-    def _all_moves(self) -> tuple[_Move, ...]:
-        cards = "".join(str(g + 1) * c for g, c in enumerate(self.charms))
-        subsets = {k: sorted({"".join(c) for c in combinations(cards, k)}) for k in (1, 2, 3, 4)}
-        texts: dict[str, _Move] = {}
-        for a in self.actions:
-            if a == "C":
-                for four in subsets[4]:
-                    w, x, y, z = four[0], four[1], four[2], four[3]
-                    for p, q in ((w + x, y + z), (w + y, x + z), (w + z, x + y)):
-                        pair = tuple(sorted((p, q)))
-                        m = _Move("C", pair, self.n)
-                        texts[m.text] = m
-            else:
-                for s in subsets[_SIZES[a]]:
-                    m = _Move(a, (s,), self.n)
-                    texts[m.text] = m
-        if "G" in self.actions:
-            for s in subsets[1]:
-                texts["P" + s] = _Move("P", (s,), self.n)
-        if "C" in self.actions:
-            for s in subsets[2]:
-                texts["P" + s] = _Move("P", (s,), self.n)
-        return tuple(sorted(texts.values(), key=lambda m: (_ORDER[m.letter], m.text)))
-
-    def _picks_of(self, offer: _Move) -> tuple[int, ...]:
-        body = offer.text[1:]
-        options = set(body) if offer.letter == "G" else set(body.split("-"))
-        return tuple(sorted(self.ids["P" + o] for o in options))
-
-    def legal(self, hand: Counts, left: str) -> list[int]:
-        """The action numbers open to a hand with the actions ``left``, ascending."""
-        key = (hand, left)
-        found = self._legal.get(key)
-        if found is None:
-            found = []
-            for a in left:
-                for i, cards in self.by_letter[a]:
-                    if all(c <= h for c, h in zip(cards, hand, strict=True)):
-                        found.append(i)
-            self._legal[key] = found
-        return found
-
-    def standing(self, markers: Counts) -> tuple[tuple[int, int], tuple[int, int]]:
-        """Charm and geisha count per seat for markers (-1 neutral, 0 or 1 the owner)."""
-        charm = [0, 0]
-        geisha = [0, 0]
-        for g, owner in enumerate(markers):
-            if owner >= 0:
-                charm[owner] += self.charms[g]
-                geisha[owner] += 1
-        return (charm[0], charm[1]), (geisha[0], geisha[1])
-
-
-_VARIANTS: dict[tuple[int, str, str], Variant] = {}
-
-
-def _variant(max_rounds: int, charms: str, actions: str) -> Variant:
-    """The variant of these parameters, built once per process for each canonical spelling."""
-    plain = type(max_rounds) is int and type(charms) is str and type(actions) is str
-    v = _VARIANTS.get((max_rounds, charms, actions)) if plain else None
-    if v is None:
-        v = Variant(max_rounds, charms, actions)
-        v = _VARIANTS.setdefault((v.max_rounds, v.charms_text, v.actions), v)
-    return v
-
-
-class _Position:
-    """Everything about a position; never changed once built (each move builds a new one).
-
-    Being immutable, a position is shared, not copied, when pyspiel clones a state, and it
-    keeps the information-state strings computed from it (``memo``).
-    """
-
-    v: Variant
-    round: int
-    first: int
-    markers: Counts
-    stage: int
-    dealt: int
-    removed: int
-    deck: Counts
-    hands: tuple[Counts, Counts]
-    turn: int
-    played: tuple[Counts, Counts]
-    secrets: tuple[Counts, Counts]
-    discards: tuple[Counts, Counts]
-    actions: tuple[str, str]
-    offer: int
-    winner: int
-    log: tuple[tuple[Any, ...], ...]
-    memo: dict[int, str] | None
-
-    def copy(self) -> _Position:
-        c = _Position.__new__(_Position)
-        d = self.__dict__.copy()
-        d["memo"] = None
-        c.__dict__ = d
-        return c
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> _Position:
-        return self
-
-
-def _new_round(v: Variant, p: _Position, number: int, first: int, markers: Counts) -> None:
-    zero = (0,) * v.n
-    p.round = number
-    p.first = first
-    p.markers = markers
-    p.stage = _DEAL
-    p.dealt = 0
-    p.removed = -1
-    p.deck = v.charms
-    p.hands = (zero, zero)
-    p.turn = 0
-    p.played = (zero, zero)
-    p.secrets = (zero, zero)
-    p.discards = (zero, zero)
-    p.actions = (v.actions, v.actions)
-    p.offer = -1
-    p.winner = -2
-    p.log = (*p.log, ("round", number))
-
-
-def _initial(v: Variant) -> _Position:
-    p = _Position.__new__(_Position)
-    p.v = v
-    p.memo = None
-    p.log = ()
-    _new_round(v, p, 1, 0, (-1,) * v.n)
-    return p
-
-
-def _one(n: int, g: int) -> Counts:
-    return tuple(1 if i == g else 0 for i in range(n))
-
-
-def _pair_set(pair: tuple[Counts, Counts], seat: int, value: Counts) -> tuple[Counts, Counts]:
-    return (pair[0], value) if seat else (value, pair[1])
-
-
-def _chance(v: Variant, p: _Position, g: int) -> _Position:
-    if not 0 <= g < v.n or p.deck[g] <= 0:
-        raise ValueError(f"chance outcome {g} is not possible here")
-    c = p.copy()
-    card = _one(v.n, g)
-    c.deck = _sub(p.deck, card)
-    if p.stage == _DEAL:
-        k = p.dealt
-        c.dealt = k + 1
-        if k == 0:
-            c.removed = g
-        else:
-            seat = 0 if k <= v.hand_size else 1
-            c.hands = _pair_set(p.hands, seat, _add(p.hands[seat], card))
-        if c.dealt == v.deal_steps:  # the deal is done: both players pick up their hands
-            c.stage = _DRAW
-            c.log = (*p.log, ("hands", c.hands[0], c.hands[1]))
-        return c
-    seat = p.first ^ (p.turn & 1)
-    c.hands = _pair_set(p.hands, seat, _add(p.hands[seat], card))
-    c.stage = _ACTION
-    c.log = (*p.log, ("draw", seat, g))
-    return c
-
-
-def _decide(v: Variant, p: _Position, action: int) -> _Position:
-    actor = p.first ^ (p.turn & 1)
-    move = v.moves[action]
-    if p.stage == _ACTION:
-        if action not in v.legal(p.hands[actor], p.actions[actor]):
-            raise ValueError(f"{move.text} is not legal here")
-        c = p.copy()
-        c.log = (*p.log, ("move", actor, action))
-        c.hands = _pair_set(p.hands, actor, _sub(p.hands[actor], move.cards))
-        left = p.actions[actor].replace(move.letter, "")
-        c.actions = (p.actions[0], left) if actor else (left, p.actions[1])
-        if move.letter in "GC":
-            c.offer = action
-            c.stage = _PICK
-            return c
-        if move.letter == "S":
-            c.secrets = _pair_set(p.secrets, actor, move.cards)
-        else:
-            c.discards = _pair_set(p.discards, actor, move.cards)
-        _end_turn(v, c)
-        return c
-    if action not in v.picks[p.offer]:
-        raise ValueError(f"{move.text} is not a pick of the offer {v.moves[p.offer].text}")
-    c = p.copy()
-    picker = 1 - actor
-    c.log = (*p.log, ("move", picker, action))
-    take = move.cards
-    give = _sub(v.moves[p.offer].cards, take)
-    played = p.played
-    c.played = (
-        (_add(played[0], give), _add(played[1], take))
-        if picker
-        else (_add(played[0], take), _add(played[1], give))
-    )
-    c.offer = -1
-    _end_turn(v, c)
-    return c
-
-
-def _end_turn(v: Variant, c: _Position) -> None:
-    c.turn += 1
-    if c.turn < v.turns:
-        c.stage = _DRAW
-        return
-    s0, s1 = c.secrets
-    p0 = _add(c.played[0], s0)
-    p1 = _add(c.played[1], s1)
-    markers = tuple(
-        0 if a > b else 1 if b > a else m for a, b, m in zip(p0, p1, c.markers, strict=True)
-    )
-    c.log = (*c.log, ("reveal", s0, s1), ("markers", markers))
-    c.markers = markers
-    c.played = (p0, p1)
-    zero = (0,) * v.n
-    c.hands = (zero, zero)
-    (charm0, charm1), (geisha0, geisha1) = v.standing(markers)
-    winner = -2
-    if charm0 >= v.win_charm:
-        winner = 0
-    elif charm1 >= v.win_charm:
-        winner = 1
-    elif geisha0 >= v.win_geisha:
-        winner = 0
-    elif geisha1 >= v.win_geisha:
-        winner = 1
-    elif v.max_rounds and c.round >= v.max_rounds:
-        winner = -1 if charm0 == charm1 else 0 if charm0 > charm1 else 1
-    if winner == -2:
-        _new_round(v, c, c.round + 1, 1 - c.first, markers)
-        return
-    c.winner = winner
-    c.stage = _OVER
-    c.actions = ("", "")
-    c.log = (*c.log, ("over",))
+    """The observation tensor's parts (name, length) for ``n`` geisha, in order: the layout of
+    :data:`hanamikoji.env.observation.LAYOUT`."""
+    return tuple((name, length) for name, length, _ in fields(n))
 
 
 def _game_type(provides_info_tensor: bool) -> Any:
@@ -552,12 +166,12 @@ class HanamikojiGame(pyspiel.Game):  # type: ignore[misc]
                 f"unknown parameters {sorted(unknown)}; python_hanamikoji takes "
                 "max_rounds, charms and actions"
             )
-        variant = _variant(
+        variant = variant_of(
             params.get("max_rounds", 3),
             params.get("charms", DEFAULT_CHARMS),
             params.get("actions", DEFAULT_ACTIONS),
         )
-        rounds = variant.max_rounds or _NOMINAL_ROUNDS
+        rounds = variant.max_rounds or NOMINAL_ROUNDS
         info = pyspiel.GameInfo(
             num_distinct_actions=len(variant.moves),
             max_chance_outcomes=variant.n,
@@ -570,7 +184,7 @@ class HanamikojiGame(pyspiel.Game):  # type: ignore[misc]
         game_type = GAME_TYPE if variant.max_rounds else _GAME_TYPE_UNLIMITED
         super().__init__(game_type, info, variant.params)
         self.variant = variant
-        self._initial = _initial(variant)
+        self._initial = initial(variant)
 
     @property
     def moves(self) -> tuple[str, ...]:
@@ -586,7 +200,7 @@ class HanamikojiGame(pyspiel.Game):  # type: ignore[misc]
 
     def max_chance_nodes_in_history(self) -> int:
         """Chance nodes in the longest game: the deal and the draws of every round."""
-        return (self.variant.max_rounds or _NOMINAL_ROUNDS) * self.variant.chance_per_round
+        return (self.variant.max_rounds or NOMINAL_ROUNDS) * self.variant.chance_per_round
 
     def new_initial_state(self) -> HanamikojiState:
         """The start of a game: the first chance node of round 1's deal."""
@@ -606,7 +220,7 @@ class HanamikojiState(pyspiel.State):  # type: ignore[misc]
 
     def __init__(self, game: HanamikojiGame) -> None:
         super().__init__(game)
-        self._p: _Position = game._initial
+        self._p: Table = game._initial
 
     # -- the pyspiel API -------------------------------------------------------------------
 
@@ -614,20 +228,20 @@ class HanamikojiState(pyspiel.State):  # type: ignore[misc]
         """The player to move, or ``PlayerId.CHANCE`` / ``PlayerId.TERMINAL``."""
         p = self._p
         stage = p.stage
-        if stage == _ACTION:
+        if stage == ACTION:
             return p.first ^ (p.turn & 1)
-        if stage == _PICK:
+        if stage == PICK:
             return 1 - (p.first ^ (p.turn & 1))
-        if stage == _OVER:
+        if stage == OVER:
             return int(pyspiel.PlayerId.TERMINAL)
         return int(pyspiel.PlayerId.CHANCE)
 
     def _legal_actions(self, player: int) -> list[int]:
         p = self._p
         actor = p.first ^ (p.turn & 1)
-        if p.stage == _ACTION and player == actor:
+        if p.stage == ACTION and player == actor:
             return list(p.v.legal(p.hands[actor], p.actions[actor]))
-        if p.stage == _PICK and player == 1 - actor:
+        if p.stage == PICK and player == 1 - actor:
             return list(p.v.picks[p.offer])
         return []
 
@@ -639,18 +253,18 @@ class HanamikojiState(pyspiel.State):  # type: ignore[misc]
 
     def _apply_action(self, action: int) -> None:
         p = self._p
-        if p.stage in (_DEAL, _DRAW):
-            self._p = _chance(p.v, p, int(action))
-        elif p.stage == _OVER:
+        if p.stage in (DEAL, DRAW):
+            self._p = chance(p.v, p, int(action))
+        elif p.stage == OVER:
             raise ValueError("the game is over")
         else:
-            self._p = _decide(p.v, p, int(action))
+            self._p = decide(p.v, p, int(action))
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             p = self._p
             card = str(action + 1)
-            if p.stage == _DEAL:
+            if p.stage == DEAL:
                 if p.dealt == 0:
                     return f"Removed:{card}"
                 return f"Deal:{card} to {0 if p.dealt <= p.v.hand_size else 1}"
@@ -659,12 +273,12 @@ class HanamikojiState(pyspiel.State):  # type: ignore[misc]
 
     def is_terminal(self) -> bool:
         """Whether the game has ended."""
-        return self._p.stage == _OVER
+        return self._p.stage == OVER
 
     def returns(self) -> list[float]:
         """+1 / -1 to the winner / loser, 0 each on a draw or while the game goes on."""
         w = self._p.winner
-        if self._p.stage != _OVER or w == -1:
+        if self._p.stage != OVER or w == -1:
             return [0.0, 0.0]
         return [1.0, -1.0] if w == 0 else [-1.0, 1.0]
 
@@ -677,11 +291,11 @@ class HanamikojiState(pyspiel.State):  # type: ignore[misc]
             f"round {p.round} first {p.first} turn {p.turn} {stage}"
             f" dealt {p.dealt} removed {p.removed + 1 if p.removed >= 0 else '-'}"
             f" markers {_markers_text(p.markers)}"
-            f" hands {_text(p.hands[0])}/{_text(p.hands[1])}"
-            f" deck {_text(p.deck)}"
-            f" played {_text(p.played[0])}/{_text(p.played[1])}"
-            f" secrets {_text(p.secrets[0])}/{_text(p.secrets[1])}"
-            f" discards {_text(p.discards[0])}/{_text(p.discards[1])}"
+            f" hands {text_of(p.hands[0])}/{text_of(p.hands[1])}"
+            f" deck {text_of(p.deck)}"
+            f" played {text_of(p.played[0])}/{text_of(p.played[1])}"
+            f" secrets {text_of(p.secrets[0])}/{text_of(p.secrets[1])}"
+            f" discards {text_of(p.discards[0])}/{text_of(p.discards[1])}"
             f" actions {p.actions[0]}/{p.actions[1]} offer {offer} winner {p.winner}"
         )
 
@@ -705,7 +319,7 @@ class HanamikojiState(pyspiel.State):  # type: ignore[misc]
 
     def hand(self, seat: int) -> str:
         """The cards in ``seat``'s hand (hidden information)."""
-        return _text(self._p.hands[seat])
+        return text_of(self._p.hands[seat])
 
 
 def _markers_text(markers: Counts) -> str:
@@ -784,22 +398,22 @@ class HanamikojiObserver:
 
     # -- observations ----------------------------------------------------------------------
 
-    def _own_hand(self, p: _Position, seat: int) -> Counts:
-        if p.stage == _DEAL:
+    def _own_hand(self, p: Table, seat: int) -> Counts:
+        if p.stage == DEAL:
             return (0,) * self._v.n  # hands are picked up once the deal is done
         return p.hands[seat]
 
-    def _opponent_hand(self, p: _Position, seat: int) -> int:
+    def _opponent_hand(self, p: Table, seat: int) -> int:
         return sum(self._own_hand(p, 1 - seat))
 
-    def _deck_left(self, p: _Position) -> int:
+    def _deck_left(self, p: Table) -> int:
         v = self._v
-        if p.stage == _OVER:
+        if p.stage == OVER:
             return 0
-        drawn = p.turn + (0 if p.stage in (_DEAL, _DRAW) else 1)
+        drawn = p.turn + (0 if p.stage in (DEAL, DRAW) else 1)
         return v.turns - drawn
 
-    def _write_observation(self, p: _Position, seat: int, out: npt.NDArray[np.float32]) -> None:
+    def _write_observation(self, p: Table, seat: int, out: npt.NDArray[np.float32]) -> None:
         v = self._v
         at = self._obs_at
         other = 1 - seat
@@ -813,7 +427,7 @@ class HanamikojiObserver:
             ("played_opponent", p.played[other]),
         ):
             out[at[name]] = cards
-            if name != "secret" or p.stage != _OVER:  # once scored, the Secret is played
+            if name != "secret" or p.stage != OVER:  # once scored, the Secret is played
                 seen = [a + b for a, b in zip(seen, cards, strict=True)]
         out[at["markers_own"]] = [m == seat for m in p.markers]
         out[at["markers_opponent"]] = [m == other for m in p.markers]
@@ -831,11 +445,11 @@ class HanamikojiObserver:
                 out[at["offer_pair_1"]] = offer.groups[0]
                 out[at["offer_pair_2"]] = offer.groups[1]
         out[at["unseen"]] = [c - s for c, s in zip(v.charms, seen, strict=True)]
-        phase = {_ACTION: 0, _PICK: 1, _OVER: 2}.get(p.stage)
+        phase = {ACTION: 0, PICK: 1, OVER: 2}.get(p.stage)
         if phase is not None:
             out[at["phase"].start + phase] = 1.0
         actor = p.first ^ (p.turn & 1)
-        to_move = actor if p.stage == _ACTION else 1 - actor if p.stage == _PICK else -1
+        to_move = actor if p.stage == ACTION else 1 - actor if p.stage == PICK else -1
         out[at["to_move"]] = float(to_move == seat)
         out[at["first"]] = float(p.first == seat)
         out[at["round"]] = p.round
@@ -843,27 +457,27 @@ class HanamikojiObserver:
         out[at["deck"]] = self._deck_left(p)
         out[at["opponent_hand"]] = self._opponent_hand(p, seat)
 
-    def _observation_string(self, p: _Position, seat: int) -> str:
+    def _observation_string(self, p: Table, seat: int) -> str:
         v = self._v
         stage = ("deal", "draw", "action", "pick", "over")[p.stage]
         charm, _ = v.standing(p.markers)
-        own_secret = _text(p.secrets[seat]) or "-"
-        own_discard = _text(p.discards[seat]) or "-"
+        own_secret = text_of(p.secrets[seat]) or "-"
+        own_discard = text_of(p.discards[seat]) or "-"
         offer = v.moves[p.offer].text if p.offer >= 0 else "-"
         return (
             f"p{seat} round {p.round} first {p.first} {stage}"
             f" markers {_markers_text(p.markers)} charm {charm[0]},{charm[1]}"
-            f" hand {_text(self._own_hand(p, seat)) or '-'}"
+            f" hand {text_of(self._own_hand(p, seat)) or '-'}"
             f" secret {own_secret} discard {own_discard}"
-            f" played {_text(p.played[0]) or '-'}/{_text(p.played[1]) or '-'}"
+            f" played {text_of(p.played[0]) or '-'}/{text_of(p.played[1]) or '-'}"
             f" actions {p.actions[0] or '-'}/{p.actions[1] or '-'} offer {offer}"
             f" opponent_hand {self._opponent_hand(p, seat)} deck {self._deck_left(p)}"
-            f"{'' if p.stage != _OVER else f' winner {p.winner}'}"
+            f"{'' if p.stage != OVER else f' winner {p.winner}'}"
         )
 
     # -- information states ----------------------------------------------------------------
 
-    def _history_string(self, p: _Position, seat: int) -> str:
+    def _history_string(self, p: Table, seat: int) -> str:
         moves = self._v.moves
         parts = [f"p{seat}"]
         for event in p.log:
@@ -871,7 +485,7 @@ class HanamikojiObserver:
             if kind == "round":
                 parts.append(f"r{event[1]}")
             elif kind == "hands":
-                parts.append(f"hand:{_text(event[1 + seat])}")
+                parts.append(f"hand:{text_of(event[1 + seat])}")
             elif kind == "draw":
                 parts.append(f"+{event[2] + 1}" if event[1] == seat else "+?")
             elif kind == "move":
@@ -879,14 +493,14 @@ class HanamikojiObserver:
                 text = move.text if event[1] == seat or move.letter not in "SD" else move.letter
                 parts.append(f"{event[1]}:{text}")
             elif kind == "reveal":
-                parts.append(f"reveal:{_text(event[1]) or '-'},{_text(event[2]) or '-'}")
+                parts.append(f"reveal:{text_of(event[1]) or '-'},{text_of(event[2]) or '-'}")
             elif kind == "markers":
                 parts.append(f"markers:{_markers_text(event[1])}")
             else:
                 parts.append("over")
         return " ".join(parts)
 
-    def _write_history(self, p: _Position, seat: int, rounds: npt.NDArray[np.float32]) -> None:
+    def _write_history(self, p: Table, seat: int, rounds: npt.NDArray[np.float32]) -> None:
         v = self._v
         n = v.n
         hand_at = 0
