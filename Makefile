@@ -19,6 +19,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests bench examples docs scripts
 	$(BIN)/ruff format --check src tests bench examples docs scripts
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: $(STAMP) lint
 	@# Compile the search's numba kernels once (cached on disk), before tests that time the AI.

@@ -81,6 +81,7 @@ def _play(
     return engine, None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("read_only", [False, True], ids=["writable", "read-only"])
 def test_master_on_a_fresh_install_forfeits_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read_only: bool

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip(
+    "gymnasium", reason="the research extra is not installed: pip install 'hanamikoji[research]'"
+)
+
 import random
 from collections.abc import Sequence
 
 import gymnasium
 import numpy as np
-import pytest
 from gymnasium.utils.env_checker import check_env
 
 import hanamikoji.env.gym

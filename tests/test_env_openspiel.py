@@ -3,6 +3,15 @@ hidden information, parameters and OpenSpiel's own algorithms (MCCFR, exact expl
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip(
+    "pyspiel", reason="the research extra is not installed: pip install 'hanamikoji[research]'"
+)
+pytest.importorskip(
+    "open_spiel", reason="the research extra is not installed: pip install 'hanamikoji[research]'"
+)
+
 import math
 import random
 from collections.abc import Iterator
@@ -10,7 +19,6 @@ from typing import Any
 
 import numpy as np
 import pyspiel
-import pytest
 from open_spiel.python import policy as os_policy
 from open_spiel.python.algorithms import (
     exploitability,

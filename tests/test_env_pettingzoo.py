@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip(
+    "pettingzoo", reason="the research extra is not installed: pip install 'hanamikoji[research]'"
+)
+pytest.importorskip(
+    "gymnasium", reason="the research extra is not installed: pip install 'hanamikoji[research]'"
+)
+
 import random
 import warnings
 
 import numpy as np
-import pytest
 from gymnasium import spaces
 from pettingzoo.test import api_test, seed_test
 

@@ -576,7 +576,7 @@ def test_ctrl_c_stops_the_match_and_everything_it_started(jobs: int, b: str, lea
 
 WORKER_MID_WRITE = """
 import json, sys, time
-from hanamikoji import match
+from hanamikoji.match import backends as match
 from hanamikoji.state import Rules, State
 config = match.MatchConfig("random", sys.argv[1], games=2)
 match._init_worker(config)  # what each local worker process runs first
@@ -636,6 +636,7 @@ def test_a_worker_stops_at_sigterm_even_in_the_middle_of_a_write() -> None:
 # -- Ray -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_ray_backend_gives_exactly_the_local_results(tmp_path: Path) -> None:
     pytest.importorskip("ray", reason="Ray is not installed (pip install 'hanamikoji[ray]')")
     local = run_match(

@@ -413,6 +413,7 @@ def test_docstring_examples_run(module: Any) -> None:
     assert result.failed == 0
 
 
+@pytest.mark.slow
 def test_ray_backend_gives_exactly_the_local_results() -> None:
     pytest.importorskip("ray", reason="Ray is not installed (pip install 'hanamikoji[ray]')")
     players = ("random", "greedy", "level:beginner")

@@ -652,6 +652,6 @@ def _parallel(config: TournamentConfig, tasks: list[Task]) -> Iterator[tuple[str
 
 def _ray(config: TournamentConfig, tasks: list[Task]) -> Iterator[tuple[str, str, PairResult]]:
     """The tasks on Ray actors, each keeping its players (as ``match --backend ray`` does)."""
-    from hanamikoji.match_ray import ray_map
+    from hanamikoji.match.ray import ray_map
 
     return ray_map(_Table, (config,), config.jobs, tasks)

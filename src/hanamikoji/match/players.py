@@ -1,0 +1,133 @@
+"""The players of a match: a built-in agent, or an external engine run as a process."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Protocol
+
+from hanamikoji.ai import AgentError, parse_agent
+from hanamikoji.ai.base import Agent, start_game
+from hanamikoji.engine import Engine, EngineError
+from hanamikoji.moves import Move
+from hanamikoji.state import Outcome, Rules
+from hanamikoji.view import View
+
+__all__ = ["SIDES", "AgentPlayer", "EnginePlayer", "MatchError", "Player", "make_player"]
+
+SIDES = ("A", "B")
+
+
+class MatchError(ValueError):
+    """A match that cannot be run as asked (bad player, bad option)."""
+
+
+class Player(Protocol):
+    """One side of a match: a built-in agent or an external engine."""
+
+    label: str
+
+    def start(self, seat: int, rules: Rules, opponent: str, seed: int) -> None:
+        """A game starts; ``seed`` seeds this game's randomness (for built-in agents)."""
+        ...
+
+    def act(self, view: View, legal: Sequence[Move], clock_ms: int) -> Move:
+        """A legal move, or an EngineError naming the failure."""
+        ...
+
+    def finish(self, view: View, outcome: Outcome) -> None:
+        """The game ended."""
+        ...
+
+    def close(self) -> None:
+        """Release the player (stop its process)."""
+        ...
+
+
+class AgentPlayer:
+    """A built-in agent, in this process."""
+
+    def __init__(self, label: str, agent: Agent) -> None:
+        self.label = label
+        self.agent = agent
+        self._rng = random.Random(0)
+
+    def start(self, seat: int, rules: Rules, opponent: str, seed: int) -> None:
+        """Seed this game's random numbers and tell the agent the rules."""
+        self._rng = random.Random(seed)
+        start_game(self.agent, seat, rules)
+
+    def act(self, view: View, legal: Sequence[Move], clock_ms: int) -> Move:
+        """The agent's move (an exception in the agent counts as a crash)."""
+        try:
+            move = self.agent.choose(view, legal, self._rng, clock_ms)
+        except Exception as e:
+            raise EngineError("crash", f"agent error: {type(e).__name__}: {e}") from None
+        if move not in legal:
+            raise EngineError("illegal", f"illegal move {move}")
+        return move
+
+    def finish(self, view: View, outcome: Outcome) -> None:
+        """Nothing to do."""
+
+    def close(self) -> None:
+        """Nothing to do."""
+
+
+class EnginePlayer:
+    """An external engine, started on first use and restarted after a failure."""
+
+    def __init__(self, label: str, command: str, *, hard_limit_ms: int | None = None) -> None:
+        self.label = label
+        self.command = command
+        self.hard_limit_ms = hard_limit_ms
+        self._engine: Engine | None = None
+
+    def _get(self) -> Engine:
+        if self._engine is None:
+            self._engine = Engine.popen(self.command)
+        return self._engine
+
+    def start(self, seat: int, rules: Rules, opponent: str, seed: int) -> None:
+        """Start (or restart) the engine and announce the game."""
+        try:
+            self._get().new_game(seat, rules, opponent)
+        except EngineError:
+            self.close()
+            raise
+
+    def act(self, view: View, legal: Sequence[Move], clock_ms: int) -> Move:
+        """The engine's move; on failure the engine is stopped, to be restarted next game."""
+        try:
+            return self._get().act(view, legal, clock_ms, hard_limit_ms=self.hard_limit_ms).move
+        except EngineError:
+            self.close()
+            raise
+
+    def finish(self, view: View, outcome: Outcome) -> None:
+        """Send the result (a failure here only restarts the engine)."""
+        if self._engine is None:
+            return
+        try:
+            self._engine.result(view, outcome.winner, outcome.reason.value)
+        except EngineError:
+            self.close()
+
+    def close(self) -> None:
+        """Stop the engine process."""
+        if self._engine is not None:
+            engine, self._engine = self._engine, None
+            engine.close()
+
+
+def make_player(spec: str, *, hard_limit_ms: int | None = None) -> Player:
+    """A player from ``NAME[:KEY=VALUE,...]`` (built-in agent) or ``cmd:COMMAND`` (engine)."""
+    if spec.startswith("cmd:"):
+        command = spec[4:].strip()
+        if not command:
+            raise MatchError("cmd: needs a command, e.g. 'cmd:node examples/random_engine.js'")
+        return EnginePlayer(spec, command, hard_limit_ms=hard_limit_ms)
+    try:
+        return AgentPlayer(spec, parse_agent(spec))
+    except AgentError as e:
+        raise MatchError(str(e)) from None

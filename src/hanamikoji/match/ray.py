@@ -1,0 +1,90 @@
+"""Match pairs on a Ray cluster (the ``ray`` extra): ``hanamikoji match ... --backend ray``.
+
+Ray is joined at ``RAY_ADDRESS`` when that is set, or started locally for the run. Each of the
+``jobs`` actors keeps its own players (and engine processes) from pair to pair, exactly as the
+local worker processes do, so a seed gives the same games on either backend.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from hanamikoji.match.config import MatchConfig
+from hanamikoji.match.games import PairResult, play_pair, players_of
+from hanamikoji.match.players import MatchError, Player
+
+__all__ = ["PairRunner", "ray_map", "ray_pairs"]
+
+
+class PairRunner:
+    """Plays pairs with players that live as long as the runner."""
+
+    def __init__(self, config: MatchConfig) -> None:
+        self.config = config
+        self.players: dict[str, Player] = players_of(config)
+
+    def play(self, index: int) -> PairResult:
+        """Play pair ``index``."""
+        return play_pair(self.players, self.config, index)
+
+    def close(self) -> None:
+        """Stop the players' processes."""
+        for p in self.players.values():
+            p.close()
+
+
+def ray_pairs(config: MatchConfig) -> Iterator[PairResult]:
+    """Every pair of the match, played on Ray, as each finishes."""
+    return ray_map(PairRunner, (config,), config.jobs, range(config.pairs))
+
+
+def ray_map(actor: type, args: tuple[Any, ...], jobs: int, items: Sequence[Any]) -> Iterator[Any]:
+    """``play(item)`` for each item on up to ``jobs`` Ray actors ``actor(*args)``, as each
+    finishes; each actor keeps its players from item to item and is closed at the end."""
+    try:
+        import ray
+    except ImportError:
+        raise MatchError(
+            "the ray backend needs Ray: pip install 'hanamikoji[ray]' (or use --backend local)"
+        ) from None
+    started = False
+    if not ray.is_initialized():
+        address = os.environ.get("RAY_ADDRESS") or None
+        ray.init(
+            address=address,
+            num_cpus=None if address else jobs,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+        )
+        started = True
+    remote: Any = ray.remote(num_cpus=1)(actor)
+    actors: list[Any] = [remote.remote(*args) for _ in range(min(jobs, len(items)))]
+    pending: dict[Any, Any] = {}
+    queue = iter(items)
+
+    def feed(actor: Any) -> None:
+        item = next(queue, None)
+        if item is not None:
+            pending[actor.play.remote(item)] = actor
+
+    try:
+        for each in actors:
+            feed(each)
+        while pending:
+            done, _ = ray.wait(list(pending), num_returns=1)
+            owner = pending.pop(done[0])
+            result = ray.get(done[0])
+            feed(owner)
+            yield result
+    finally:
+        for each in actors:
+            # an actor that is already gone has nothing left to close
+            with contextlib.suppress(Exception):
+                ray.get(each.close.remote(), timeout=5)
+            ray.kill(each)
+        if started:
+            ray.shutdown()

@@ -1,0 +1,101 @@
+"""Running a match: pairs as they finish, the summary kept up to date, the records written;
+Ctrl-C and SIGTERM stop it cleanly."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+from hanamikoji.engine import EngineError
+from hanamikoji.match.backends import play_pairs
+from hanamikoji.match.config import MatchConfig
+from hanamikoji.match.games import PairResult
+from hanamikoji.match.players import SIDES, EnginePlayer, MatchError, make_player
+from hanamikoji.match.summary import MatchSummary
+
+__all__ = ["run_match"]
+
+
+def run_match(
+    config: MatchConfig,
+    *,
+    on_pair: Callable[[MatchSummary], None] | None = None,
+) -> MatchSummary:
+    """Play the match; ``on_pair`` sees the summary after each pair.
+
+    Ctrl-C, or SIGTERM, stops it cleanly: the summary so far comes back with ``stopped``
+    ``"interrupted"``, and every worker and engine it started is stopped.
+    """
+    with _sigterm_interrupts():
+        return _run_match(config, on_pair)
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """While the match runs, SIGTERM raises KeyboardInterrupt, as Ctrl-C does (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        # Once only: a second SIGTERM must not break off the cleanup of the first.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run_match(config: MatchConfig, on_pair: Callable[[MatchSummary], None] | None) -> MatchSummary:
+    # Fail early, in this process, on a bad player spec or an engine that cannot start.
+    for side, spec in zip(SIDES, (config.a, config.b), strict=True):
+        player = make_player(spec)
+        try:
+            if isinstance(player, EnginePlayer):
+                try:
+                    player._get()
+                except EngineError as e:
+                    raise MatchError(f"player {side} ({spec}): {e}") from None
+        finally:
+            player.close()
+    summary = MatchSummary(config.a, config.b, config.pairs * 2, sprt=config.sprt)
+    if config.records is not None:
+        try:
+            config.records.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise MatchError(f"cannot create the records folder {config.records}: {e}") from None
+    start = time.monotonic()
+    results = play_pairs(config)
+    try:
+        for pair in results:
+            _write_records(config, pair)
+            summary.add(pair)
+            summary.elapsed = time.monotonic() - start
+            if on_pair is not None:
+                on_pair(summary)
+            if summary.verdict is not None:
+                summary.stopped = f"SPRT accepted {summary.verdict}"
+                break
+    except KeyboardInterrupt:
+        summary.stopped = "interrupted"
+    finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
+    summary.elapsed = time.monotonic() - start
+    return summary
+
+
+def _write_records(config: MatchConfig, pair: PairResult) -> None:
+    if config.records is None:
+        return
+    for g in pair.games:
+        path = config.records / f"game-{g.number:05d}.json"
+        path.write_text(json.dumps(g.record, indent=1) + "\n", encoding="utf-8")
