@@ -103,7 +103,7 @@ def speed() -> dict[str, int]:
     for spec in (
         "ismcts:iterations=3000,playout=random",
         "ismcts:iterations=3000,playout=policy",
-        "master:fast=0,playout=smart,hidden=random,iterations=3000",
+        "ismcts:iterations=3000,playout=greedy",
         "master:iterations=40000",
         "master:iterations=40000,guide=0",
     ):
