@@ -1,0 +1,97 @@
+"""The search's options are declared once (hanamikoji.ai.config): the agents, parse_agent, the
+CLI's help, the engine's hello and the docs' table all follow the declaration."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from hanamikoji.ai import IsmctsAgent, MasterAgent, declared_options, make_agent, parse_agent
+from hanamikoji.ai.config import ISMCTS, LIMITS, MASTER, OPTIONS, RETIRED, Limits, SearchConfig
+from hanamikoji.engine import serve
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def options_table() -> str:
+    """docs/ai.md's options table, as the declaration gives it."""
+    rows = [
+        "| option | type | `ismcts` | `master` | allowed | what it does |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    python, fast = IsmctsAgent.options(), MasterAgent.options()
+    for name, option in {**LIMITS, **OPTIONS}.items():
+        a = f"`{python[name].default}`" if name in python else "—"
+        b = f"`{fast[name].default}`" if name in fast else "—"
+        if name in LIMITS:
+            a = b = f"`{option.default}`"
+        rows.append(
+            f"| `{name}` | {option.type.__name__} | {a} | {b} | {option.range_text()} "
+            f"| {option.help} |"
+        )
+    return "\n".join(rows)
+
+
+def test_the_docs_table_is_the_declaration() -> None:
+    text = (ROOT / "docs/ai.md").read_text(encoding="utf-8")
+    found = re.search(r"<!-- options-table[^>]*-->\n(.*?)\n<!-- /options-table -->", text, re.S)
+    assert found is not None
+    assert found.group(1) == options_table()
+
+
+def test_master_is_a_preset_of_the_one_configuration() -> None:
+    assert MasterAgent(iterations=5).config == MASTER
+    assert IsmctsAgent().config == ISMCTS == SearchConfig()
+    assert MasterAgent(guide=0).config == MASTER.replace(guide=0)
+    agent = IsmctsAgent(iterations=7, config=MASTER.replace(belief=0))
+    assert agent.config.exploration == 0.5 and agent.limits == Limits(7, 0)
+    assert make_agent("master", {"guide": "0", "mix": "off"}).config == MASTER.replace(  # type: ignore[attr-defined]
+        guide=0.0, mix=False
+    )
+
+
+@pytest.mark.parametrize("name", sorted(RETIRED))
+def test_a_retired_option_is_refused_with_its_reason(name: str) -> None:
+    with pytest.raises(ValueError, match="retired"):
+        parse_agent(f"master:{name}=1")
+    with pytest.raises(ValueError, match="retired"):
+        retired: dict[str, object] = {name: 1}
+        MasterAgent(**retired)  # type: ignore[arg-type]
+
+
+def test_values_are_checked_against_the_declaration() -> None:
+    for bad in ("exploration=-1", "adapt=1.5", "hidden=psychic", "mix=maybe", "pool=2.5"):
+        with pytest.raises(ValueError):
+            parse_agent(f"master:{bad}")
+    with pytest.raises(ValueError, match="iterations"):
+        Limits(iterations=-1)
+
+
+def test_the_engines_hello_lists_the_options() -> None:
+    out = io.StringIO()
+    hello = '{"type": "hello", "protocol": "hanamikoji-engine/1"}\n'
+    serve(parse_agent("master:guide=0"), stdin=io.StringIO(hello), stdout=out, stderr=io.StringIO())
+    answer = json.loads(out.getvalue().splitlines()[0])
+    listed = {o["name"]: o for o in answer["options"]}
+    assert list(listed) == [*LIMITS, *MasterAgent.options()]
+    assert listed["guide"]["default"] == 0.0 and listed["belief"]["default"] == 30.0
+    assert listed["hidden"]["choices"] == ["random", "greedy"]
+    assert listed["adapt"]["min"] == 0.0 and listed["adapt"]["max"] == 1.0
+    assert declared_options(make_agent("greedy")) == []
+    assert declared_options(make_agent("hard")) == []  # a level takes no options
+
+
+def test_the_engine_help_lists_the_options() -> None:
+    from hanamikoji.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert isinstance(sub, argparse._SubParsersAction)
+    text = sub.choices["engine"].format_help()
+    for name in OPTIONS:
+        assert f"  {name}=" in text
