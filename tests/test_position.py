@@ -107,3 +107,66 @@ def test_a_position_without_a_dealer_for_later_rounds_says_so() -> None:
     p = rebuild(s, dealer=False)
     with pytest.raises(ValueError, match="no deal was given for round 2"):
         p.apply(move)
+
+
+# -- the public position: State.position() and its round trip -------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000))
+def test_position_round_trips(seed: int) -> None:
+    from hanamikoji.state import Rules
+
+    rng = random.Random(seed)
+    state = State.new(random.Random(seed), rules=Rules(max_rounds=3))
+    while not state.is_over:
+        p = state.position()
+        back = State.from_position(p, rules=state.rules)
+        assert back == state and back.position() == p and hash(back) == hash(state)
+        assert p.to_move == state.to_move and p.first == state.first
+        assert back.legal_moves == state.legal_moves
+        state = state.apply(rng.choice(state.legal_moves))
+
+
+def test_a_finished_game_has_no_position() -> None:
+    state = State.new(3)
+    rng = random.Random(3)
+    while not state.is_over:
+        state = state.apply(rng.choice(state.legal_moves))
+    with pytest.raises(ValueError, match="over"):
+        state.position()
+
+
+def test_the_kernels_row_of_a_position_plays_as_the_state() -> None:
+    import numpy as np
+
+    from hanamikoji.kernel.actions import IDS, MOVES
+    from hanamikoji.kernel.row import C_TO_MOVE, row_of
+    from hanamikoji.kernel.rules import apply, legal, score_round
+    from hanamikoji.kernel.tables import H, T
+
+    ids = np.empty(len(MOVES), dtype=np.int64)
+    for seed in range(40):
+        rng = random.Random(seed)
+        state = State.new(seed)
+        for _ in range(rng.randrange(0, 20)):
+            if not state.is_over:
+                state = state.apply(rng.choice(state.legal_moves))
+        if state.is_over:
+            continue
+        row = row_of(state.position())
+        while True:  # the rest of the round, through the kernel and the core side by side
+            n = legal(row, T, H, ids)
+            assert [MOVES[a] for a in ids[:n]] == list(state.legal_moves)
+            move = rng.choice(state.legal_moves)
+            ended = apply(row, IDS[move], T)
+            before = state.round
+            state = state.apply(move)
+            if ended:
+                winner, reason = score_round(row, state.rules.max_rounds or 0)
+                assert state.round != before or state.is_over
+                assert (winner, reason) != (-1, 0) or not state.is_over
+                markers = state.outcome.markers if state.outcome else state.markers
+                assert tuple(None if m < 0 else int(m) for m in row[10:17]) == markers
+                break
+            assert row[C_TO_MOVE] == state.to_move
