@@ -38,7 +38,7 @@ import numpy.typing as npt
 from hanamikoji.cards import CHARM
 from hanamikoji.env.observation import OBS_SIZE, field_slices
 from hanamikoji.kernel.actions import MOVES, NUM_ACTIONS
-from hanamikoji.kernel.jit import jit
+from hanamikoji.kernel.jit import jit, jit_inline
 from hanamikoji.kernel.row import (
     C_ACTIONS,
     C_DEAL,
@@ -64,14 +64,25 @@ from hanamikoji.kernel.rules import (
     apply,
     end_game,
     is_legal,
-    legal,
     new_game,
     random_action,
     round_result,
     score_round,
     start_round,
 )
-from hanamikoji.kernel.tables import ALL_CODE, CHARMS, T_CODE, T_PAIR1, T_PAIR2, T_TYPE, H, T
+from hanamikoji.kernel.tables import (
+    ALL_CODE,
+    CHARMS,
+    T_CODE,
+    T_NPICKS,
+    T_PAIR1,
+    T_PAIR2,
+    T_PICK,
+    T_TYPE,
+    H,
+    T,
+    hand_index,
+)
 from hanamikoji.state import Deal, Outcome
 
 __all__ = ["COLUMNS", "NCOL", "REASONS", "BatchSim"]
@@ -98,7 +109,7 @@ _O_DECK, _O_OPP_HAND = _FIELDS["deck"], _FIELDS["opponent_hand"]
 
 
 # -- the kernels: one game row at a time ------------------------------------------------------
-@jit
+@jit_inline
 def _apply(row: Any, a: int, T: Any, deals: Any, max_rounds: int, auto_reset: bool) -> int:
     """Apply legal action a (a finished game restarts instead); 1 if a was applied.
 
@@ -120,14 +131,14 @@ def _apply(row: Any, a: int, T: Any, deals: Any, max_rounds: int, auto_reset: bo
     return 1
 
 
-@jit
+@jit_inline
 def _tally_end(row: Any, tally: Any) -> None:
     """Count the result of a game that has just ended in tally[winner or 2, reason - 1]."""
     winner = row[C_WINNER]
     tally[winner if winner >= 0 else 2, row[C_REASON] - 1] += 1
 
 
-@jit
+@jit_inline
 def _lacks_deal(row: Any, a: int, T: Any, max_rounds: int) -> bool:
     """Whether legal action a ends the round, not the game, and no given deal is left."""
     if row[C_TURN] != 7 or row[C_NDEALS] == 0 or row[C_DEAL] < row[C_NDEALS]:
@@ -249,15 +260,23 @@ def _random_steps(
 
 @jit
 def _legal_mask(S: Any, T: Any, H: Any, out: Any) -> None:
-    ids = np.empty(T.shape[0], dtype=np.int64)
     for g in range(S.shape[0]):
-        mask = out[g]
-        mask[:] = False
-        row = S[g]
-        if row[C_TO_MOVE] < 0:
+        row = out[g]
+        row[:] = False
+        seat = S[g, C_TO_MOVE]
+        if seat < 0:
             continue
-        for i in range(legal(row, T, H, ids)):
-            mask[ids[i]] = True
+        offer = S[g, C_OFFER]
+        if offer >= 0:
+            for i in range(T[offer, T_NPICKS]):
+                row[T[offer, T_PICK + i]] = True
+            continue
+        at = 5 * hand_index(S[g, C_HAND + seat])
+        left = S[g, C_ACTIONS + seat]
+        for kind in range(4):
+            if (left >> kind) & 1:
+                for i in range(H[at + kind], H[at + kind + 1]):
+                    row[H[i]] = True
 
 
 @jit

@@ -108,7 +108,7 @@ def legal(row: Any, T: Any, H: Any, ids: Any) -> int:
     return n
 
 
-@jit
+@jit_inline
 def is_legal(row: Any, a: int, T: Any) -> bool:
     """Whether action a is legal in the (unfinished) game."""
     if a < 0 or a >= T.shape[0]:
@@ -126,7 +126,7 @@ def is_legal(row: Any, a: int, T: Any) -> bool:
     return bool(((row[C_HAND + seat] | GUARD) - T[a, T_CODE]) & GUARD == GUARD)
 
 
-@jit
+@jit_inline
 def random_action(row: Any, T: Any, H: Any) -> int:
     """A uniformly random legal action of the (unfinished) game, from its stream."""
     offer = row[C_OFFER]
@@ -189,7 +189,7 @@ def apply(row: Any, a: int, T: Any) -> bool:
     return end_turn(row)
 
 
-@jit
+@jit_inline
 def round_result(row: Any, p0: int, p1: int, max_rounds: int) -> tuple[int, int]:
     """(winner, reason) if scoring sides p0, p1 (Secrets included) ends the game, else (-1, 0);
     ``max_rounds`` 0 for no limit."""
@@ -226,7 +226,7 @@ def round_result(row: Any, p0: int, p1: int, max_rounds: int) -> tuple[int, int]
     return -1, 0
 
 
-@jit
+@jit_inline
 def score_round(row: Any, max_rounds: int) -> tuple[int, int]:
     """Score the finished round: the Secrets join the sides, the markers move; returns
     (winner, reason) as :func:`round_result` (reason 0: the game goes on)."""
@@ -245,7 +245,7 @@ def score_round(row: Any, max_rounds: int) -> tuple[int, int]:
     return winner, reason
 
 
-@jit
+@jit_inline
 def end_game(row: Any, winner: int, reason: int) -> None:
     """Mark the game over: its result, no hands, no actions, nobody to move."""
     row[C_WINNER] = winner
@@ -258,7 +258,7 @@ def end_game(row: Any, winner: int, reason: int) -> None:
     row[C_TO_MOVE] = -1
 
 
-@jit
+@jit_inline
 def start_round(row: Any, deals: Any) -> bool:
     """Deal the round (``first`` already set) and let the first player draw; from the row's
     next given deal (``deals``: one row of 11 digits a deal, removed, hand codes, pile) if it
@@ -316,7 +316,7 @@ def start_round(row: Any, deals: Any) -> bool:
     return True
 
 
-@jit
+@jit_inline
 def new_game(row: Any, deals: Any) -> bool:
     """Start a fresh game in the row; False (row untouched) if its given deals are used up."""
     if 0 < row[C_NDEALS] <= row[C_DEAL]:
