@@ -85,6 +85,26 @@ _OFFERS: dict[Move, tuple[tuple[int, ...], tuple[int, ...]]] = {}
 _FLAGS = tuple(tuple(float(m >> i & 1) for i in range(4)) for m in range(16))
 
 
+# The state's public accessors give card sets as text: packed once per distinct text (few occur).
+_PACKED: dict[str | None, int] = {None: 0, "": 0}
+_MASKS: dict[str, int] = {}
+
+
+def _packed(cards: str | None) -> int:
+    code = _PACKED.get(cards)
+    if code is None:
+        assert cards is not None
+        code = _PACKED[cards] = pack(cards)
+    return code
+
+
+def _mask(actions: str) -> int:
+    mask = _MASKS.get(actions)
+    if mask is None:
+        mask = _MASKS[actions] = actions_mask(actions)
+    return mask
+
+
 def _counts(code: int) -> tuple[int, ...]:
     """The 7 per-geisha counts of a packed card set (cached: few sets occur)."""
     c = _COUNTS.get(code)
@@ -182,11 +202,11 @@ def observe(
         state.to_move,
         state.phase.value,
         state.markers,
-        pack(state.hand(seat)),
-        pack(state.secret(seat) or ""),
-        pack(state.discard(seat) or ""),
-        (pack(state.played(0)), pack(state.played(1))),
-        (actions_mask(state.actions_left(0)), actions_mask(state.actions_left(1))),
+        _packed(state.hand(seat)),
+        _packed(state.secret(seat)),
+        _packed(state.discard(seat)),
+        (_packed(state.played(0)), _packed(state.played(1))),
+        (_mask(state.actions_left(0)), _mask(state.actions_left(1))),
         state.offer,
         len(state.hand(1 - seat)),
         state.deck_left,
