@@ -1,15 +1,28 @@
 """Ratings and correspondence in the browser, two browser profiles: a rated correspondence game
 survives a browser closing (signed in again, it is on the home page) and, resigned, moves both
-players' ratings, shown on their profiles with the history's plot; the leaderboard page.
+players' ratings, shown on their profiles with the history's plot; the leaderboard page; a rated
+3+2 game against the beginner started from the home page (no hint, no undo), resigned, on the
+profile with the rating it gave.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from playwright.sync_api import Browser, Page
 
-from browser_support import new_context, no_page_errors, open_page, shot, until
+from browser_support import (
+    game_id,
+    new_context,
+    no_page_errors,
+    open_page,
+    shot,
+    until,
+    wait_for_game,
+)
+from hanamikoji.glicko2 import Rating, update
+from hanamikoji.web.ratings import AI_RATINGS
 from web_support import Server
 
 PASSWORD = "correct horse 7"
@@ -103,3 +116,53 @@ def test_a_correspondence_game_survives_the_browser_and_moves_both_ratings(
     finally:
         anna_ctx.close()
         bob_ctx.close()
+
+
+def test_a_rated_timed_game_against_the_ai_from_the_home_page(
+    browser: Browser, server: Server
+) -> None:
+    context = new_context(browser)
+    try:
+        page = open_page(context)
+        signed_up(page, server, "cleo_ai")
+        page.goto(f"{server.url}/")
+        rated = page.locator("#ai-rated")
+        until(
+            page,
+            "() => document.querySelector('#ai-control option').textContent !== 'none'",
+            why="no words",
+        )
+        assert rated.is_disabled()  # untimed (the default): never rated
+        page.locator("#level").select_option("beginner")
+        page.locator("#seat").select_option("0")
+        page.locator("#ai-control").select_option("3+2")
+        assert rated.is_enabled()
+        rated.check()
+        shot(page, "home-rated-ai.png")
+        page.locator("#start-ai").click()
+        page.wait_for_url(re.compile(r"/g/[^/?#]+"))
+        wait_for_game(page)
+        game = game_id(page)
+        until(
+            page,
+            "() => document.querySelectorAll('[data-clock-seat]').length === 2",
+            why="no clocks",
+        )
+        assert page.locator("#hint").is_hidden() and page.locator("#undo").is_hidden()
+        shot(page, "table-rated-ai.png")
+        until(page, "() => !document.querySelector('#resign').disabled", why="no resign button")
+        page.locator("#resign").click()
+        page.locator("#resign-yes").click()
+        until(
+            page, "() => document.querySelector('#game').dataset.status === 'over'", why="not over"
+        )
+        no_page_errors(page)
+
+        expected = update(Rating(), [(AI_RATINGS["beginner"], 0.0)], periods=0)
+        page.goto(f"{server.url}/@/cleo_ai")
+        until(page, "() => document.querySelector('#profile-ratings li') !== null", why="no rating")
+        assert f"{round(expected.rating)}?" in page.locator("#profile-ratings").inner_text()
+        assert page.locator(f'#profile-games li[data-game="{game}"]').count() == 1
+        no_page_errors(page)
+    finally:
+        context.close()

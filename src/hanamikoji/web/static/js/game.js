@@ -809,8 +809,8 @@ function renderPanel(msg) {
 
   const hintButton = $("#hint");
   const undo = $("#undo");
-  hintButton.hidden = !ai || over;
-  undo.hidden = !ai || over;
+  hintButton.hidden = !ai || game.rated || over; // a rated game has neither (the server refuses them)
+  undo.hidden = !ai || game.control !== "none" || over; // nor any timed game (the clock cannot go back)
   hintButton.disabled = !canDecide(msg) || game.thinking || ui.hintAsked;
   undo.disabled = !game.can_undo || ui.sent;
   const resign = $("#resign");

@@ -2,6 +2,7 @@
 
 import { createGame } from "./api.js";
 import { geishaSvg, GEISHA } from "./cards.js";
+import { controlText } from "./clock.js";
 import { copyButton } from "./copy.js";
 import { $, fill } from "./dom.js";
 import { reasonOf } from "./errors.js";
@@ -29,10 +30,22 @@ function options(mode) {
     seat: seat === "random" ? "random" : Number(seat),
     max_rounds: $("#rounds").value === "none" ? null : Number($("#rounds").value),
   };
-  if (mode === "ai") body.level = $("#level").value;
+  if (mode === "ai") {
+    body.level = $("#level").value;
+    body.control = $("#ai-control").value; // "none" (untimed, as before) or the lobby's controls
+    body.rated = body.control !== "none" && $("#ai-rated").checked;
+  }
   body.name = name.slice(0, 40); // the player's name from now on (empty: "Player 1")
   remember(NAME_KEY, body.name);
   return body;
+}
+
+/** The time control's words, and "Rated" usable only with a clock (untimed games are never rated). */
+function showControls() {
+  for (const option of document.querySelectorAll("#ai-control option")) option.textContent = controlText(option.dataset.control);
+  const rated = $("#ai-rated");
+  rated.disabled = $("#ai-control").value === "none";
+  if (rated.disabled) rated.checked = false;
 }
 
 function showError(error) {
@@ -81,7 +94,12 @@ async function startGuided(button) {
 
 async function main() {
   await initI18n();
-  onLanguageChange(() => showError(lastError));
+  onLanguageChange(() => {
+    showError(lastError);
+    showControls();
+  });
+  showControls();
+  $("#ai-control").addEventListener("change", showControls);
   fill($("#geisha-row"), GEISHA.map((g) => geishaSvg(g)));
   try {
     $("#name").value = localStorage.getItem(NAME_KEY) || "";
