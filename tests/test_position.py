@@ -170,3 +170,21 @@ def test_the_kernels_row_of_a_position_plays_as_the_state() -> None:
                 assert tuple(None if m < 0 else int(m) for m in row[10:17]) == markers
                 break
             assert row[C_TO_MOVE] == state.to_move
+
+
+def test_packed_agrees_with_the_text_accessors() -> None:
+    from hanamikoji.cards import pack
+    from hanamikoji.moves import actions_mask
+
+    rng = random.Random(5)
+    state = State.new(5)
+    while True:
+        for seat in (0, 1):
+            p = state.packed(seat)
+            assert p.hand == pack(state.hand(seat)) and p.played == pack(state.played(seat))
+            assert p.secret == pack(state.secret(seat) or "")
+            assert p.discard == pack(state.discard(seat) or "")
+            assert p.actions == actions_mask(state.actions_left(seat))
+        if state.is_over:
+            break
+        state = state.apply(rng.choice(state.legal_moves))

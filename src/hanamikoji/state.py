@@ -58,6 +58,7 @@ __all__ = [
     "DealError",
     "Dealer",
     "Outcome",
+    "PackedSeat",
     "Phase",
     "Ply",
     "Position",
@@ -338,6 +339,19 @@ class _Round:
 
 _EMPTY = (0, 0)
 _NO_MOVES: tuple[Move, ...] = ()
+
+
+class PackedSeat(NamedTuple):
+    """One seat's cards as packed counts (:meth:`State.packed`)."""
+
+    hand: int
+    played: int
+    secret: int
+    discard: int
+    actions: int
+
+
+_new_packed = tuple.__new__  # (a NamedTuple's own constructor parses keywords: slower)
 
 
 @dataclass(frozen=True)
@@ -659,6 +673,22 @@ class State:
     def actions_left(self, seat: int) -> str:
         """``seat``'s unused actions, in the order S D G C (e.g. ``"DC"``)."""
         return mask_actions(self._actions[seat])
+
+    def packed(self, seat: int) -> PackedSeat:
+        """``seat``'s card sets packed as :func:`hanamikoji.cards.pack` packs them, and its
+        actions left as a bit mask (S 1, D 2, G 4, C 8): what ``hand``, ``played``, ``secret``,
+        ``discard`` and ``actions_left`` give as text, for code that counts cards in bulk
+        (encoders, playouts). An empty set, or no Secret or Discard yet, is 0."""
+        return _new_packed(
+            PackedSeat,
+            (
+                self._hands[seat],
+                self._played[seat],
+                self._secrets[seat],
+                self._discards[seat],
+                self._actions[seat],
+            ),
+        )
 
     def position(self) -> Position:
         """The position of a game going on, as plain values (see :class:`Position`); raises

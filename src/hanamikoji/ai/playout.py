@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 from hanamikoji.ai.greedy import outlook
-from hanamikoji.cards import CHARM, pack
+from hanamikoji.cards import CHARM
 from hanamikoji.moves import Move
 from hanamikoji.state import State
 
@@ -29,7 +29,7 @@ def best_pick(state: State, rng: random.Random) -> Move:
     if len(picks) == 1:
         return picks[0]
     me = state.to_move
-    mine, theirs = pack(state.played(me)), pack(state.played(1 - me))
+    mine, theirs = state.packed(me).played, state.packed(1 - me).played
     geisha = {ord(c) - 49 for c in offer.cards}
     best: list[Move] = []
     best_value = -1e9
@@ -100,8 +100,9 @@ def smart_move(state: State, rng: random.Random, candidates: int = 6) -> Move:
         return best_pick(state, rng)
     me = state.to_move
     assert me is not None
-    mine = pack(state.played(me) + (state.secret(me) or ""))
-    theirs = pack(state.played(1 - me))
+    cards = state.packed(me)
+    mine = cards.played + cards.secret
+    theirs = state.packed(1 - me).played
     markers = state.markers
     own = _margins(mine, theirs, markers, me)
     other = _margins(theirs, mine, markers, 1 - me)

@@ -85,24 +85,8 @@ _OFFERS: dict[Move, tuple[tuple[int, ...], tuple[int, ...]]] = {}
 _FLAGS = tuple(tuple(float(m >> i & 1) for i in range(4)) for m in range(16))
 
 
-# The state's public accessors give card sets as text: packed once per distinct text (few occur).
-_PACKED: dict[str | None, int] = {None: 0, "": 0}
-_MASKS: dict[str, int] = {}
-
-
-def _packed(cards: str | None) -> int:
-    code = _PACKED.get(cards)
-    if code is None:
-        assert cards is not None
-        code = _PACKED[cards] = pack(cards)
-    return code
-
-
-def _mask(actions: str) -> int:
-    mask = _MASKS.get(actions)
-    if mask is None:
-        mask = _MASKS[actions] = actions_mask(actions)
-    return mask
+def _count_cards(code: int) -> int:
+    return sum(_counts(code))
 
 
 def _counts(code: int) -> tuple[int, ...]:
@@ -193,6 +177,8 @@ def observe(
         raise ValueError(f"seat must be 0 or 1, got {seat!r}")
     if out is None:
         out = np.empty(OBS_SIZE, dtype=np.float32)
+    own = state.packed(seat)
+    other = state.packed(1 - seat)
     _encode(
         out,
         seat,
@@ -202,13 +188,13 @@ def observe(
         state.to_move,
         state.phase.value,
         state.markers,
-        _packed(state.hand(seat)),
-        _packed(state.secret(seat)),
-        _packed(state.discard(seat)),
-        (_packed(state.played(0)), _packed(state.played(1))),
-        (_mask(state.actions_left(0)), _mask(state.actions_left(1))),
+        own.hand,
+        own.secret,
+        own.discard,
+        (own.played, other.played) if seat == 0 else (other.played, own.played),
+        (own.actions, other.actions) if seat == 0 else (other.actions, own.actions),
         state.offer,
-        len(state.hand(1 - seat)),
+        _count_cards(other.hand),
         state.deck_left,
     )
     return out
