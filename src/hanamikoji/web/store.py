@@ -326,6 +326,11 @@ _INSERT_GAME = (
 )
 _SELECT_GAME = f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?"
 _SELECT_MOVES = "SELECT move FROM moves WHERE game_id = ? ORDER BY ply"
+_PG_SELECT_GAME_AND_MOVES = (
+    f"SELECT {_GAME_COLUMNS}, "
+    "ARRAY(SELECT m.move FROM moves m WHERE m.game_id = games.id ORDER BY m.ply) "
+    "FROM games WHERE id = %s"
+)
 _BUMP = (
     "UPDATE games SET version = version + 1, status = ?, result = ?, updated_at = ?, ai_due = ? "
     "WHERE id = ? AND version = ?"
@@ -1700,13 +1705,13 @@ class PostgresStore(_Players, _Lobby, _Ratings):
 
     async def load(self, game_id: str) -> GameRow | None:
         async with self._pool.connection() as conn:
-            cur = await conn.execute(_pg(_SELECT_GAME), (game_id,))
+            # One statement, one snapshot: read apart, a move committed between the two reads
+            # would give an older row with a newer game (another server's write, say).
+            cur = await conn.execute(_PG_SELECT_GAME_AND_MOVES, (game_id,))
             values = await cur.fetchone()
-            if values is None:
-                return None
-            cur = await conn.execute(_pg(_SELECT_MOVES), (game_id,))
-            moves = [m[0] for m in await cur.fetchall()]
-        return _row(values, moves)
+        if values is None:
+            return None
+        return _row(values[:-1], list(values[-1]))
 
     async def append(
         self,
