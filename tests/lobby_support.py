@@ -23,7 +23,7 @@ from hanamikoji.clock import Clock, TimeControl
 from hanamikoji.web.server import ACCOUNTS, LOBBY, create_app
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import open_store
-from web_support import POSTGRES, Seat, postgres_database
+from web_support import Seat, backend_database
 
 Client = TestClient[Any, Any]
 MakeClient = Callable[..., Awaitable[Client]]
@@ -33,12 +33,7 @@ Browser = aiohttp.ClientSession
 @pytest.fixture(params=["sqlite", "postgres"])
 async def site_db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
     """A fresh database's URL, on each backend."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'games.sqlite3'}"
-        return
-    if POSTGRES is None:
-        pytest.skip("HANAMIKOJI_TEST_POSTGRES is not set (.ci/run starts a PostgreSQL server)")
-    with postgres_database() as url:
+    with backend_database(request.param, tmp_path) as url:
         yield url
 
 

@@ -26,7 +26,7 @@ from hanamikoji.web.limits import Limits
 from hanamikoji.web.server import ACCOUNTS, Settings, create_app
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import MIGRATIONS, open_store
-from web_support import POSTGRES, Seat, invite_parts, my_turn, postgres_database
+from web_support import Seat, backend_database, invite_parts, my_turn
 
 Client = TestClient[Any, Any]
 MakeClient = Callable[..., Awaitable[Client]]
@@ -40,12 +40,7 @@ PASSWORD = "correct horse battery"
 @pytest.fixture(params=["sqlite", "postgres"])
 async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
     """A fresh database's URL, on each backend."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'games.sqlite3'}"
-        return
-    if POSTGRES is None:
-        pytest.skip("HANAMIKOJI_TEST_POSTGRES is not set (.ci/run starts a PostgreSQL server)")
-    with postgres_database() as url:
+    with backend_database(request.param, tmp_path) as url:
         yield url
 
 

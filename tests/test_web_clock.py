@@ -28,7 +28,7 @@ from hanamikoji.web.server import create_app
 from hanamikoji.web.service import SCORING_GRACE_MS, GameService
 from hanamikoji.web.store import MIGRATIONS, open_store
 from lobby_support import MakeServer, Server, call, meet, table, visit
-from web_support import POSTGRES, Seat, postgres_database
+from web_support import POSTGRES, Seat, backend_database, postgres_database
 from web_support import Server as Process
 
 BACKENDS = ["sqlite", "postgres"]
@@ -227,12 +227,7 @@ async def test_the_downtime_is_nobodys(make_site: MakeServer) -> None:
 
 @pytest.fixture(params=BACKENDS)
 def process_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'games.sqlite3'}"
-        return
-    if POSTGRES is None:
-        pytest.skip("HANAMIKOJI_TEST_POSTGRES is not set (.ci/run starts a PostgreSQL server)")
-    with postgres_database() as url:
+    with backend_database(request.param, tmp_path) as url:
         yield url
 
 

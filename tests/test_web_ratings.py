@@ -23,7 +23,7 @@ from hanamikoji.web.identity import username_key
 from hanamikoji.web.ratings import AI_RATINGS, DAY_MS, Standing, rate, window
 from hanamikoji.web.store import MIGRATIONS, open_store
 from lobby_support import Browser, Server, call, challenge, meet, visit
-from web_support import POSTGRES, Seat, postgres_database
+from web_support import Seat, backend_database
 from web_support import Server as Process
 
 
@@ -191,12 +191,7 @@ async def test_the_leaderboard_lists_established_accounts(site: Server) -> None:
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def process_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'games.sqlite3'}"
-        return
-    if POSTGRES is None:
-        pytest.skip("HANAMIKOJI_TEST_POSTGRES is not set (.ci/run starts a PostgreSQL server)")
-    with postgres_database() as url:
+    with backend_database(request.param, tmp_path) as url:
         yield url
 
 

@@ -22,6 +22,7 @@ from web_support import (
     SERVE,
     Seat,
     Server,
+    backend_database,
     claim_invite,
     my_turn,
     over,
@@ -35,12 +36,7 @@ BACKENDS = ["sqlite", "postgres"]
 
 @pytest.fixture(params=BACKENDS)
 def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'games.sqlite3'}"
-        return
-    if POSTGRES is None:
-        pytest.skip("HANAMIKOJI_TEST_POSTGRES is not set (.ci/run starts a PostgreSQL server)")
-    with postgres_database() as url:
+    with backend_database(request.param, tmp_path) as url:
         yield url
 
 

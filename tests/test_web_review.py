@@ -21,7 +21,7 @@ from hanamikoji.web import ai_worker
 from hanamikoji.web.server import create_app
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import MIGRATIONS, GameRow, HintRow, SQLiteStore, Store, open_store
-from web_support import POSTGRES, Seat, my_turn, over, postgres_database
+from web_support import POSTGRES, Seat, backend_database, my_turn, over, postgres_database
 
 Client = TestClient[Any, Any]
 MakeClient = Callable[..., Awaitable[Client]]
@@ -183,14 +183,7 @@ def _row(game_id: str = "g1") -> GameRow:
 
 @pytest.fixture(params=["sqlite", "postgres"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
-    if request.param == "sqlite":
-        s = await open_store(f"sqlite:///{tmp_path / 'games.sqlite3'}")
-        yield s
-        await s.close()
-        return
-    if POSTGRES is None:
-        pytest.skip("HANAMIKOJI_TEST_POSTGRES is not set (.ci/run starts a PostgreSQL server)")
-    with postgres_database() as url:
+    with backend_database(request.param, tmp_path) as url:
         s = await open_store(url)
         yield s
         await s.close()

@@ -17,7 +17,7 @@ from hanamikoji.web.store import (
     StoreError,
     open_store,
 )
-from web_support import POSTGRES, postgres_database
+from web_support import backend_database
 
 BACKENDS = ["sqlite", "postgres"]
 
@@ -39,14 +39,7 @@ def _row(game_id: str = "g1", ai_due: bool = True) -> GameRow:
 
 @pytest.fixture(params=BACKENDS)
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
-    if request.param == "sqlite":
-        s = await open_store(f"sqlite:///{tmp_path / 'games.sqlite3'}")
-        yield s
-        await s.close()
-        return
-    if POSTGRES is None:
-        pytest.skip("HANAMIKOJI_TEST_POSTGRES is not set (.ci/run starts a PostgreSQL server)")
-    with postgres_database() as url:
+    with backend_database(request.param, tmp_path) as url:
         s = await open_store(url)
         yield s
         await s.close()

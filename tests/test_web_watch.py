@@ -18,7 +18,13 @@ from hanamikoji.web.server import GAMES_ON, Settings, create_app
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import open_store
 from lobby_support import Server, call, meet
-from web_support import POSTGRES, Seat, claim_invite, over, play_out, postgres_database
+from web_support import (
+    Seat,
+    backend_database,
+    claim_invite,
+    over,
+    play_out,
+)
 
 Client = TestClient[Any, Any]
 MakeClient = Callable[..., Awaitable[Client]]
@@ -27,13 +33,7 @@ MakeClient = Callable[..., Awaitable[Client]]
 @pytest.fixture(params=["sqlite", "postgres"])
 async def service(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[GameService]:
     """A service on a fresh database, on each backend."""
-    if request.param == "sqlite":
-        store = await open_store(f"sqlite:///{tmp_path / 'games.sqlite3'}")
-        yield GameService(store, ai_workers=0, hint_iterations=60, seed=5)
-        return
-    if POSTGRES is None:
-        pytest.skip("HANAMIKOJI_TEST_POSTGRES is not set (.ci/run starts a PostgreSQL server)")
-    with postgres_database() as url:
+    with backend_database(request.param, tmp_path) as url:
         store = await open_store(url)
         yield GameService(store, ai_workers=0, hint_iterations=60, seed=5)
         await store.close()

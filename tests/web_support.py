@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import aiohttp
+import pytest
 
 POSTGRES = os.environ.get("HANAMIKOJI_TEST_POSTGRES")
 """A PostgreSQL server's URL (its maintenance database); `.ci/run` starts one and sets it."""
@@ -39,6 +40,19 @@ def postgres_database() -> Iterator[str]:
     finally:
         with psycopg.connect(POSTGRES, autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@contextmanager
+def backend_database(backend: str, folder: Path) -> Iterator[str]:
+    """A fresh database's URL on ``backend`` ("sqlite": a file in ``folder``; "postgres": a
+    throwaway database, the test skipped when no server is given)."""
+    if backend == "sqlite":
+        yield f"sqlite:///{folder / 'games.sqlite3'}"
+        return
+    if POSTGRES is None:
+        pytest.skip("HANAMIKOJI_TEST_POSTGRES is not set (.ci/run starts a PostgreSQL server)")
+    with postgres_database() as url:
+        yield url
 
 
 class Seat:
