@@ -24,8 +24,9 @@ from aiohttp.test_utils import TestClient
 from clock_serve import command
 from hanamikoji.clock import Clock, TimeControl
 from hanamikoji.record import Record
+from hanamikoji.web.game import SCORING_GRACE_MS
 from hanamikoji.web.server import create_app
-from hanamikoji.web.service import SCORING_GRACE_MS, GameService
+from hanamikoji.web.service import GameService
 from hanamikoji.web.store import MIGRATIONS, open_store
 from lobby_support import MakeServer, Server, call, meet, table, visit
 from web_support import POSTGRES, Seat, backend_database, postgres_database

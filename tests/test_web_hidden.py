@@ -20,8 +20,10 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from hanamikoji.state import Deal, State
+from hanamikoji.web.game import LiveGame
+from hanamikoji.web.messages import seat_message
 from hanamikoji.web.server import HUB, Connection, create_app
-from hanamikoji.web.service import GameService, LiveGame, seat_message
+from hanamikoji.web.service import GameService
 from hanamikoji.web.store import GameRow, open_store
 from hanamikoji.web.watch import spectator_message
 from twins import public_twins
@@ -285,7 +287,7 @@ async def test_no_endpoint_tells_a_card_while_the_game_is_on(
 
 
 def test_the_drawn_card_is_told_only_to_its_seat_during_its_action() -> None:
-    from hanamikoji.web.service import drawn_card
+    from hanamikoji.web.messages import drawn_card
 
     rng = random.Random(8)
     for _ in range(20):

@@ -261,7 +261,7 @@ async def test_undo_survives_a_restart_with_the_new_deal(
     again = await open_store(service.store.url)  # another process's reading of the same file
     row = await again.load(data["game"])
     assert row is not None and row.deals is not None and row.moves == game.row.moves
-    from hanamikoji.web.service import replay
+    from hanamikoji.web.game import replay
 
     assert replay(row).view(0) == game.state.view(0)
     assert replay(row).hand(1) == game.state.hand(1)

@@ -23,8 +23,9 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from hanamikoji.clock import Clock
+from hanamikoji.web.errors import WebError, clean_name, show
 from hanamikoji.web.limits import Limits, TooMany, Window
-from hanamikoji.web.service import GameService, WebError, clean_name, show
+from hanamikoji.web.service import GameService
 from hanamikoji.web.store import Duplicate, GameRow, PlayerRow, Store
 
 __all__ = [

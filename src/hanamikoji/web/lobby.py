@@ -16,10 +16,12 @@ from typing import Any
 
 from hanamikoji.clock import ClockError, Kind, TimeControl
 from hanamikoji.glicko2 import Rating
+from hanamikoji.web.errors import WebError, show
+from hanamikoji.web.game import LiveGame
 from hanamikoji.web.identity import FieldError, check_username, username_key
 from hanamikoji.web.limits import TooMany
 from hanamikoji.web.ratings import Standing, family_of, window
-from hanamikoji.web.service import GameService, LiveGame, WebError, show
+from hanamikoji.web.service import GameService
 from hanamikoji.web.store import ChallengeRow, PlayerRow, Store
 
 __all__ = ["GONE_MS", "REPOLL_MS", "Lobby", "challenge_json", "rated_flag", "time_control"]

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hanamikoji.web.errors import WebError
 from hanamikoji.web.identity import FieldError, check_username, username_key
 from hanamikoji.web.ratings import AI_RATINGS, FAMILIES, Standing
-from hanamikoji.web.service import WebError
 from hanamikoji.web.store import Store
 
 __all__ = ["GAMES_SHOWN", "LEADERS_SHOWN", "leaderboard", "profile", "standing_json"]

@@ -27,20 +27,13 @@ from aiohttp.http_exceptions import HttpProcessingError
 from hanamikoji.ai.levels import LEVELS
 from hanamikoji.clock import Clock, TimeControl
 from hanamikoji.web import profiles
+from hanamikoji.web.errors import WebError, show
+from hanamikoji.web.game import DEFAULT_LEVEL, LiveGame, player_seat, token_seat
 from hanamikoji.web.identity import SESSION_COOKIE, Accounts, FieldError, Identity, username_key
 from hanamikoji.web.limits import Limits, TooMany
 from hanamikoji.web.lobby import Lobby, challenge_json, rated_flag, time_control, visible
-from hanamikoji.web.service import (
-    DEFAULT_LEVEL,
-    GameService,
-    LiveGame,
-    WebError,
-    player_seat,
-    review_frames,
-    seat_message,
-    show,
-    token_seat,
-)
+from hanamikoji.web.messages import review_frames, seat_message
+from hanamikoji.web.service import GameService
 from hanamikoji.web.store import ChallengeRow, Store, open_store, safe_url
 from hanamikoji.web.watch import GamesOn, Watchers, spectator_message
 

@@ -1,22 +1,21 @@
 """The games a web server holds: creating, joining, moves, undo, hints, rematches, the AI's turns.
 
 The service is the authority: every move is checked by the rules engine and stored before anyone is
-told. Messages for a seat are built from that seat's VIEW only (:func:`seat_message`).
+told. Messages for a seat are built from that seat's VIEW only (:mod:`hanamikoji.web.messages`); a
+game's row and the rules the service applies to it are in :mod:`hanamikoji.web.game`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import hmac
 import logging
 import os
 import random
 import secrets
-import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from hanamikoji.ai.analysis import ITERATIONS, MISTAKE, NOISE
@@ -31,36 +30,38 @@ from hanamikoji.clock import (
     claim_allowed_at,
     may_claim_abandoned,
 )
-from hanamikoji.glicko2 import Rating
-from hanamikoji.moves import IllegalMoveError, InvalidMoveError, Move
+from hanamikoji.moves import InvalidMoveError, Move
 from hanamikoji.record import Record
 from hanamikoji.redeal import RedealError, redeal
-from hanamikoji.state import Deal, Phase, RoundScore, Rules, State, Termination
-from hanamikoji.view import View
+from hanamikoji.state import State
 from hanamikoji.web import ai_worker
+from hanamikoji.web.errors import WebError, clean_name, show
+from hanamikoji.web.game import (
+    DEFAULT_LEVEL,
+    FORFEIT,
+    RESIGN,
+    LiveGame,
+    ai_due,
+    apply_entries,
+    charge_clock,
+    concede,
+    invitation_open,
+    now_ms,
+    player_seat,
+    rated_end,
+    replay,
+    token_seat,
+    undo_point,
+)
 from hanamikoji.web.limits import ClientLimits, Limits, TooMany
-from hanamikoji.web.ratings import AI_RATINGS, ai_player, family_of, score_of
 from hanamikoji.web.scheduler import AiScheduler, Busy
-from hanamikoji.web.store import GameRow, HintRow, RatedEnd, Store
+from hanamikoji.web.store import GameRow, HintRow, Store
 
-__all__ = [
-    "DEFAULT_LEVEL",
-    "GameService",
-    "LiveGame",
-    "WebError",
-    "player_seat",
-    "review_frames",
-    "seat_message",
-    "token_seat",
-]
+__all__ = ["GameService"]
 
 log = logging.getLogger(__name__)
 
-DEFAULT_LEVEL = "medium"
-MAX_NAME = 40
 MAX_ROUNDS = 99  # the most rounds a game may be limited to (or no limit at all)
-RESIGN = "resign:"
-FORFEIT = "forfeit:"  # "forfeit:S:time" (seat S ran out of time), "forfeit:S:abandoned" (claimed)
 TICK_S = 0.25
 """How often a server looks for games whose deadline passed (a flag falls within this)."""
 PRESENCE_MS = 5_000
@@ -68,241 +69,7 @@ PRESENCE_MS = 5_000
 abandonment claim: far below its 30 s minimum, so a seat connected elsewhere is never gone)."""
 
 
-def now_ms() -> int:
-    """The wall clock in whole milliseconds since the epoch (what every clock is kept in)."""
-    return round(time.time() * 1000)
-
-
 _NO_SEARCH = ("beginner", "easy")  # levels whose moves take a millisecond: never refused as busy
-
-
-class WebError(Exception):
-    """A request that cannot be done: ``code`` for programs, ``message`` for people.
-
-    ``retry_after`` (seconds) comes with ``too-many`` and ``busy``: when to ask again.
-    """
-
-    def __init__(self, code: str, message: str, retry_after: int | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.retry_after = retry_after
-
-
-@dataclass
-class LiveGame:
-    """A game in memory: its stored row and the state its moves lead to."""
-
-    row: GameRow
-    state: State
-    thinking: bool = False
-
-    @property
-    def id(self) -> str:
-        """The game's id."""
-        return self.row.id
-
-    @property
-    def rules(self) -> Rules:
-        """The game's rules."""
-        return Rules(max_rounds=self.row.max_rounds)
-
-    def human_seat(self) -> int | None:
-        """The person's seat in a game against the AI."""
-        return None if self.row.ai_seat is None else 1 - self.row.ai_seat
-
-    @property
-    def clock(self) -> Clock | None:
-        """The game's clock (None: no time control)."""
-        return _clock(self.row.clock)
-
-
-@functools.lru_cache(maxsize=4096)
-def _clock(text: str | None) -> Clock | None:
-    """A stored clock, read once (clocks are immutable values)."""
-    return None if text is None else Clock.from_json(text)
-
-
-def forfeit_why(entry: str, control: str | None) -> str:
-    """The record's ``why`` of a stored forfeit entry: the seat and the clock."""
-    _, seat, how = entry.split(":")
-    if how == "abandoned":
-        return f"seat {seat} left the game and the win was claimed ({control} clock)"
-    return f"seat {seat} ran out of time ({control} clock)"
-
-
-def _concede(state: State, entry: str, control: str | None) -> State:
-    """``state`` after a stored resignation or forfeit entry."""
-    if entry.startswith(RESIGN):
-        return state.concede(int(entry[len(RESIGN) :]), Termination.RESIGN)
-    seat = int(entry.split(":")[1])
-    return state.concede(seat, Termination.FORFEIT, forfeit_why(entry, control))
-
-
-def replay(row: GameRow) -> State:
-    """The state after the stored moves of ``row``."""
-    rules = Rules(max_rounds=row.max_rounds)
-    if row.deals is None:
-        state = State.new(row.seed, rules=rules)
-    else:  # an undo dealt afresh: these deals, then later rounds from their own seed
-        deals = [Deal(d[0], (d[1], d[2]), d[3]) for d in row.deals["deals"]]
-        state = State.from_deals(deals, rules=rules, rng=random.Random(row.deals["seed"]))
-    for text in row.moves:
-        if text.startswith((RESIGN, FORFEIT)):
-            state = _concede(state, text, row.control)
-        else:
-            state = state.apply(text)
-    return state
-
-
-def _scoring_json(score: RoundScore) -> dict[str, Any]:
-    return {
-        "round": score.round,
-        "played": list(score.played),
-        "secrets": list(score.secrets),
-        "markers_before": list(score.markers_before),
-        "markers": list(score.markers),
-        "charm": list(score.charm),
-        "geisha": list(score.geisha),
-    }
-
-
-def seat_message(
-    game: LiveGame, view: View, *, online: bool, rematch: str | None, now: int | None = None
-) -> dict[str, Any]:
-    """The ``state`` message for one seat: its VIEW, its legal moves and public facts only.
-
-    Everything about the cards comes from ``view`` (what the seat may know) and from the scored
-    rounds, whose cards were revealed to both; nothing else of the state is read. A timed game's
-    message has its clocks as seen at ``now`` (the server's time, default the present).
-    """
-    row = game.row
-    seat = view.seat
-    state = game.state
-    outcome = state.outcome
-    return {
-        "type": "state",
-        "game": {
-            "id": row.id,
-            "mode": row.mode,
-            "level": row.level,
-            "seat": seat,
-            "names": list(row.names),
-            "rules": {"max_rounds": row.max_rounds},
-            "status": "over" if outcome is not None else "playing",
-            "version": row.version,
-            "opponent_joined": row.joined[1 - seat],
-            "opponent_online": online,
-            "thinking": game.thinking,
-            "can_undo": _undo_point(game, seat) is not None,
-            "rematch": rematch,
-            "invite": _invite(row, seat),
-            "control": row.control or "none",
-            "rated": row.rated,
-        },
-        "view": view.to_json(),
-        "drawn": drawn_card(state, seat),
-        "legal": [str(m) for m in view.legal_moves],
-        "scorings": [_scoring_json(s) for s in state.scorings],
-        "result": outcome.to_json() if outcome is not None else None,
-        "clock": clock_json(game, seat, now_ms() if now is None else now, online=online),
-    }
-
-
-def clock_json(game: LiveGame, seat: int, now: int, *, online: bool) -> dict[str, Any] | None:
-    """The ``clock`` of a seat's state message: each seat's time at the server's ``now``, whose
-    clock runs, the deadline, when this seat may claim an absent opponent's game (``claim_at``)
-    and, once the clock ended the game, who lost by it (``ended``)."""
-    clock = game.clock
-    if clock is None:
-        return None
-    data = clock.for_client(now)
-    other = 1 - seat
-    claim_at = None
-    if not online and not game.state.is_over:
-        claim_at = claim_allowed_at(clock, other, game.row.seen[other] or 0)
-    data["claim_at"] = claim_at
-    last = game.row.moves[-1] if game.row.moves else ""
-    ended = None
-    if last.startswith(FORFEIT):
-        _, lost, how = last.split(":")
-        ended = {"seat": int(lost), "why": how}
-    data["ended"] = ended
-    return data
-
-
-def drawn_card(state: State, seat: int) -> str | None:
-    """The card ``seat`` drew at the start of its turn, while that turn's action is awaited.
-
-    The seat's own knowledge (it is in its hand): the table keeps it marked, after a reload too.
-    """
-    if state.is_over or state.to_move != seat or state.phase is not Phase.ACTION:
-        return None
-    return state.deal.deck[state.turn]
-
-
-def token_seat(row: GameRow, token: str | None) -> int | None:
-    """The seat whose secret ``token`` is (compared in constant time), or None."""
-    if not token or not isinstance(token, str):
-        return None
-    given = token.encode("utf-8", "replace")
-    for seat in (0, 1):
-        mine = row.tokens[seat]
-        if mine and hmac.compare_digest(mine.encode(), given):
-            return seat
-    return None
-
-
-def player_seat(row: GameRow, player: str | None) -> int | None:
-    """The seat of ``row`` that belongs to ``player`` (never the AI's), or None."""
-    if player is None:
-        return None
-    for seat in (0, 1):
-        if row.players[seat] == player and seat != row.ai_seat:
-            return seat
-    return None
-
-
-def invitation_open(row: GameRow) -> int | None:
-    """The seat a friend game's invitation still offers (its token not yet made), or None."""
-    if row.mode != "friend" or row.invite is None:
-        return None
-    for seat in (0, 1):
-        if not row.tokens[seat]:
-            return seat
-    return None
-
-
-def _invite(row: GameRow, seat: int) -> str | None:
-    """The invitation link, for the seat that created a friend game, until it is claimed."""
-    if invitation_open(row) != 1 - seat:
-        return None
-    return f"/join/{row.id}?i={row.invite}"
-
-
-def _ai_due(row: GameRow, state: State) -> bool:
-    """Whether the AI of ``row`` is to move in ``state``."""
-    return row.ai_seat is not None and state.to_move == row.ai_seat
-
-
-def _undo_point(game: LiveGame, seat: int) -> int | None:
-    """How many moves to keep to take back ``seat``'s last move and the AI's replies (or None).
-
-    Undo stops at the start of the current round: a scored round's cards have been revealed.
-    A timed game has none (its clock cannot be taken back), nor a rated one.
-    """
-    row = game.row
-    if row.mode != "ai" or row.control is not None or row.rated:
-        return None
-    if seat != game.human_seat() or game.state.is_over:
-        return None
-    history = game.state.history
-    for ply in range(len(history) - 1, -1, -1):
-        if history[ply].round != game.state.round:
-            return None
-        if history[ply].seat == seat:
-            return ply
-    return None
 
 
 Publisher = Callable[[str], Awaitable[None]]
@@ -526,7 +293,7 @@ class GameService:
         clock = game.clock
         assert clock is not None
         entry = f"{FORFEIT}{seat}:{how}"
-        state = _concede(game.state, entry, game.row.control)
+        state = concede(game.state, entry, game.row.control)
         return await self._store(game, [(seat, entry)], state, clock.stop(now))
 
     async def _store(
@@ -537,7 +304,7 @@ class GameService:
         outcome = state.outcome
         status = "over" if outcome else "playing"
         result = outcome.to_json() if outcome else None
-        due = _ai_due(game.row, state)
+        due = ai_due(game.row, state)
         text = clock.to_json() if clock is not None else None
         deadline = clock.deadline if clock is not None else None
         stored = await self.store.append(
@@ -684,7 +451,7 @@ class GameService:
     async def _new(self, row: GameRow) -> LiveGame:
         """Store a new game and hold it (its AI, if to move, starts thinking)."""
         state = replay(row)
-        row = replace(row, ai_due=_ai_due(row, state))
+        row = replace(row, ai_due=ai_due(row, state))
         await self.store.create(row)
         game = LiveGame(row, state)
         self._keep(game)
@@ -948,8 +715,8 @@ class GameService:
                 if late is not None:  # whatever was asked, the seat to decide has lost on time
                     stored = await self._end_by_clock(game, late, "time", now)
                 else:
-                    state = _apply(game, seat, entries)
-                    after = _charge(clock, seat, entries, state, now, game.state.round)
+                    state = apply_entries(game, seat, entries)
+                    after = charge_clock(clock, seat, entries, state, now, game.state.round)
                     stored = await self._store(game, [(seat, e) for e in entries], state, after)
                 if stored:
                     break
@@ -977,7 +744,7 @@ class GameService:
                     "undo is only for untimed games: a rated game has none, and a clock cannot "
                     "be taken back",
                 )
-            keep = _undo_point(game, seat)
+            keep = undo_point(game, seat)
             if keep is None:
                 raise WebError(
                     "not-allowed",
@@ -998,7 +765,7 @@ class GameService:
             }
             row = replace(game.row, moves=fresh.moves, status="playing", result=None, deals=deals)
             state = fresh.state
-            due = _ai_due(row, state)
+            due = ai_due(row, state)
             stored = await self.store.truncate(
                 game_id, game.row.version, start, ai_due=due, moves=rewritten, deals=deals
             )
@@ -1249,140 +1016,3 @@ class GameService:
 
 async def _nobody(game_id: str) -> None:
     return None
-
-
-SCORING_GRACE_MS = 10_000
-"""After a round's last move, the next round's first clock starts this much later: both players
-watch the round's scoring (about 10 s, step by step) and nobody's time runs meanwhile."""
-
-
-def _charge(
-    clock: Clock | None, seat: int, entries: list[str], state: State, now: int, round_before: int
-) -> Clock | None:
-    """The clock after ``seat``'s ``entries`` (leading to ``state``) at ``now``: each decision
-    charged and given its increment; a resignation stops it. A clock not started yet (a
-    rematch waiting for its second player) charges nothing. A move that ends a round starts
-    the next decision's clock after :data:`SCORING_GRACE_MS` (the clock charges nothing for a
-    time before its start)."""
-    if clock is None or clock.turn is None:
-        return clock
-    if any(e.startswith(RESIGN) for e in entries):
-        return clock.stop(now)
-    after = clock.decision(seat, now, None if state.is_over else state.to_move)
-    if not state.is_over and state.round != round_before and after.since is not None:
-        after = replace(after, since=after.since + SCORING_GRACE_MS)
-    return after
-
-
-def rated_end(row: GameRow, result: dict[str, Any] | None, now: int) -> RatedEnd | None:
-    """What the store rates when ``row`` ends with ``result``: a rated, timed game between two
-    players, or a person and an AI level at its fixed rating (None otherwise: casual, untimed,
-    unfinished, or a seat without a player)."""
-    family = family_of(row.control)
-    if result is None or not row.rated or family is None:
-        return None
-    players = list(row.players)
-    fixed: list[Rating | None] = [None, None]
-    if row.ai_seat is not None:
-        level = row.level or DEFAULT_LEVEL
-        players[row.ai_seat] = ai_player(level)
-        fixed[row.ai_seat] = AI_RATINGS[level]
-    first, second = players
-    if not first or not second:
-        return None
-    return RatedEnd((first, second), family, score_of(result, 0), now, (fixed[0], fixed[1]))
-
-
-def _apply(game: LiveGame, seat: int, entries: list[str]) -> State:
-    state = game.state
-    if state.is_over:
-        raise WebError("over", "the game is over")
-    for text in entries:
-        if text.startswith((RESIGN, FORFEIT)):
-            state = _concede(state, text, game.row.control)
-            continue
-        if state.to_move != seat:
-            raise WebError("not-your-turn", "it is not your turn: wait for your opponent's move")
-        move = Move.parse(text)
-        if move not in state.legal_moves:
-            legal = " ".join(str(m) for m in state.legal_moves)
-            what = "a pick from the offer" if state.phase is Phase.PICK else "an action"
-            raise WebError("illegal", f"{text} is not legal now ({what}); legal: {legal}")
-        try:
-            state = state.apply(move)
-        except IllegalMoveError as e:  # pragma: no cover - legal_moves said it was legal
-            raise WebError("illegal", str(e)) from None
-    return state
-
-
-def clean_name(name: Any, default: str) -> str:
-    """A player's name as typed: trimmed, spaces collapsed; printable text of at most 40 characters.
-
-    Control characters, escape sequences, invisible formatting and broken Unicode are refused:
-    names end up in records that other programs print.
-    """
-    if name is None:
-        return default
-    if not isinstance(name, str):
-        raise WebError("bad-request", f"name must be a string, got {show(name)}")
-    text = " ".join(name.split())
-    if len(text) > MAX_NAME:
-        raise WebError("bad-request", f"name must be at most {MAX_NAME} characters")
-    if not text.isprintable():
-        raise WebError(
-            "bad-request",
-            "name must be printable text (letters, digits, spaces, punctuation), without control "
-            "characters",
-        )
-    return text or default
-
-
-def show(value: Any, limit: int = 40) -> str:
-    """``value`` as it appears in an error message: its repr, shortened, always printable."""
-    try:
-        text = repr(value)
-    except ValueError:  # an integer too long to print in decimal
-        return "a number too large"
-    text = text.encode("ascii", "backslashreplace").decode()
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def review_frames(state: State) -> list[dict[str, Any]]:
-    """The whole table after each move of a finished game, for the review page."""
-    positions: list[State] = []
-    s: State | None = state
-    while s is not None:
-        positions.append(s)
-        s = s.parent
-    positions.reverse()
-    plies = state.history
-    frames = []
-    scored = {score.round: score for score in state.scorings}
-    for i, pos in enumerate(positions):
-        ply = plies[i - 1] if i > 0 and i - 1 < len(plies) else None
-        ended = ply is not None and (pos.round != ply.round or pos.is_over)
-        scoring = scored.get(ply.round) if ended and ply is not None else None
-        deal = pos.deal
-        frames.append(
-            {
-                "index": i,
-                "round": pos.round,
-                "seat": ply.seat if ply else None,
-                "move": str(ply.move) if ply else None,
-                "text": ply.move.describe() if ply else "",
-                "hands": [pos.hand(0), pos.hand(1)],
-                "played": [pos.played(0), pos.played(1)],
-                "secrets": [pos.secret(0), pos.secret(1)],
-                "discards": [pos.discard(0), pos.discard(1)],
-                "removed": deal.removed,
-                "deck": deal.deck[len(deal.deck) - pos.deck_left :],
-                "markers": list(pos.markers),
-                "charm": list(pos.charm),
-                "geisha": list(pos.geisha),
-                "actions_left": [pos.actions_left(0), pos.actions_left(1)],
-                "offer": str(pos.offer) if pos.offer else None,
-                "to_move": pos.to_move,
-                "scoring": _scoring_json(scoring) if scoring else None,
-            }
-        )
-    return frames

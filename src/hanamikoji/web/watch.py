@@ -14,9 +14,11 @@ from typing import Any, Generic, TypeVar
 
 from hanamikoji.ai.levels import LEVELS
 from hanamikoji.public import PublicView
+from hanamikoji.web.game import LiveGame, now_ms
 from hanamikoji.web.limits import Limits, TooMany
+from hanamikoji.web.messages import clock_json, scoring_json
 from hanamikoji.web.ratings import family_of
-from hanamikoji.web.service import GameService, LiveGame, _scoring_json, clock_json, now_ms
+from hanamikoji.web.service import GameService
 from hanamikoji.web.store import GameRow, Store
 
 __all__ = ["GAMES_ON_LIMIT", "ON_WITHIN", "GamesOn", "Watchers", "spectator_message"]
@@ -64,7 +66,7 @@ def spectator_message(
             "rated": row.rated,
         },
         "public": PublicView.of(state).to_json(),
-        "scorings": [_scoring_json(s) for s in state.scorings],
+        "scorings": [scoring_json(s) for s in state.scorings],
         "result": outcome.to_json() if outcome is not None else None,
         # The clocks as both seats see them; "online" is given so that no claim is offered
         # (claiming a game is for its players).

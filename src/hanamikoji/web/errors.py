@@ -1,0 +1,54 @@
+"""Errors a request gets, and the checks of what people type (names) that raise them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["MAX_NAME", "WebError", "clean_name", "show"]
+
+MAX_NAME = 40
+
+
+class WebError(Exception):
+    """A request that cannot be done: ``code`` for programs, ``message`` for people.
+
+    ``retry_after`` (seconds) comes with ``too-many`` and ``busy``: when to ask again.
+    """
+
+    def __init__(self, code: str, message: str, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.retry_after = retry_after
+
+
+def clean_name(name: Any, default: str) -> str:
+    """A player's name as typed: trimmed, spaces collapsed; printable text of at most 40 characters.
+
+    Control characters, escape sequences, invisible formatting and broken Unicode are refused:
+    names end up in records that other programs print.
+    """
+    if name is None:
+        return default
+    if not isinstance(name, str):
+        raise WebError("bad-request", f"name must be a string, got {show(name)}")
+    text = " ".join(name.split())
+    if len(text) > MAX_NAME:
+        raise WebError("bad-request", f"name must be at most {MAX_NAME} characters")
+    if not text.isprintable():
+        raise WebError(
+            "bad-request",
+            "name must be printable text (letters, digits, spaces, punctuation), without control "
+            "characters",
+        )
+    return text or default
+
+
+def show(value: Any, limit: int = 40) -> str:
+    """``value`` as it appears in an error message: its repr, shortened, always printable."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer too long to print in decimal
+        return "a number too large"
+    text = text.encode("ascii", "backslashreplace").decode()
+    return text if len(text) <= limit else text[: limit - 3] + "..."

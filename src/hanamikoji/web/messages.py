@@ -1,0 +1,144 @@
+"""The wire messages a seat and the review page receive, built from what each may know.
+
+A seat's ``state`` message is built from its VIEW only (:func:`seat_message`); the scored rounds'
+cards were revealed to both. The review's frames (:func:`review_frames`) show everything, and
+are given only once a game is over.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hanamikoji.clock import claim_allowed_at
+from hanamikoji.state import Phase, RoundScore, State
+from hanamikoji.view import View
+from hanamikoji.web.game import FORFEIT, LiveGame, invite_link, now_ms, undo_point
+
+__all__ = ["clock_json", "drawn_card", "review_frames", "scoring_json", "seat_message"]
+
+
+def scoring_json(score: RoundScore) -> dict[str, Any]:
+    return {
+        "round": score.round,
+        "played": list(score.played),
+        "secrets": list(score.secrets),
+        "markers_before": list(score.markers_before),
+        "markers": list(score.markers),
+        "charm": list(score.charm),
+        "geisha": list(score.geisha),
+    }
+
+
+def seat_message(
+    game: LiveGame, view: View, *, online: bool, rematch: str | None, now: int | None = None
+) -> dict[str, Any]:
+    """The ``state`` message for one seat: its VIEW, its legal moves and public facts only.
+
+    Everything about the cards comes from ``view`` (what the seat may know) and from the scored
+    rounds, whose cards were revealed to both; nothing else of the state is read. A timed game's
+    message has its clocks as seen at ``now`` (the server's time, default the present).
+    """
+    row = game.row
+    seat = view.seat
+    state = game.state
+    outcome = state.outcome
+    return {
+        "type": "state",
+        "game": {
+            "id": row.id,
+            "mode": row.mode,
+            "level": row.level,
+            "seat": seat,
+            "names": list(row.names),
+            "rules": {"max_rounds": row.max_rounds},
+            "status": "over" if outcome is not None else "playing",
+            "version": row.version,
+            "opponent_joined": row.joined[1 - seat],
+            "opponent_online": online,
+            "thinking": game.thinking,
+            "can_undo": undo_point(game, seat) is not None,
+            "rematch": rematch,
+            "invite": invite_link(row, seat),
+            "control": row.control or "none",
+            "rated": row.rated,
+        },
+        "view": view.to_json(),
+        "drawn": drawn_card(state, seat),
+        "legal": [str(m) for m in view.legal_moves],
+        "scorings": [scoring_json(s) for s in state.scorings],
+        "result": outcome.to_json() if outcome is not None else None,
+        "clock": clock_json(game, seat, now_ms() if now is None else now, online=online),
+    }
+
+
+def clock_json(game: LiveGame, seat: int, now: int, *, online: bool) -> dict[str, Any] | None:
+    """The ``clock`` of a seat's state message: each seat's time at the server's ``now``, whose
+    clock runs, the deadline, when this seat may claim an absent opponent's game (``claim_at``)
+    and, once the clock ended the game, who lost by it (``ended``)."""
+    clock = game.clock
+    if clock is None:
+        return None
+    data = clock.for_client(now)
+    other = 1 - seat
+    claim_at = None
+    if not online and not game.state.is_over:
+        claim_at = claim_allowed_at(clock, other, game.row.seen[other] or 0)
+    data["claim_at"] = claim_at
+    last = game.row.moves[-1] if game.row.moves else ""
+    ended = None
+    if last.startswith(FORFEIT):
+        _, lost, how = last.split(":")
+        ended = {"seat": int(lost), "why": how}
+    data["ended"] = ended
+    return data
+
+
+def drawn_card(state: State, seat: int) -> str | None:
+    """The card ``seat`` drew at the start of its turn, while that turn's action is awaited.
+
+    The seat's own knowledge (it is in its hand): the table keeps it marked, after a reload too.
+    """
+    if state.is_over or state.to_move != seat or state.phase is not Phase.ACTION:
+        return None
+    return state.deal.deck[state.turn]
+
+
+def review_frames(state: State) -> list[dict[str, Any]]:
+    """The whole table after each move of a finished game, for the review page."""
+    positions: list[State] = []
+    s: State | None = state
+    while s is not None:
+        positions.append(s)
+        s = s.parent
+    positions.reverse()
+    plies = state.history
+    frames = []
+    scored = {score.round: score for score in state.scorings}
+    for i, pos in enumerate(positions):
+        ply = plies[i - 1] if i > 0 and i - 1 < len(plies) else None
+        ended = ply is not None and (pos.round != ply.round or pos.is_over)
+        scoring = scored.get(ply.round) if ended and ply is not None else None
+        deal = pos.deal
+        frames.append(
+            {
+                "index": i,
+                "round": pos.round,
+                "seat": ply.seat if ply else None,
+                "move": str(ply.move) if ply else None,
+                "text": ply.move.describe() if ply else "",
+                "hands": [pos.hand(0), pos.hand(1)],
+                "played": [pos.played(0), pos.played(1)],
+                "secrets": [pos.secret(0), pos.secret(1)],
+                "discards": [pos.discard(0), pos.discard(1)],
+                "removed": deal.removed,
+                "deck": deal.deck[len(deal.deck) - pos.deck_left :],
+                "markers": list(pos.markers),
+                "charm": list(pos.charm),
+                "geisha": list(pos.geisha),
+                "actions_left": [pos.actions_left(0), pos.actions_left(1)],
+                "offer": str(pos.offer) if pos.offer else None,
+                "to_move": pos.to_move,
+                "scoring": scoring_json(scoring) if scoring else None,
+            }
+        )
+    return frames
