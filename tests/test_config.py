@@ -95,3 +95,18 @@ def test_the_engine_help_lists_the_options() -> None:
     text = sub.choices["engine"].format_help()
     for name in OPTIONS:
         assert f"  {name}=" in text
+
+
+def test_master_1_keeps_todays_master() -> None:
+    from hanamikoji.ai import Master1Agent
+    from hanamikoji.ai.config import MASTER_1
+
+    agent = parse_agent("master-1:iterations=300")
+    assert isinstance(agent, Master1Agent) and agent.name == "master-1"
+    assert agent.config == MASTER_1 and agent.limits == Limits(300, 0)
+    today = SearchConfig(
+        exploration=0.5, playout="greedy", prior=1.0, belief=30.0, hidden="greedy",
+        guide=0.4, mix=True, adapt=0.6,
+    )  # fmt: skip
+    assert today == MASTER_1
+    assert declared_options(agent)[0]["name"] == "iterations"

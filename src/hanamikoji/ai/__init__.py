@@ -18,7 +18,7 @@ from hanamikoji.ai.config import LIMITS, MASTER, Option, SearchConfig, unknown_o
 from hanamikoji.ai.greedy import GreedyAgent
 from hanamikoji.ai.ismcts import IsmctsAgent
 from hanamikoji.ai.levels import LEVELS
-from hanamikoji.ai.master import MasterAgent
+from hanamikoji.ai.master import Master1Agent, MasterAgent
 from hanamikoji.ai.random_agent import RandomAgent
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "AgentError",
     "GreedyAgent",
     "IsmctsAgent",
+    "Master1Agent",
     "MasterAgent",
     "RandomAgent",
     "SearchConfig",
@@ -43,6 +44,7 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "greedy": GreedyAgent,
     "ismcts": IsmctsAgent,
     "master": MasterAgent,
+    "master-1": Master1Agent,
 }
 """Built-in agents by name (options: their constructor's keywords)."""
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from hanamikoji.ai.config import MASTER, SearchConfig
+from hanamikoji.ai.config import MASTER, MASTER_1, SearchConfig
 from hanamikoji.ai.ismcts import IsmctsAgent
 
-__all__ = ["MasterAgent"]
+__all__ = ["Master1Agent", "MasterAgent"]
 
 
 class MasterAgent(IsmctsAgent):
@@ -34,3 +34,11 @@ class MasterAgent(IsmctsAgent):
     name = "master"
     fast: ClassVar[bool] = True
     preset: ClassVar[SearchConfig] = MASTER
+
+
+class Master1Agent(MasterAgent):
+    """``master-1``: the compiled search with the :data:`~hanamikoji.ai.config.MASTER_1`
+    settings, master as #12 left it, kept as the yardstick of every later master."""
+
+    name = "master-1"
+    preset: ClassVar[SearchConfig] = MASTER_1
