@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
-from hanamikoji.svgplot import bar_chart
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: bench.svgplot
+
+from bench.svgplot import bar_chart
 
 ROOT = Path(__file__).resolve().parents[1]
 

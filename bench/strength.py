@@ -27,11 +27,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: bench.svgplot
+
+from bench.svgplot import bar_chart
 from hanamikoji.ai import LEVELS, parse_agent
 from hanamikoji.ai.ismcts import IsmctsAgent
 from hanamikoji.match import MatchConfig, MatchSummary, play_pairs, run_match
 from hanamikoji.state import State
-from hanamikoji.svgplot import bar_chart
 
 ROOT = Path(__file__).resolve().parents[1]
 PARTS = ("greedy", "ismcts", "time", "first", "exploit", "ladder", "speed")

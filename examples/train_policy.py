@@ -25,15 +25,19 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: bench.svgplot
+
 import gymnasium
 import numpy as np
 import numpy.typing as npt
+from bench.svgplot import line_chart
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -43,7 +47,6 @@ from hanamikoji.ai import AgentError, parse_agent
 from hanamikoji.env.actions import NUM_ACTIONS
 from hanamikoji.env.gym import ENV_ID, HanamikojiEnv
 from hanamikoji.env.observation import OBS_SIZE
-from hanamikoji.svgplot import line_chart
 
 Array = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]

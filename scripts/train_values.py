@@ -12,15 +12,18 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: bench.svgplot
+
+from bench.svgplot import line_chart
 from rich.progress import Progress
 
 from hanamikoji.ai.fastplay import greedy_playout_moves
 from hanamikoji.ai.playout import play_round
 from hanamikoji.ai.values import CONFIGS, TABLES, RoundValues, _terminal, sample_round, solve
 from hanamikoji.state import State
-from hanamikoji.svgplot import line_chart
 
 ROOT = Path(__file__).resolve().parents[1]
 

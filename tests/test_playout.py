@@ -9,6 +9,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from bench.svgplot import bar_chart, line_chart
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,7 +17,6 @@ from hanamikoji.ai.playout import best_pick, play_round, play_round_smart, smart
 from hanamikoji.ai.values import RoundValues
 from hanamikoji.moves import Move
 from hanamikoji.state import Deal, State
-from hanamikoji.svgplot import bar_chart, line_chart
 
 ROOT = Path(__file__).resolve().parents[1]
 
