@@ -300,6 +300,46 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX rating_history_player ON rating_history (player_id, family, at)",
     ),
+    # 8: chat and moderation. Each game's messages in two rooms, the players' and the
+    # spectators' (kind "text", or "phrase": a quick phrase's key, shown in each reader's
+    # language; removed_at: taken down by a moderator, kept for the log); each seat's mute of its
+    # opponent; each player's chat preference (chat_off) and the moderators' flags (muted_at:
+    # their messages are refused; disabled_at: no sign-in, no seat, sessions ended); and the
+    # moderation log (who did what to whom, when and why).
+    (
+        "ALTER TABLE players ADD COLUMN chat_off INTEGER",
+        "ALTER TABLE players ADD COLUMN muted_at TEXT",
+        "ALTER TABLE players ADD COLUMN disabled_at TEXT",
+        """CREATE TABLE chat (
+            id TEXT PRIMARY KEY,
+            game_id TEXT NOT NULL REFERENCES games(id),
+            room TEXT NOT NULL,
+            seat INTEGER,
+            player_id TEXT,
+            name TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            body TEXT NOT NULL,
+            at BIGINT NOT NULL,
+            removed_at TEXT
+        )""",
+        "CREATE INDEX chat_game ON chat (game_id, room, at)",
+        "CREATE INDEX chat_player ON chat (player_id, at)",
+        """CREATE TABLE chat_mutes (
+            game_id TEXT NOT NULL REFERENCES games(id),
+            seat INTEGER NOT NULL,
+            at TEXT NOT NULL,
+            PRIMARY KEY (game_id, seat)
+        )""",
+        """CREATE TABLE moderation (
+            id TEXT PRIMARY KEY,
+            at TEXT NOT NULL,
+            moderator TEXT NOT NULL,
+            action TEXT NOT NULL,
+            target TEXT NOT NULL,
+            reason TEXT NOT NULL
+        )""",
+        "CREATE INDEX moderation_at ON moderation (at)",
+    ),
 )
 """The schema as migrations; ``schema_version`` in table ``meta`` says how far a database is."""
 
