@@ -27,10 +27,14 @@ __all__ = [
     "MIGRATIONS",
     "Atomic",
     "ChallengeRow",
+    "ChatFlags",
+    "ChatRow",
+    "ChatStore",
     "Duplicate",
     "GameRow",
     "HintRow",
     "LobbyStore",
+    "ModerationRow",
     "PlayerRow",
     "PostgresStore",
     "RatedEnd",
@@ -1222,7 +1226,246 @@ class _Lobby:
                     await tx.run(sql, (now, *ids))
 
 
-class Store(PlayerStore, LobbyStore, Protocol):
+# -- chat and moderation (docs/web.md "Chat" and "Moderation") ------------------------------------
+
+
+@dataclass(frozen=True)
+class ChatRow:
+    """One chat message: in which game and room, from whom, what, and when (ms since the epoch).
+
+    ``kind`` is ``"text"`` (``body`` as typed) or ``"phrase"`` (``body`` a quick phrase's key,
+    which each reader sees in their own language); ``seat`` is the author's seat in the players'
+    room (None in the spectators'); ``removed``: taken down by a moderator.
+    """
+
+    id: str
+    game: str
+    room: str
+    seat: int | None
+    player: str | None
+    name: str
+    kind: str
+    body: str
+    at: int
+    removed: bool = False
+
+
+@dataclass(frozen=True)
+class ChatFlags:
+    """A player's chat preference and the moderators' flags on them."""
+
+    chat_off: bool = False
+    muted: bool = False
+    disabled: bool = False
+
+
+@dataclass(frozen=True)
+class ModerationRow:
+    """One act of moderation: who did what to whom (a player or a message), when and why."""
+
+    id: str
+    at: str
+    moderator: str
+    action: str
+    target: str
+    reason: str
+
+
+_CHAT_COLUMNS = "id, game_id, room, seat, player_id, name, kind, body, at, removed_at"
+_INSERT_CHAT = (
+    "INSERT INTO chat (id, game_id, room, seat, player_id, name, kind, body, at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_SELECT_CHAT = f"SELECT {_CHAT_COLUMNS} FROM chat WHERE id = ?"
+_GAME_CHAT = (
+    f"SELECT {_CHAT_COLUMNS} FROM chat WHERE game_id = ? AND room = ? AND removed_at IS NULL "
+    "ORDER BY at, id LIMIT ?"
+)
+_CHAT_MUTES = "SELECT seat FROM chat_mutes WHERE game_id = ?"
+_MUTE_CHAT = (
+    "INSERT INTO chat_mutes (game_id, seat, at) VALUES (?, ?, ?) "
+    "ON CONFLICT (game_id, seat) DO NOTHING"
+)
+_UNMUTE_CHAT = "DELETE FROM chat_mutes WHERE game_id = ? AND seat = ?"
+_CHAT_FLAGS = "SELECT id, chat_off, muted_at, disabled_at FROM players WHERE id IN ({marks})"
+_SET_CHAT_OFF = "UPDATE players SET chat_off = ? WHERE id = ?"
+_SET_FLAG = {
+    "muted": "UPDATE players SET muted_at = ? WHERE id = ?",
+    "disabled": "UPDATE players SET disabled_at = ? WHERE id = ?",
+}
+_REMOVE_CHAT = "UPDATE chat SET removed_at = ? WHERE id = ? AND removed_at IS NULL"
+_INSERT_MODERATION = (
+    "INSERT INTO moderation (id, at, moderator, action, target, reason) VALUES (?, ?, ?, ?, ?, ?)"
+)
+_MODERATION_LOG = (
+    "SELECT id, at, moderator, action, target, reason FROM moderation ORDER BY at DESC, id LIMIT ?"
+)
+
+
+def _chat_row(values: Sequence[Any]) -> ChatRow:
+    cid, game, room, seat, player, name, kind, body, at, removed = values[:10]
+    seat = None if seat is None else int(seat)
+    return ChatRow(cid, game, room, seat, player, name, kind, body, int(at), removed is not None)
+
+
+def _moderation_values(entry: ModerationRow) -> tuple[Any, ...]:
+    return (entry.id, entry.at, entry.moderator, entry.action, entry.target, entry.reason)
+
+
+ChatListener = Callable[[str], Awaitable[None]]
+
+
+class ChatStore(Protocol):
+    """What chat and moderation need from a database."""
+
+    async def add_chat(self, line: ChatRow) -> None:
+        """Store a message (and tell the other server processes of it)."""
+        ...
+
+    async def chat_line(self, line_id: str) -> ChatRow | None:
+        """One message by id, removed or not."""
+        ...
+
+    async def chat(self, game_id: str, room: str, limit: int = 500) -> list[ChatRow]:
+        """A room's messages (not removed), oldest first."""
+        ...
+
+    async def chat_lines(
+        self, *, game_id: str | None = None, player_id: str | None = None, limit: int = 50
+    ) -> list[ChatRow]:
+        """Messages of a game, or of a player, or all, removed ones too, newest first."""
+        ...
+
+    async def chat_mutes(self, game_id: str) -> set[int]:
+        """The seats of ``game_id`` that muted their opponent."""
+        ...
+
+    async def set_chat_mute(self, game_id: str, seat: int, muted: bool) -> None:
+        """Whether ``seat`` mutes its opponent in ``game_id``."""
+        ...
+
+    async def chat_flags(self, player_ids: Sequence[str]) -> dict[str, ChatFlags]:
+        """The flags of each of ``player_ids`` that exists."""
+        ...
+
+    async def set_chat_off(self, player_id: str, off: bool) -> None:
+        """A player's preference: chat off (nothing shown, nothing sent) or on."""
+        ...
+
+    async def moderate_player(
+        self, player_id: str, flag: str, on: bool, entry: ModerationRow
+    ) -> None:
+        """Set or clear a player's ``flag`` (``muted`` or ``disabled``; disabling ends their
+        sessions) and log ``entry``, in one transaction."""
+        ...
+
+    async def remove_chat(self, line_id: str, entry: ModerationRow) -> bool:
+        """Take a message down and log ``entry``, in one transaction; False if there is no
+        such message or it was removed already (nothing logged then)."""
+        ...
+
+    async def moderation_log(self, limit: int = 50) -> list[ModerationRow]:
+        """The moderation log, newest first."""
+        ...
+
+    async def listen_chat(self, callback: ChatListener) -> Callable[[], Awaitable[None]]:
+        """Call ``callback(item)`` for each message another process stores (``item``: its id)
+        or removes (``-`` and its id); returns what stops listening."""
+        ...
+
+
+async def _nothing() -> None:
+    return None
+
+
+class _Chat:
+    """:class:`ChatStore` written once, over the primitives each database provides."""
+
+    async def _one(self, sql: str, values: Sequence[Any]) -> tuple[Any, ...] | None:
+        raise NotImplementedError
+
+    async def _all(self, sql: str, values: Sequence[Any]) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    async def _tx(self, steps: Sequence[Step], *, announce: int | None = None) -> list[Done]:
+        raise NotImplementedError
+
+    async def _announce_chat(self, item: str) -> None:
+        """Tell the other processes (PostgreSQL; SQLite serves one process)."""
+        return None
+
+    async def add_chat(self, line: ChatRow) -> None:
+        values = (line.id, line.game, line.room, line.seat, line.player, line.name)
+        await self._tx([(_INSERT_CHAT, (*values, line.kind, line.body, line.at))])
+        await self._announce_chat(line.id)
+
+    async def chat_line(self, line_id: str) -> ChatRow | None:
+        row = await self._one(_SELECT_CHAT, (line_id,))
+        return None if row is None else _chat_row(row)
+
+    async def chat(self, game_id: str, room: str, limit: int = 500) -> list[ChatRow]:
+        return [_chat_row(r) for r in await self._all(_GAME_CHAT, (game_id, room, limit))]
+
+    async def chat_lines(
+        self, *, game_id: str | None = None, player_id: str | None = None, limit: int = 50
+    ) -> list[ChatRow]:
+        where, values = [], []
+        for column, value in (("game_id", game_id), ("player_id", player_id)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                values.append(value)
+        clause = f"WHERE {' AND '.join(where)} " if where else ""
+        sql = f"SELECT {_CHAT_COLUMNS} FROM chat {clause}ORDER BY at DESC, id LIMIT ?"
+        return [_chat_row(r) for r in await self._all(sql, (*values, limit))]
+
+    async def chat_mutes(self, game_id: str) -> set[int]:
+        return {int(r[0]) for r in await self._all(_CHAT_MUTES, (game_id,))}
+
+    async def set_chat_mute(self, game_id: str, seat: int, muted: bool) -> None:
+        if muted:
+            await self._tx([(_MUTE_CHAT, (game_id, seat, _now()))])
+        else:
+            await self._tx([(_UNMUTE_CHAT, (game_id, seat))])
+
+    async def chat_flags(self, player_ids: Sequence[str]) -> dict[str, ChatFlags]:
+        ids = sorted(set(player_ids))
+        if not ids:
+            return {}
+        rows = await self._all(_CHAT_FLAGS.format(marks=_marks(len(ids))), ids)
+        return {r[0]: ChatFlags(bool(r[1]), r[2] is not None, r[3] is not None) for r in rows}
+
+    async def set_chat_off(self, player_id: str, off: bool) -> None:
+        await self._tx([(_SET_CHAT_OFF, (int(off), player_id))])
+
+    async def moderate_player(
+        self, player_id: str, flag: str, on: bool, entry: ModerationRow
+    ) -> None:
+        steps: list[Step] = [(_SET_FLAG[flag], (entry.at if on else None, player_id))]
+        if flag == "disabled" and on:
+            steps.append((_END_SESSIONS, (player_id,)))
+        steps.append((_INSERT_MODERATION, _moderation_values(entry)))
+        await self._tx(steps)
+
+    async def remove_chat(self, line_id: str, entry: ModerationRow) -> bool:
+        row = await self._one(_SELECT_CHAT, (line_id,))
+        if row is None or row[9] is not None:
+            return False
+        done = await self._tx(
+            [(_REMOVE_CHAT, (entry.at, line_id)), (_INSERT_MODERATION, _moderation_values(entry))]
+        )
+        if done[0].count != 1:  # removed meanwhile by someone else: log nothing twice
+            return False
+        await self._announce_chat(f"-{line_id}")
+        return True
+
+    async def moderation_log(self, limit: int = 50) -> list[ModerationRow]:
+        return [ModerationRow(*map(str, r)) for r in await self._all(_MODERATION_LOG, (limit,))]
+
+    async def listen_chat(self, callback: ChatListener) -> Callable[[], Awaitable[None]]:
+        return _nothing
+
+
+class Store(PlayerStore, LobbyStore, ChatStore, Protocol):
     """What the web app needs from a database."""
 
     url: str
@@ -1373,7 +1616,7 @@ async def open_store(url: str | None, *, exclusive: bool = False) -> Store:
     )
 
 
-class SQLiteStore(_Players, _Lobby, _Ratings):
+class SQLiteStore(_Players, _Lobby, _Ratings, _Chat):
     """Games in an SQLite file (WAL: a write is safe once its call returns, even on kill -9).
 
     One server process at a time: a server's store (``exclusive``) holds a lock on ``PATH.lock``,
@@ -1692,9 +1935,10 @@ def _updates(fields: dict[str, Any]) -> tuple[str, list[Any]]:
 
 _CHANNEL = "hanamikoji_games"
 _LOBBY_CHANNEL = "hanamikoji_lobby"
+_CHAT_CHANNEL = "hanamikoji_chat"
 
 
-class PostgresStore(_Players, _Lobby, _Ratings):
+class PostgresStore(_Players, _Lobby, _Ratings, _Chat):
     """Games in PostgreSQL; changes are announced to other processes with LISTEN/NOTIFY."""
 
     def __init__(self, url: str) -> None:
@@ -1837,6 +2081,41 @@ class PostgresStore(_Players, _Lobby, _Ratings):
     async def _atomic(self) -> AsyncIterator[Atomic]:
         async with self._pool.connection() as conn, conn.transaction():
             yield _PgAtomic(self, conn)
+
+    async def _announce_chat(self, item: str) -> None:
+        async with self._pool.connection() as conn:
+            await conn.execute(
+                "SELECT pg_notify(%s, %s)", (_CHAT_CHANNEL, f"{self._origin}:{item}")
+            )
+
+    async def listen_chat(self, callback: ChatListener) -> Callable[[], Awaitable[None]]:
+        """A connection of its own listens to the chat's channel."""
+        import psycopg
+
+        listener = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        await listener.execute(f"LISTEN {_CHAT_CHANNEL}")
+
+        async def pump() -> None:
+            async for note in listener.notifies():
+                origin, _, item = note.payload.partition(":")
+                if origin == self._origin or not item:
+                    continue
+                try:
+                    await callback(item)
+                except Exception:  # one bad message must not stop the others
+                    import logging
+
+                    logging.getLogger(__name__).exception("chat update %s failed", item)
+
+        task = asyncio.create_task(pump())
+
+        async def stop() -> None:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+            await listener.close()
+
+        return stop
 
     async def ai_due(self) -> list[str]:
         async with self._pool.connection() as conn:
