@@ -26,6 +26,8 @@ from hanamikoji.web.ratings import Standing, rate
 __all__ = [
     "MIGRATIONS",
     "Atomic",
+    "BotRow",
+    "BotStore",
     "ChallengeRow",
     "ChatFlags",
     "ChatRow",
@@ -343,6 +345,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             reason TEXT NOT NULL
         )""",
         "CREATE INDEX moderation_at ON moderation (at)",
+    ),
+    # 9: bots (docs/bots.md). A bot is a player with a user name and no password, owned by an
+    # account (owner_id NULL: a house bot, an AI level); only a hash of its token is kept
+    # (token_hash NULL: revoked); accepts: what its owner lets it play (JSON).
+    (
+        """CREATE TABLE bots (
+            player_id TEXT PRIMARY KEY REFERENCES players(id),
+            owner_id TEXT,
+            token_hash TEXT UNIQUE,
+            accepts TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX bots_owner ON bots (owner_id)",
     ),
 )
 """The schema as migrations; ``schema_version`` in table ``meta`` says how far a database is."""
@@ -1465,7 +1480,213 @@ class _Chat:
         return _nothing
 
 
-class Store(PlayerStore, LobbyStore, ChatStore, Protocol):
+# -- bots (docs/bots.md) ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BotRow:
+    """A bot: its player (user name, display name), its owner (None: a house bot), what it
+    accepts (JSON text), whether a token is set, and whether it may connect at all (its
+    account and its owner's neither deleted nor disabled by a moderator)."""
+
+    player_id: str
+    username: str
+    name: str | None
+    owner_id: str | None
+    owner: str | None  # the owner's user name
+    accepts: str
+    has_token: bool
+    created_at: str
+    barred: str | None = None  # why it may not connect (deleted, disabled), else None
+
+
+_BOT_COLUMNS = (
+    "b.player_id, p.username, p.name, b.owner_id, o.username, b.accepts, b.token_hash, "
+    "b.created_at, p.deleted_at, p.disabled_at, o.deleted_at, o.disabled_at"
+)
+_BOT_FROM = (
+    "FROM bots b JOIN players p ON p.id = b.player_id LEFT JOIN players o ON o.id = b.owner_id"
+)
+_INSERT_BOT_PLAYER = (
+    "INSERT INTO players (id, created_at, name, username, username_key) VALUES (?, ?, ?, ?, ?)"
+)
+_INSERT_BOT = (
+    "INSERT INTO bots (player_id, owner_id, token_hash, accepts, created_at) VALUES (?, ?, ?, ?, ?)"
+)
+# A house bot keeps its player (its rating history) from one start to the next; its token is new.
+_HOUSE_PLAYER = (
+    "INSERT INTO players (id, created_at, name, username, username_key) VALUES (?, ?, ?, ?, ?) "
+    "ON CONFLICT (id) DO NOTHING"
+)
+_HOUSE_BOT = (
+    "INSERT INTO bots (player_id, owner_id, token_hash, accepts, created_at) "
+    "VALUES (?, NULL, ?, ?, ?) ON CONFLICT (player_id) DO UPDATE SET "
+    "token_hash = excluded.token_hash, accepts = excluded.accepts"
+)
+_BOT_BY_TOKEN = f"SELECT {_BOT_COLUMNS} {_BOT_FROM} WHERE b.token_hash = ?"
+_BOT_BY_KEY = f"SELECT {_BOT_COLUMNS} {_BOT_FROM} WHERE p.username_key = ?"
+_BOT_BY_ID = f"SELECT {_BOT_COLUMNS} {_BOT_FROM} WHERE b.player_id = ?"
+_BOTS_OF = f"SELECT {_BOT_COLUMNS} {_BOT_FROM} WHERE b.owner_id = ? ORDER BY b.created_at"
+_BOT_NAMES = "SELECT p.username FROM bots b JOIN players p ON p.id = b.player_id"
+_SET_BOT_TOKEN = "UPDATE bots SET token_hash = ? WHERE player_id = ?"
+_SET_BOT_ACCEPTS = "UPDATE bots SET accepts = ? WHERE player_id = ?"
+# A bot declines a challenge addressed to it (only while it is open).
+_DECLINE_CHALLENGE = (
+    "UPDATE challenges SET status = 'declined', updated_at = ? WHERE id = ? AND status = 'open'"
+)
+
+
+def _bot(values: Sequence[Any]) -> BotRow:
+    pid, username, name, owner_id, owner, accepts, token, created = values[:8]
+    deleted, disabled, owner_deleted, owner_disabled = values[8:12]
+    barred = None
+    if deleted is not None or (owner_id is not None and owner_deleted is not None):
+        barred = "deleted"
+    elif disabled is not None or owner_disabled is not None:
+        barred = "disabled"
+    return BotRow(
+        pid, username, name, owner_id, owner, accepts, token is not None, str(created), barred
+    )
+
+
+class BotStore(Protocol):
+    """What the web app needs of its bots: accounts with a token, owned by a person."""
+
+    async def add_bot(
+        self,
+        player_id: str,
+        username: str,
+        username_key: str,
+        owner_id: str,
+        token: str,
+        accepts: str,
+    ) -> None:
+        """A new bot of ``owner_id`` with its token's hash; :class:`Duplicate` if the user name
+        is taken."""
+        ...
+
+    async def house_bot(
+        self,
+        player_id: str,
+        username: str,
+        username_key: str,
+        name: str,
+        token: str,
+        accepts: str,
+    ) -> None:
+        """Make (or keep) a house bot's player and give it a new token's hash;
+        :class:`Duplicate` if an account took its user name."""
+        ...
+
+    async def bot_by_token(self, token: str) -> BotRow | None:
+        """The bot whose token hashes to ``token``."""
+        ...
+
+    async def bot_by_key(self, username_key: str) -> BotRow | None:
+        """The bot whose user name folds to ``username_key``."""
+        ...
+
+    async def bot(self, player_id: str) -> BotRow | None:
+        """A bot by its player id."""
+        ...
+
+    async def bots_of(self, owner_id: str) -> list[BotRow]:
+        """An owner's bots, the oldest first."""
+        ...
+
+    async def bot_names(self) -> set[str]:
+        """Every bot's user name (to mark them on the leaderboard)."""
+        ...
+
+    async def set_bot_token(self, player_id: str, token: str | None) -> None:
+        """A bot's new token's hash (None: revoked)."""
+        ...
+
+    async def set_bot_accepts(self, player_id: str, accepts: str) -> None:
+        """What a bot accepts (JSON)."""
+        ...
+
+    async def decline_challenge(self, challenge_id: str, now: int) -> bool:
+        """Close an open challenge as declined by the bot it was addressed to."""
+        ...
+
+
+class _Bots:
+    """:class:`BotStore` written once, over the primitives each database provides."""
+
+    async def _one(self, sql: str, values: Sequence[Any]) -> tuple[Any, ...] | None:
+        raise NotImplementedError
+
+    async def _all(self, sql: str, values: Sequence[Any]) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    async def _tx(self, steps: Sequence[Step], *, announce: int | None = None) -> list[Done]:
+        raise NotImplementedError
+
+    async def add_bot(
+        self,
+        player_id: str,
+        username: str,
+        username_key: str,
+        owner_id: str,
+        token: str,
+        accepts: str,
+    ) -> None:
+        now = _now()
+        await self._tx(
+            [
+                (_INSERT_BOT_PLAYER, (player_id, now, username, username, username_key)),
+                (_INSERT_BOT, (player_id, owner_id, token, accepts, now)),
+            ]
+        )
+
+    async def house_bot(
+        self,
+        player_id: str,
+        username: str,
+        username_key: str,
+        name: str,
+        token: str,
+        accepts: str,
+    ) -> None:
+        now = _now()
+        await self._tx(
+            [
+                (_HOUSE_PLAYER, (player_id, now, name, username, username_key)),
+                (_HOUSE_BOT, (player_id, token, accepts, now)),
+            ]
+        )
+
+    async def bot_by_token(self, token: str) -> BotRow | None:
+        row = await self._one(_BOT_BY_TOKEN, (token,))
+        return None if row is None else _bot(row)
+
+    async def bot_by_key(self, username_key: str) -> BotRow | None:
+        row = await self._one(_BOT_BY_KEY, (username_key,))
+        return None if row is None else _bot(row)
+
+    async def bot(self, player_id: str) -> BotRow | None:
+        row = await self._one(_BOT_BY_ID, (player_id,))
+        return None if row is None else _bot(row)
+
+    async def bots_of(self, owner_id: str) -> list[BotRow]:
+        return [_bot(r) for r in await self._all(_BOTS_OF, (owner_id,))]
+
+    async def bot_names(self) -> set[str]:
+        return {str(r[0]) for r in await self._all(_BOT_NAMES, ())}
+
+    async def set_bot_token(self, player_id: str, token: str | None) -> None:
+        await self._tx([(_SET_BOT_TOKEN, (token, player_id))])
+
+    async def set_bot_accepts(self, player_id: str, accepts: str) -> None:
+        await self._tx([(_SET_BOT_ACCEPTS, (accepts, player_id))])
+
+    async def decline_challenge(self, challenge_id: str, now: int) -> bool:
+        (done,) = await self._tx([(_DECLINE_CHALLENGE, (now, challenge_id))])
+        return done.count == 1
+
+
+class Store(PlayerStore, LobbyStore, ChatStore, BotStore, Protocol):
     """What the web app needs from a database."""
 
     url: str
@@ -1616,7 +1837,7 @@ async def open_store(url: str | None, *, exclusive: bool = False) -> Store:
     )
 
 
-class SQLiteStore(_Players, _Lobby, _Ratings, _Chat):
+class SQLiteStore(_Players, _Lobby, _Ratings, _Chat, _Bots):
     """Games in an SQLite file (WAL: a write is safe once its call returns, even on kill -9).
 
     One server process at a time: a server's store (``exclusive``) holds a lock on ``PATH.lock``,
@@ -1938,7 +2159,7 @@ _LOBBY_CHANNEL = "hanamikoji_lobby"
 _CHAT_CHANNEL = "hanamikoji_chat"
 
 
-class PostgresStore(_Players, _Lobby, _Ratings, _Chat):
+class PostgresStore(_Players, _Lobby, _Ratings, _Chat, _Bots):
     """Games in PostgreSQL; changes are announced to other processes with LISTEN/NOTIFY."""
 
     def __init__(self, url: str) -> None:
