@@ -36,8 +36,18 @@ __all__ = [
     "agent_options",
     "declared_options",
     "make_agent",
+    "net_agent",
     "parse_agent",
 ]
+
+
+def net_agent(temperature: float = 0.0, weights: str = "") -> Agent:
+    """The ``net`` agent (:class:`hanamikoji.ai.net.NetAgent`), imported when first made so
+    that ``import hanamikoji.ai`` stays free of numpy and numba."""
+    from hanamikoji.ai.net import NetAgent
+
+    return NetAgent(temperature, weights)
+
 
 AGENTS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
@@ -45,6 +55,7 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "ismcts": IsmctsAgent,
     "master": MasterAgent,
     "master-1": Master1Agent,
+    "net": net_agent,
 }
 """Built-in agents by name (options: their constructor's keywords)."""
 

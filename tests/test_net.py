@@ -1,0 +1,197 @@
+"""The learned player: its input reads only what the seat may know, the same from a View as from
+the kernel's row; its inference is the training code's forward pass; the training code's
+gradient is the true one; the ``net`` agent plays legal moves, deterministically."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+
+from hanamikoji.ai import make_agent, parse_agent
+from hanamikoji.ai.net import WEIGHTS, Net, NetAgent, default_net, features, forward
+from hanamikoji.kernel.actions import NUM_ACTIONS
+from hanamikoji.kernel.features import LAYOUT, NFEAT, encode, field_slices
+from hanamikoji.kernel.row import C_DECK, C_DISCARD, C_HAND, C_REMOVED, C_SECRET, row_of
+from hanamikoji.kernel.tables import T
+from hanamikoji.state import Rules, State
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def train() -> ModuleType:
+    """scripts/train_net.py as a module (the training code's own forward and backward)."""
+    spec = importlib.util.spec_from_file_location("train_net", ROOT / "scripts" / "train_net.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["train_net"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def decisions(n: int, seed: int = 0) -> list[State]:
+    """``n`` positions with a decision due, from random games of 3 rounds."""
+    rng = random.Random(seed)
+    out: list[State] = []
+    while len(out) < n:
+        state = State.new(rng.randrange(10**9), rules=Rules(max_rounds=3))
+        while state.to_move is not None and len(out) < n:
+            if rng.random() < 0.3:
+                out.append(state)
+            state = state.apply(rng.choice(state.legal_moves))
+    return out
+
+
+def inputs(states: list[State]) -> np.ndarray:
+    """The network's input for each position's seat to move."""
+    rows = []
+    for s in states:
+        seat = s.to_move
+        assert seat is not None
+        rows.append(features(s.view(seat), s.rules))
+    return np.stack(rows)
+
+
+def encoded(row: np.ndarray, max_rounds: int = 3) -> np.ndarray:
+    out = np.zeros(NFEAT, dtype=np.float32)
+    encode(row, max_rounds, T, out)
+    return out
+
+
+def test_the_layout_is_declared_once() -> None:
+    parts = field_slices()
+    assert list(parts) == [name for name, _ in LAYOUT]
+    assert max(p.stop for p in parts.values()) == NFEAT
+
+
+def test_the_view_gives_the_rows_features() -> None:
+    for state in decisions(400):
+        seat = state.to_move
+        assert seat is not None
+        got = features(state.view(seat), state.rules)
+        assert np.array_equal(got, encoded(row_of(state.position()))), state
+
+
+def test_the_input_ignores_what_the_seat_cannot_see() -> None:
+    rng = np.random.default_rng(0)
+    for state in decisions(200, seed=1):
+        seat = state.to_move
+        assert seat is not None
+        row = row_of(state.position())
+        other = row.copy()
+        for col in (C_HAND + 1 - seat, C_SECRET + 1 - seat, C_DISCARD + 1 - seat, C_REMOVED):
+            other[col] = rng.integers(0, 2**20)
+        other[C_DECK : C_DECK + 8] = rng.integers(1, 8, size=8)
+        assert np.array_equal(encoded(row), encoded(other))
+
+
+def test_the_unseen_cards_are_what_the_seat_has_not_seen() -> None:
+    state = State.new(5, rules=Rules(max_rounds=3))
+    x = features(state.view(0), state.rules)
+    unseen = x[field_slices()["unseen"]] * 2
+    # seat 0 holds 7 cards (its draw included): the other 14 are unseen
+    assert unseen.sum() == 14 and (unseen >= 0).all()
+
+
+def test_inference_is_the_training_forward_pass(train: ModuleType) -> None:
+    rng = np.random.default_rng(3)
+    model = train.Model.init(rng, 32)
+    for k in model.p:  # heads away from zero, so the test sees them
+        model.p[k] += rng.standard_normal(model.p[k].shape).astype(np.float32) * 0.05
+    x = inputs(decisions(64, seed=2))
+    logits, values, _ = model.forward(x)
+    got_logits, got_values = forward(model.net(), x)
+    assert got_logits.shape == (64, NUM_ACTIONS) and got_values.shape == (64,)
+    np.testing.assert_allclose(got_logits, logits, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got_values, values, rtol=1e-5, atol=1e-6)
+
+
+def test_the_shipped_weights_load_as_the_training_code_reads_them(train: ModuleType) -> None:
+    net = default_net()
+    model = train.Model({k: v.copy() for k, v in net.arrays().items()})
+    x = inputs(decisions(32, seed=4))
+    np.testing.assert_allclose(forward(net, x)[0], model.forward(x)[0], rtol=1e-5, atol=1e-4)
+    assert WEIGHTS.stat().st_size < 4_000_000
+
+
+def test_the_training_gradient_is_the_true_one(train: ModuleType) -> None:
+    rng = np.random.default_rng(5)
+    model = train.Model.init(rng, 8)
+    for k in model.p:
+        model.p[k] = (model.p[k] + rng.standard_normal(model.p[k].shape) * 0.1).astype(np.float64)
+    x = rng.standard_normal((6, NFEAT))
+    a = rng.standard_normal((6, NUM_ACTIONS))
+    b = rng.standard_normal(6)
+
+    def loss() -> float:
+        logits, v, _ = model.forward(x)
+        return float((logits * a).sum() + (v * b).sum())
+
+    _, _, cache = model.forward(x)
+    grads = model.backward(cache, a, b)
+    for name in ("w1", "b2", "wp", "wq", "wv", "bv"):
+        w = model.p[name]
+        for _ in range(3):
+            i = tuple(int(rng.integers(0, n)) for n in w.shape)
+            keep = w[i]
+            w[i] = keep + 1e-6
+            up = loss()
+            w[i] = keep - 1e-6
+            down = loss()
+            w[i] = keep
+            assert grads[name][i] == pytest.approx((up - down) / 2e-6, rel=1e-4, abs=1e-6), name
+
+
+def test_the_net_agent_plays_legal_moves_deterministically() -> None:
+    agent = make_agent("net")
+    assert isinstance(agent, NetAgent) and agent.name == "net"
+    for i, state in enumerate(decisions(100, seed=6)):
+        seat = state.to_move
+        assert seat is not None
+        view = state.view(seat)
+        move = agent.choose(view, state.legal_moves, random.Random(i))
+        assert move in state.legal_moves
+        assert agent.choose(view, state.legal_moves, random.Random(i + 1)) == move
+        logits = agent.logits(view, state.legal_moves)
+        assert move == state.legal_moves[int(np.argmax(logits))]
+    hot = parse_agent("net:temperature=1.5")
+    assert isinstance(hot, NetAgent) and hot.temperature == 1.5
+    state = decisions(1, seed=7)[0]
+    seat = state.to_move
+    assert seat is not None
+    view = state.view(seat)
+    picks = [hot.choose(view, state.legal_moves, random.Random(s)) for s in range(30)]
+    assert picks == [hot.choose(view, state.legal_moves, random.Random(s)) for s in range(30)]
+    assert all(m in state.legal_moves for m in picks)
+
+
+def test_a_whole_game_of_net_against_itself_is_fast() -> None:
+    agent = NetAgent()
+    state = State.new(11, rules=Rules(max_rounds=3))
+    agent.start(0, state.rules)
+    rng = random.Random(0)
+    start = time.perf_counter()
+    n = 0
+    while state.to_move is not None:
+        state = state.apply(agent.choose(state.view(state.to_move), state.legal_moves, rng))
+        n += 1
+    assert state.outcome is not None
+    assert (time.perf_counter() - start) / n < 0.05  # one forward pass a decision
+
+
+def test_other_weights_are_read_or_refused(tmp_path: Path) -> None:
+    path = tmp_path / "w.npz"
+    arrays: dict[str, Any] = dict(default_net().arrays())
+    np.savez(path, **arrays)
+    assert isinstance(NetAgent(weights=str(path)).net, Net)
+    np.savez(tmp_path / "bad.npz", w1=np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="not the network's weights"):
+        NetAgent(weights=str(tmp_path / "bad.npz"))
