@@ -326,3 +326,175 @@ def test_running_out_of_given_deals() -> None:
 def test_docstring_examples_run() -> None:
     result = doctest.testmod(batch)
     assert result.attempted > 0 and result.failed == 0
+
+
+# -- what a learner needs: masks, steps, seats, branching, shaping, opponents ----------------
+
+
+def test_a_finished_games_action_mask_is_one_hot_so_softmax_never_nans() -> None:
+    sim = BatchSim(8, seed=4, auto_reset=False)
+    g, _, _ = _play_until_done(sim)
+    legal, sample = sim.legal_mask(), sim.action_mask()
+    assert not legal[g].any()
+    assert np.flatnonzero(sample[g]).tolist() == [0]
+    live = ~sim.over
+    assert np.array_equal(legal[live], sample[live])
+    logits = np.where(sample, np.zeros(sample.shape), -np.inf)
+    probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+    probs /= probs.sum(axis=1, keepdims=True)
+    assert np.isfinite(probs).all() and probs[g, 0] == 1.0
+
+
+@pytest.mark.parametrize("auto_reset", [True, False])
+def test_step_says_which_actions_were_ignored_and_which_slots_reset(auto_reset: bool) -> None:
+    sim = BatchSim(16, seed=9, auto_reset=auto_reset)
+    for _ in range(200):
+        over = sim.over.copy()
+        step = sim.step(sim.random_actions())
+        rewards, done = step  # still unpacks as a pair
+        assert step.rewards is rewards and step.done is done
+        assert np.array_equal(step.ignored, over)
+        assert np.array_equal(step.reset, over if auto_reset else np.zeros_like(over))
+        assert not (done & step.ignored).any()
+        if over.any():
+            g = int(np.flatnonzero(over)[0])
+            assert not rewards[g].any() and not done[g]
+            assert sim.over[g] != auto_reset
+            return
+    raise AssertionError("no game was over at a step")
+
+
+def test_observe_for_an_array_of_seats_and_for_the_seat_to_move() -> None:
+    sim = BatchSim(32, seed=5)
+    sim.random_steps(7)
+    both = sim.observe(0), sim.observe(1)
+    seats = np.arange(32) % 2
+    mixed = sim.observe(seats)
+    for g in range(32):
+        assert np.array_equal(mixed[g], both[seats[g]][g])
+    to_move = sim.observe_to_move()
+    for g in range(32):
+        seat = max(int(sim.to_move[g]), 0)
+        assert np.array_equal(to_move[g], both[seat][g])
+        assert to_move[g, 92] == (1.0 if sim.to_move[g] >= 0 else 0.0)
+    for bad in (2, -1, np.full(31, 0), np.full(32, 2), np.full(32, 0.0), True):
+        with pytest.raises(ValueError, match="seat must be 0, 1"):
+            sim.observe(bad)
+
+
+def test_clone_and_set_state_branch_the_batch() -> None:
+    sim = BatchSim(64, seed=6, round_reward=0.5)
+    sim.random_steps(10)
+    saved = sim.get_state()
+    twin = sim.clone()
+    assert twin.version == sim.version == batch.VERSION
+    assert twin.round_reward == 0.5 and twin.batch_size == 64
+    first = [sim.step(sim.random_actions()) for _ in range(30)]
+    second = [twin.step(twin.random_actions()) for _ in range(30)]
+    assert np.array_equal(sim.table, twin.table)  # the same streams: the same games
+    for a, b in zip(first, second, strict=True):
+        assert np.array_equal(a.rewards, b.rewards) and np.array_equal(a.done, b.done)
+    twin.step(twin.random_actions())
+    assert not np.array_equal(sim.table, twin.table)  # independent copies
+    sim.set_state(saved)
+    assert np.array_equal(sim.table, saved.table) and np.array_equal(sim.tally, saved.tally)
+    sim.set_state(twin)
+    assert np.array_equal(sim.table, twin.table)
+    with pytest.raises(ValueError, match="shape"):
+        sim.set_state(BatchSim(3).get_state())
+    with pytest.raises(ValueError, match="BatchState or a BatchSim"):
+        sim.set_state(sim.table)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.5, 2.0])
+def test_round_reward_matches_the_other_adapters(weight: float) -> None:
+    deals = random_deals(41, 40, 3)
+    states = [State.from_deals(d) for d in deals]
+    sim = BatchSim.from_deals(deals, seed=3, auto_reset=False, round_reward=weight)
+    totals = np.zeros((40, 2))
+    while not sim.over.all():
+        actions = sim.random_actions()
+        rewards, _ = sim.step(actions)
+        for g in np.flatnonzero(actions >= 0):
+            state = states[g]
+            if state.outcome is not None:
+                continue
+            after = state.apply(MOVES[actions[g]])
+            gain = 0.0
+            if len(after.scorings) > len(state.scorings):
+                (c0, c1), (d0, d1) = state.charm, after.charm
+                gain = weight * ((d0 - c0) - (d1 - c1)) / 21
+            expected = [gain, -gain]
+            if after.outcome is not None and after.outcome.winner is not None:
+                expected[after.outcome.winner] += 1.0
+                expected[1 - after.outcome.winner] -= 1.0
+            assert rewards[g].tolist() == pytest.approx(expected, abs=1e-6)
+            states[g] = after
+            totals[g] += rewards[g]
+    assert np.allclose(totals.sum(axis=1), 0.0, atol=1e-6)  # zero-sum
+    with pytest.raises(ValueError, match="round_reward must be"):
+        BatchSim(2, round_reward=float("nan"))
+
+
+def test_greedy_actions_are_greedys_choices() -> None:
+    from hanamikoji.ai.fastplay import greedy_scores
+
+    deals = random_deals(43, 60, 3)
+    states = [State.from_deals(d) for d in deals]
+    sim = BatchSim.from_deals(deals, seed=8, auto_reset=False)
+    checked = 0
+    while not sim.over.all():
+        actions = sim.greedy_actions()
+        for g in np.flatnonzero(~sim.over):
+            scores = greedy_scores(states[g])
+            best = max(scores.values())
+            assert scores[MOVES[actions[g]]] >= best - 1e-9, (g, states[g])
+            checked += 1
+        sim.step(actions)
+        for g in np.flatnonzero(actions >= 0):
+            if states[g].outcome is None:
+                states[g] = states[g].apply(MOVES[actions[g]])
+    assert checked > 60 * 12
+    assert sim.greedy_actions().tolist() == [0] * 60  # finished games: the placeholder
+
+
+@pytest.mark.parametrize("opponent", ["random", "greedy"])
+def test_play_opponent_stops_at_the_learners_decisions(opponent: str) -> None:
+    sim = BatchSim(64, seed=12, round_reward=0.25)
+    seats = np.arange(64) % 2
+    ended = 0
+    for _ in range(60):
+        result = sim.play_opponent(seats, opponent)
+        assert not result.ignored.any() and not result.reset.any()
+        assert ((sim.to_move == seats) | sim.over).all()
+        assert np.array_equal(result.done & ~sim.over, np.zeros(64, dtype=np.bool_))
+        ended += int(result.done.sum())
+        mask = sim.action_mask()
+        sim.step(np.array([np.flatnonzero(m)[0] for m in mask]))
+    assert ended > 0
+    assert sim.tally.sum() >= ended
+    with pytest.raises(ValueError, match="opponent must be one of random, greedy"):
+        sim.play_opponent(0, "master")
+
+
+def test_greedy_beats_random_at_simulator_speed() -> None:
+    sim = BatchSim(400, seed=13, auto_reset=False)
+    seats = np.arange(400) % 2
+    while not sim.over.all():
+        sim.play_opponent(seats, "greedy")
+        sim.step(np.where(sim.over, 0, sim.random_actions()))
+    winner = sim.winner
+    random_score = float(((winner == seats) + 0.5 * (winner < 0)).mean())
+    assert random_score < 0.25  # greedy wins about 9 games in 10
+
+
+def test_play_opponent_running_out_of_deals_changes_nothing() -> None:
+    sim = BatchSim.from_deals([random_deals(47, 1, 1)[0]], seed=1)  # round 1 ends no game
+    while sim.column("turn")[0] < 7:
+        sim.step(sim.random_actions())
+    # The opponent plays the round's last turn (or its pick), which needs a deal for round 2.
+    with pytest.raises(ValueError, match="ran out of deals"):
+        for _ in range(2):
+            before = sim.get_state()
+            sim.play_opponent(1 - int(sim.to_move[0]), "random")
+    assert np.array_equal(sim.table, before.table)

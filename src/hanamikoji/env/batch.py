@@ -25,17 +25,29 @@ Finished games: :meth:`BatchSim.step` returns ``done`` True for a game on the st
 with the rewards. The finished position stays readable (observations, ``winner``, ``outcome``)
 until the next step, which ignores that game's action and starts a fresh game in the slot:
 round 1, seat 0 first, all markers neutral. With ``auto_reset=False`` it stays over instead.
+The :class:`Step` that ``step`` returns says which actions were ignored and which slots were
+reset. :meth:`BatchSim.legal_mask` has no legal action in a finished game (all False: a masked
+softmax over it divides by zero); :meth:`BatchSim.action_mask`, the mask to sample from, has
+exactly action 0 there (the placeholder ``step`` ignores), so a masked softmax is one-hot: no
+NaN, zero log-probability and zero entropy, hence no gradient from a finished slot.
+
+Opponents: :meth:`BatchSim.greedy_actions` and :meth:`BatchSim.random_actions` choose for every
+game at once in numba (greedy is the greedy agent's policy, :mod:`hanamikoji.ai.fastplay`,
+which sees only its own seat's information); :meth:`BatchSim.play_opponent` lets one of them
+play until the learner's seat is to move in every game.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-from hanamikoji.cards import CHARM
+from hanamikoji.ai.fastplay import MAX_MOVES, choose, relative
+from hanamikoji.ai.fastplay import tables as greedy_tables
+from hanamikoji.cards import CHARM, TOTAL_CHARM
 from hanamikoji.env.observation import OBS_SIZE, field_slices
 from hanamikoji.kernel.actions import MOVES, NUM_ACTIONS
 from hanamikoji.kernel.jit import jit, jit_inline
@@ -85,7 +97,14 @@ from hanamikoji.kernel.tables import (
 )
 from hanamikoji.state import Deal, Outcome
 
-__all__ = ["COLUMNS", "NCOL", "REASONS", "BatchSim"]
+__all__ = ["COLUMNS", "NCOL", "OPPONENTS", "REASONS", "VERSION", "BatchSim", "BatchState", "Step"]
+
+VERSION = 1
+"""The simulator's version: its rules, action numbering, observation and conventions. A change
+that alters what a seeded run produces or what the arrays mean makes a new version."""
+
+OPPONENTS = ("random", "greedy")
+"""The batched opponents of :meth:`BatchSim.play_opponent`, by name."""
 
 Int64Array = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -183,6 +202,51 @@ def _check_actions(S: Any, actions: Any, T: Any, max_rounds: int) -> tuple[int, 
     return -1, 0
 
 
+@jit_inline
+def _charm_lead(row: Any) -> int:
+    """Seat 0's charm less seat 1's, from the markers."""
+    lead = 0
+    for i in range(7):
+        m = row[C_MARKERS + i]
+        if m == 0:
+            lead += CHARMS[i]
+        elif m == 1:
+            lead -= CHARMS[i]
+    return lead
+
+
+@jit_inline
+def _decide(
+    row: Any,
+    a: int,
+    T: Any,
+    deals: Any,
+    max_rounds: int,
+    auto_reset: bool,
+    weight: float,
+    rewards: Any,
+    done: Any,
+    tally: Any,
+) -> int:
+    """``_apply`` with its rewards (the result, and ``weight`` x the change of the charm lead
+    over 21 at each scoring) added into rewards (2,); 1 if a was applied."""
+    lead = _charm_lead(row) if weight != 0.0 else 0
+    applied = _apply(row, a, T, deals, max_rounds, auto_reset)
+    if applied:
+        if weight != 0.0:
+            shaped = weight * (_charm_lead(row) - lead) / TOTAL_CHARM
+            rewards[0] += shaped
+            rewards[1] -= shaped
+        if row[C_TO_MOVE] < 0:
+            done[0] = True
+            winner = row[C_WINNER]
+            if winner >= 0:
+                rewards[winner] += 1.0
+                rewards[1 - winner] -= 1.0
+            _tally_end(row, tally)
+    return applied
+
+
 @jit
 def _step(
     S: Any,
@@ -191,24 +255,82 @@ def _step(
     deals: Any,
     max_rounds: int,
     auto_reset: bool,
+    weight: float,
     rewards: Any,
     done: Any,
+    ignored: Any,
+    reset: Any,
     tally: Any,
 ) -> int:
     """Apply checked actions to every game; returns the number of decisions applied."""
     n = 0
     for g in range(S.shape[0]):
         row = S[g]
-        applied = _apply(row, actions[g], T, deals[g], max_rounds, auto_reset)
+        applied = _decide(
+            row,
+            actions[g],
+            T,
+            deals[g],
+            max_rounds,
+            auto_reset,
+            weight,
+            rewards[g],
+            done[g:],
+            tally,
+        )
         n += applied
-        if applied and row[C_TO_MOVE] < 0:
-            done[g] = True
-            winner = row[C_WINNER]
-            if winner >= 0:
-                rewards[g, winner] = 1.0
-                rewards[g, 1 - winner] = -1.0
-            _tally_end(row, tally)
+        if not applied:
+            ignored[g] = True
+            reset[g] = row[C_TO_MOVE] >= 0
     return n
+
+
+@jit_inline
+def _greedy(row: Any, T: Any, H: Any, F: Any, rel: Any, ids: Any) -> int:
+    """The greedy agent's move for the seat to move, from what that seat sees."""
+    relative(row, row[C_TO_MOVE], rel)
+    return choose(row, T, H, F, rel, ids)
+
+
+@jit
+def _greedy_actions(S: Any, T: Any, H: Any, F: Any, out: Any) -> None:
+    rel = np.empty(7, dtype=np.int64)
+    ids = np.empty(MAX_MOVES, dtype=np.int64)
+    for g in range(S.shape[0]):
+        row = S[g]
+        out[g] = _greedy(row, T, H, F, rel, ids) if row[C_TO_MOVE] >= 0 else 0
+
+
+@jit
+def _play_opponent(
+    S: Any,
+    seats: Any,
+    greedy: bool,
+    T: Any,
+    H: Any,
+    F: Any,
+    deals: Any,
+    max_rounds: int,
+    weight: float,
+    rewards: Any,
+    done: Any,
+    tally: Any,
+) -> tuple[int, int]:
+    """Play the opponent of seats[g] in every game until seats[g] is to move or the game ends:
+    (decisions made, the first game needing a missing deal or -1)."""
+    rel = np.empty(7, dtype=np.int64)
+    ids = np.empty(MAX_MOVES, dtype=np.int64)
+    n = 0
+    for g in range(S.shape[0]):
+        row = S[g]
+        while row[C_TO_MOVE] >= 0 and row[C_TO_MOVE] != seats[g]:
+            a = _greedy(row, T, H, F, rel, ids) if greedy else random_action(row, T, H)
+            if _lacks_deal(row, a, T, max_rounds):
+                return n, g
+            n += _decide(
+                row, a, T, deals[g], max_rounds, False, weight, rewards[g], done[g:], tally
+            )
+    return n, -1
 
 
 @jit
@@ -259,12 +381,13 @@ def _random_steps(
 
 
 @jit
-def _legal_mask(S: Any, T: Any, H: Any, out: Any) -> None:
+def _legal_mask(S: Any, T: Any, H: Any, noop: bool, out: Any) -> None:
     for g in range(S.shape[0]):
         row = out[g]
         row[:] = False
         seat = S[g, C_TO_MOVE]
         if seat < 0:
+            row[0] = noop
             continue
         offer = S[g, C_OFFER]
         if offer >= 0:
@@ -287,9 +410,10 @@ def _counts_into(row: Any, at: int, code: int) -> None:
 
 
 @jit
-def _observe(S: Any, seat: int, T: Any, max_rounds: int, out: Any) -> None:
-    other = 1 - seat
+def _observe(S: Any, seats: Any, T: Any, max_rounds: int, out: Any) -> None:
     for g in range(S.shape[0]):
+        seat = seats[g]
+        other = 1 - seat
         row = out[g]
         row[:] = 0.0
         to_move = S[g, C_TO_MOVE]
@@ -368,12 +492,65 @@ def _check_count(value: object, what: str, least: int) -> int:
     return int(value)
 
 
+def _check_weight(round_reward: object) -> float:
+    if isinstance(round_reward, bool) or not isinstance(round_reward, int | float | np.floating):
+        raise ValueError(f"round_reward must be a number, got {round_reward!r}")
+    if not np.isfinite(round_reward):
+        raise ValueError(f"round_reward must be finite, got {round_reward!r}")
+    return float(round_reward)
+
+
+class Step(tuple[Float32Array, BoolArray]):
+    """What :meth:`BatchSim.step` returns: ``(rewards, done)``, which unpacks as a pair, with
+    ``ignored`` and ``reset`` as attributes.
+
+    - ``rewards`` (B, 2) float32, one column per seat: +1 / -1 (0 both on a draw) on the step
+      that ends a game, plus the ``round_reward`` shaping at each scoring;
+    - ``done`` (B,) bool: the game ended on this step;
+    - ``ignored`` (B,) bool: the game was already over, so its action was ignored;
+    - ``reset`` (B,) bool: a fresh game started in the slot (its action ignored).
+    """
+
+    ignored: BoolArray
+    reset: BoolArray
+
+    def __new__(
+        cls, rewards: Float32Array, done: BoolArray, ignored: BoolArray, reset: BoolArray
+    ) -> Step:
+        self = super().__new__(cls, (rewards, done))
+        self.ignored = ignored
+        self.reset = reset
+        return self
+
+    @property
+    def rewards(self) -> Float32Array:
+        """(B, 2) float32 rewards, one column per seat."""
+        return self[0]
+
+    @property
+    def done(self) -> BoolArray:
+        """(B,) whether each game ended on this step."""
+        return self[1]
+
+
+class BatchState(NamedTuple):
+    """A snapshot of a :class:`BatchSim` (:meth:`BatchSim.get_state`): its matrix and tally."""
+
+    table: Int64Array
+    tally: Int64Array
+
+
 class BatchSim:
     """B games of Hanamikoji played in lockstep, each game a row of one numpy matrix.
 
     ``BatchSim(B, seed=..., max_rounds=3)`` deals B random games; :meth:`from_deals` plays given
     deals. Each :meth:`step` takes one action id per game (the game's seat to move decides).
+    ``round_reward=w`` adds, at each scoring, ``w`` times the change in seat 0's charm lead over
+    21 to seat 0's reward (the opposite to seat 1's), as the other adapters do; 0 by default.
     """
+
+    version = VERSION
+    """The simulator's version (:data:`VERSION`)."""
 
     def __init__(
         self,
@@ -382,6 +559,7 @@ class BatchSim:
         seed: int | None = None,
         max_rounds: int | None = 3,
         auto_reset: bool = True,
+        round_reward: float = 0.0,
     ) -> None:
         """``batch_size`` games, their deals drawn from the streams of ``seed``."""
         batch_size = _check_count(batch_size, "batch_size", 1)
@@ -389,7 +567,7 @@ class BatchSim:
             np.zeros((batch_size, 0, 11), dtype=np.int64),
             np.zeros(batch_size, dtype=np.int64),
         )
-        self._setup(seed, max_rounds, auto_reset, *no_deals)
+        self._setup(seed, max_rounds, auto_reset, round_reward, *no_deals)
 
     @classmethod
     def from_deals(
@@ -399,6 +577,7 @@ class BatchSim:
         max_rounds: int | None = 3,
         seed: int | None = None,
         auto_reset: bool = True,
+        round_reward: float = 0.0,
     ) -> BatchSim:
         """Games from given deals: ``deals[g]`` are game slot g's deals, one a round, in order.
 
@@ -420,7 +599,7 @@ class BatchSim:
                 given[g, r] = [int(deal.removed), *deal.hand_codes, *(int(c) for c in deal.deck)]
         counts = np.array([len(game) for game in deals], dtype=np.int64)
         sim = cls.__new__(cls)
-        sim._setup(seed, max_rounds, auto_reset, given, counts)
+        sim._setup(seed, max_rounds, auto_reset, round_reward, given, counts)
         return sim
 
     def _setup(
@@ -428,12 +607,16 @@ class BatchSim:
         seed: int | None,
         max_rounds: int | None,
         auto_reset: bool,
+        round_reward: float,
         deals: Int64Array,
         counts: Int64Array,
     ) -> None:
         """Set up ``len(counts)`` games; slot g has ``counts[g]`` deals in ``deals[g]``."""
         self._max_rounds = _check_max_rounds(max_rounds)
         self._auto_reset = bool(auto_reset)
+        self._weight = _check_weight(round_reward)
+        # The seat arrays observe(0) and observe(1) pass to the kernel, made once.
+        self._seat_arrays = tuple(np.full(len(counts), k, dtype=np.int64) for k in (0, 1))
         self._deals = deals
         self.table: Int64Array = np.zeros((len(counts), NCOL), dtype=np.int64)
         """The state matrix, one row per game (see the module docstring). Read only."""
@@ -459,37 +642,42 @@ class BatchSim:
         _reset_all(self.table, self._deals)
 
     def legal_mask(self, out: BoolArray | None = None) -> BoolArray:
-        """(B, NUM_ACTIONS) bool, True where an action is legal; all False in a finished game."""
+        """(B, NUM_ACTIONS) bool, True where an action is legal; all False in a finished game
+        (to sample from, use :meth:`action_mask`)."""
+        return self._mask(False, out)
+
+    def action_mask(self, out: BoolArray | None = None) -> BoolArray:
+        """The mask to sample from: :meth:`legal_mask`, but a finished game has action 0 alone
+        (which ``step`` ignores), so a masked softmax never divides by zero."""
+        return self._mask(True, out)
+
+    def _mask(self, noop: bool, out: BoolArray | None) -> BoolArray:
         shape = (self.batch_size, NUM_ACTIONS)
         if out is None:
             out = np.empty(shape, dtype=np.bool_)
         elif out.shape != shape or out.dtype != np.bool_:
             raise ValueError(f"out must be a bool array of shape {shape}")
-        _legal_mask(self.table, T, H, out)
+        _legal_mask(self.table, T, H, noop, out)
         return out
 
     def legal_actions(self, g: int) -> list[int]:
         """The legal action ids of game g, ascending (empty for a finished game)."""
         g = self._game(g)
         mask = np.empty((1, NUM_ACTIONS), dtype=np.bool_)
-        _legal_mask(self.table[g : g + 1], T, H, mask)
+        _legal_mask(self.table[g : g + 1], T, H, False, mask)
         return [int(a) for a in np.flatnonzero(mask[0])]
 
-    def step(self, actions: npt.ArrayLike) -> tuple[Float32Array, BoolArray]:
+    def step(self, actions: npt.ArrayLike) -> Step:
         """Make one decision in every game: ``actions[g]`` for game g's seat to move.
 
-        Returns ``(rewards, done)``: rewards (B, 2) float32, one column per seat, +1 to the
-        winner and -1 to the loser (0 both on a draw) on the step that ends a game, where
-        ``done`` (B,) is True. A finished game ignores its action and starts afresh (see the
-        module docstring). Raises ValueError naming the game, changing nothing, for an illegal
-        action or a round for which a game from given deals has no deal.
+        Returns a :class:`Step`, which unpacks as ``rewards, done``: rewards (B, 2) float32,
+        one column per seat, +1 to the winner and -1 to the loser (0 both on a draw) on the step
+        that ends a game, where ``done`` (B,) is True; ``step.ignored`` and ``step.reset`` say
+        which games were already over (their action ignored) and which slots started afresh
+        (see the module docstring). Raises ValueError naming the game, changing nothing, for
+        an illegal action or a round for which a game from given deals has no deal.
         """
-        acts = np.asarray(actions)
-        if acts.shape != (self.batch_size,):
-            raise ValueError(f"actions must have shape ({self.batch_size},), got {acts.shape}")
-        if acts.dtype.kind not in "iu":
-            raise ValueError(f"actions must be whole numbers (action ids), got dtype {acts.dtype}")
-        acts = acts.astype(np.int64, copy=False)
+        acts = self._actions(actions)
         g, why = _check_actions(self.table, acts, T, self._max_rounds)
         if g >= 0:
             a = int(acts[g])
@@ -502,6 +690,8 @@ class BatchSim:
             )
         rewards = np.zeros((self.batch_size, 2), dtype=np.float32)
         done = np.zeros(self.batch_size, dtype=np.bool_)
+        ignored = np.zeros(self.batch_size, dtype=np.bool_)
+        reset = np.zeros(self.batch_size, dtype=np.bool_)
         _step(
             self.table,
             acts,
@@ -509,17 +699,109 @@ class BatchSim:
             self._deals,
             self._max_rounds,
             self._auto_reset,
+            self._weight,
             rewards,
             done,
+            ignored,
+            reset,
             self._tally,
         )
-        return rewards, done
+        return Step(rewards, done, ignored, reset)
+
+    def _actions(self, actions: npt.ArrayLike) -> Int64Array:
+        acts = np.asarray(actions)
+        if acts.shape != (self.batch_size,):
+            raise ValueError(f"actions must have shape ({self.batch_size},), got {acts.shape}")
+        if acts.dtype.kind not in "iu":
+            raise ValueError(f"actions must be whole numbers (action ids), got dtype {acts.dtype}")
+        return acts.astype(np.int64, copy=False)
 
     def random_actions(self) -> Int64Array:
         """(B,) a uniformly random legal action per game (0 for a finished game)."""
         out = np.empty(self.batch_size, dtype=np.int64)
         _random_actions(self.table, T, H, out)
         return out
+
+    def greedy_actions(self) -> Int64Array:
+        """(B,) the greedy agent's action per game for its seat to move (0 for a finished game).
+
+        The same choice as :class:`~hanamikoji.ai.greedy.GreedyAgent` from that seat's VIEW
+        (its ties drawn from the game's stream), a few microseconds a game.
+        """
+        out = np.empty(self.batch_size, dtype=np.int64)
+        _greedy_actions(self.table, T, H, greedy_tables()[0], out)
+        return out
+
+    def play_opponent(self, seats: int | npt.ArrayLike, opponent: str = "greedy") -> Step:
+        """Let ``opponent`` (``"random"`` or ``"greedy"``) play the other seat of ``seats`` in
+        every game until ``seats[g]`` is to move in game g or the game ends.
+
+        ``seats`` is 0, 1, or an array of B seats (the learner's seat in each game). Returns a
+        :class:`Step` with the rewards earned on the way (the result of a game the opponent
+        ended, shaping at its scorings) and ``done`` where a game ended; nothing is ignored or
+        reset (a finished game is left for the next :meth:`step`). A game from given deals that
+        runs out of deals raises ValueError and the batch is left as it was.
+        """
+        if opponent not in OPPONENTS:
+            raise ValueError(f"opponent must be one of {', '.join(OPPONENTS)}, got {opponent!r}")
+        who = self._seats(seats)
+        given = bool(self.table[:, C_NDEALS].any())
+        before = self.get_state() if given else None
+        rewards = np.zeros((self.batch_size, 2), dtype=np.float32)
+        done = np.zeros(self.batch_size, dtype=np.bool_)
+        _n, g = _play_opponent(
+            self.table,
+            who,
+            opponent == "greedy",
+            T,
+            H,
+            greedy_tables()[0],
+            self._deals,
+            self._max_rounds,
+            self._weight,
+            rewards,
+            done,
+            self._tally,
+        )
+        if g >= 0:
+            message = self._no_deal(g, None)
+            assert before is not None
+            self.set_state(before)
+            raise ValueError(message)
+        none = np.zeros(self.batch_size, dtype=np.bool_)
+        return Step(rewards, done, none, none.copy())
+
+    # -- branching --------------------------------------------------------------------------
+
+    def clone(self) -> BatchSim:
+        """An independent copy: the same games, streams, settings and tally (for search)."""
+        twin = BatchSim.__new__(BatchSim)
+        twin.__dict__ = self.__dict__.copy()  # the settings and given deals are never written
+        twin.table = self.table.copy()
+        twin._tally = self._tally.copy()
+        return twin
+
+    def get_state(self) -> BatchState:
+        """A copy of every game's state and the tally, for :meth:`set_state`."""
+        return BatchState(self.table.copy(), self._tally.copy())
+
+    def set_state(self, state: BatchState | BatchSim) -> None:
+        """Put every game back as in ``state`` (from :meth:`get_state`, or another simulator of
+        the same size and rules)."""
+        if isinstance(state, BatchSim):
+            state = state.get_state()
+        if not isinstance(state, BatchState):
+            raise ValueError(f"state must be a BatchState or a BatchSim, got {state!r}")
+        table, tally = state
+        if table.shape != self.table.shape or table.dtype != np.int64:
+            raise ValueError(
+                f"state must hold an int64 matrix of shape {self.table.shape}, got "
+                f"{table.dtype} {table.shape}"
+            )
+        if tally.shape != (3, 4):
+            raise ValueError(f"state's tally must have shape (3, 4), got {tally.shape}")
+        self.table[:] = table
+        self._tally[:] = tally
 
     def random_steps(self, n_steps: int) -> int:
         """Run ``n_steps`` batch steps of uniformly random legal moves, all inside numba.
@@ -551,17 +833,38 @@ class BatchSim:
 
     # -- reading ----------------------------------------------------------------------------
 
-    def observe(self, seat: int, out: Float32Array | None = None) -> Float32Array:
-        """(B, OBS_SIZE) float32: each game as ``hanamikoji.env.observation.observe`` gives it."""
-        if isinstance(seat, bool) or seat not in (0, 1):
-            raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+    def observe(self, seat: int | npt.ArrayLike, out: Float32Array | None = None) -> Float32Array:
+        """(B, OBS_SIZE) float32: each game as ``hanamikoji.env.observation.observe`` gives it,
+        from ``seat`` (0 or 1) or, for an array of B seats, from game g's ``seat[g]``."""
+        seats = self._seats(seat)
         shape = (self.batch_size, OBS_SIZE)
         if out is None:
             out = np.empty(shape, dtype=np.float32)
         elif out.shape != shape or out.dtype != np.float32:
             raise ValueError(f"out must be a float32 array of shape {shape}")
-        _observe(self.table, seat, T, self._max_rounds, out)
+        _observe(self.table, seats, T, self._max_rounds, out)
         return out
+
+    def observe_to_move(self, out: Float32Array | None = None) -> Float32Array:
+        """(B, OBS_SIZE): each game from the seat to move (seat 0's view of a finished game)."""
+        return self.observe(np.maximum(self.table[:, C_TO_MOVE], 0), out)
+
+    def _seats(self, seat: int | npt.ArrayLike) -> Int64Array:
+        """Seats 0 or 1: one for all games, or one per game, as an int64 array of B."""
+        if isinstance(seat, int | np.integer) and not isinstance(seat, bool) and seat in (0, 1):
+            return self._seat_arrays[int(seat)]
+        seats = np.asarray(seat)
+        if (
+            isinstance(seat, bool)
+            or seats.shape != (self.batch_size,)
+            or seats.dtype.kind not in "iu"
+            or not np.isin(seats, (0, 1)).all()
+        ):
+            raise ValueError(
+                f"seat must be 0, 1 or an integer array of shape ({self.batch_size},) of 0s and "
+                f"1s, got {seat!r}"
+            )
+        return seats.astype(np.int64, copy=False)
 
     def _game(self, g: int) -> int:
         if (
@@ -586,6 +889,11 @@ class BatchSim:
     def auto_reset(self) -> bool:
         """Whether a finished game starts afresh on the next step."""
         return self._auto_reset
+
+    @property
+    def round_reward(self) -> float:
+        """The shaping weight at each scoring (0: rewards only at the end)."""
+        return self._weight
 
     def column(self, name: str) -> Int64Array:
         """A copy of one part of every game's state: (B,) or (B, width); see ``COLUMNS``."""

@@ -153,6 +153,14 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
         self.game = state
         return reward
 
+    def action_masks(self) -> npt.NDArray[np.bool_]:
+        """(534,) bool, the learner's legal moves now (all False once the episode is over): the
+        hook sb3-contrib's MaskablePPO looks for, so it needs no wrapper."""
+        mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        if not self._done and self.game.to_move == self.seat:
+            mask[legal_ids(self.game)] = True
+        return mask
+
     def _info(self) -> dict[str, Any]:
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         legal: list[int] = []
@@ -170,4 +178,8 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
 
 
 if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="hanamikoji.env.gym:HanamikojiEnv")
+    gymnasium.register(
+        id=ENV_ID,
+        entry_point="hanamikoji.env.gym:HanamikojiEnv",
+        vector_entry_point="hanamikoji.env.vector:HanamikojiVectorEnv",
+    )

@@ -21,7 +21,18 @@ from hanamikoji.moves import Action, Move, actions_mask
 from hanamikoji.state import Rules, State, standing
 from hanamikoji.view import View
 
-__all__ = ["FIELDS", "LAYOUT", "OBS_SIZE", "N", "encode_view", "field_slices", "fields", "observe"]
+__all__ = [
+    "FIELDS",
+    "LAYOUT",
+    "OBS_SIZE",
+    "N",
+    "encode_view",
+    "field_slices",
+    "fields",
+    "normalise",
+    "observe",
+    "scale",
+]
 
 N = 0
 """In :data:`LAYOUT`, a part with one entry per geisha."""
@@ -78,6 +89,49 @@ def field_slices() -> dict[str, slice]:
 
 
 _AT = field_slices()
+
+_ROUNDS_NO_LIMIT = 10
+"""The round a normalised observation counts as 1 without a round limit (later rounds too)."""
+
+
+def scale(max_rounds: int | None = 3) -> npt.NDArray[np.float32]:
+    """Each entry's largest value under the rules: what :func:`normalise` divides by.
+
+    Counts of a geisha's cards by her charm (2 to 5), charm by 21, geisha by 7, the pile by 8,
+    the opponent's hand by 7, the round by the limit (10 without one), rounds left by the
+    limit less one (at least 1); flags by 1.
+    """
+    out = np.ones(OBS_SIZE, dtype=np.float32)
+    by_name = {
+        "charm": float(sum(CHARM)),
+        "geisha": 7.0,
+        "deck": 8.0,
+        "opponent_hand": 7.0,
+        "round": float(max_rounds or _ROUNDS_NO_LIMIT),
+        "rounds_left": float(max((max_rounds or 2) - 1, 1)),
+    }
+    for name, n, _ in FIELDS:
+        where = _AT[name]
+        if name in by_name:
+            out[where] = by_name[name]
+        elif n == 7 and not name.startswith("markers"):
+            out[where] = CHARM
+    return out
+
+
+def normalise(
+    observation: npt.NDArray[np.float32], max_rounds: int | None = 3
+) -> npt.NDArray[np.float32]:
+    """The observation (or a batch of them, the last axis the 98 floats) in [0, 1]: each entry
+    over :func:`scale`; ``round`` capped at 1 without a round limit, where ``rounds_left`` stays
+    -1."""
+    out = (np.asarray(observation, dtype=np.float32) / scale(max_rounds)).astype(np.float32)
+    if max_rounds is None:
+        at = _AT["round"].start
+        np.minimum(out[..., at], 1.0, out=out[..., at])
+    return out
+
+
 _PHASES = {"action": (1.0, 0.0, 0.0), "pick": (0.0, 1.0, 0.0), "over": (0.0, 0.0, 1.0)}
 _NO_OFFER = (0,) * 21
 _COUNTS: dict[int, tuple[int, ...]] = {}

@@ -136,15 +136,18 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
             mask[legal_ids(self.state_)] = 1
         return {"observation": observe(self.state_, seat), "action_mask": mask}
 
-    def step(self, action: int | np.integer[Any] | None) -> None:
+    def step(self, action: int | np.integer[Any] | npt.NDArray[np.integer[Any]] | None) -> None:
         """Play ``action`` (a move number) for the agent to move."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            action = action[()]  # a 0-d array, as Stable-Baselines3's predict returns
         if action is None or isinstance(action, bool) or not isinstance(action, int | np.integer):
             raise ValueError(
-                f"{agent}: an action is a move number 0..{NUM_ACTIONS - 1}, got {action!r}"
+                f"{agent}: an action is a move number 0..{NUM_ACTIONS - 1} (an int, a numpy "
+                f"integer or a 0-d integer array), got {action!r}"
             )
         if not 0 <= action < NUM_ACTIONS:
             raise ValueError(f"{agent}: action must be 0..{NUM_ACTIONS - 1}, got {action}")

@@ -1,0 +1,144 @@
+"""Hanamikoji as a Gymnasium VectorEnv on the batch simulator: N games against a batched opponent.
+
+``gymnasium.make_vec("hanamikoji/Hanamikoji-v0", num_envs=N,
+vectorization_mode="vector_entry_point")`` builds it (importing :mod:`hanamikoji.env.gym`
+registers the id); so does ``HanamikojiVectorEnv(N)``:
+
+>>> import gymnasium
+>>> import hanamikoji.env.gym
+>>> envs = gymnasium.make_vec(
+...     "hanamikoji/Hanamikoji-v0", num_envs=8, vectorization_mode="vector_entry_point"
+... )
+>>> observations, infos = envs.reset(seed=1)
+>>> observations.shape, envs.single_observation_space.shape, int(envs.single_action_space.n)
+((8, 98), (98,), 534)
+>>> actions = infos["action_mask"].argmax(axis=1)  # the first legal move of each game
+>>> observations, rewards, terminations, truncations, infos = envs.step(actions)
+
+Each sub-environment is the Gymnasium env ``Hanamikoji-v0`` of one learner seat (``seat``: 0, 1
+or ``"random"``, drawn for each game) against ``opponent``, here ``"random"`` or ``"greedy"``
+played inside numba by :meth:`~hanamikoji.env.batch.BatchSim.play_opponent` (the Gymnasium env
+takes any agent, one game at a time). Every step is one learner decision in every game. It
+resets as Gymnasium's vector envs do by default (``autoreset_mode`` next-step): the step after a
+game ends ignores that game's action and returns the first observation of a new game, with
+reward 0. ``infos`` holds ``action_mask`` (N, 534) int8 (a finished game's row has action 0
+alone, the placeholder that is ignored, see :meth:`~hanamikoji.env.batch.BatchSim.action_mask`)
+and ``seat`` (N,). An illegal action raises a ValueError naming the game and its legal actions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+import numpy.typing as npt
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from hanamikoji.env._common import action_space, check_rules, check_weight, observation_box
+from hanamikoji.env.batch import OPPONENTS, BatchSim
+
+__all__ = ["HanamikojiVectorEnv"]
+
+Obs = npt.NDArray[np.float32]
+Actions = npt.NDArray[np.int64]
+Floats = npt.NDArray[np.float64]
+Bools = npt.NDArray[np.bool_]
+
+
+class HanamikojiVectorEnv(gymnasium.vector.VectorEnv[Obs, Actions, npt.NDArray[Any]]):
+    """``num_envs`` games of one learner seat against a batched opponent (see the module)."""
+
+    metadata = {  # noqa: RUF012 (Gymnasium's attribute)
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
+        "render_modes": [],
+    }
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        opponent: str = "greedy",
+        seat: int | str = 0,
+        max_rounds: int | None = 3,
+        round_reward: float = 0.0,
+        illegal: str = "raise",
+        render_mode: str | None = None,
+    ) -> None:
+        if not isinstance(opponent, str) or opponent not in OPPONENTS:
+            raise ValueError(
+                f"the vector env's opponent must be one of {', '.join(OPPONENTS)} (played in "
+                f"numba), got {opponent!r}; the Gymnasium env takes any agent"
+            )
+        if seat not in (0, 1, "random") or isinstance(seat, bool):
+            raise ValueError(f"seat must be 0, 1 or 'random', got {seat!r}")
+        if illegal != "raise":
+            raise ValueError(
+                f"the vector env raises on an illegal action (illegal='raise'), got {illegal!r}"
+            )
+        if render_mode is not None:
+            raise ValueError(f"the vector env does not render, got render_mode={render_mode!r}")
+        self.num_envs = int(num_envs)
+        self.opponent = opponent
+        self.seat_option = seat
+        self.rules = check_rules(max_rounds)
+        self.round_reward = check_weight(round_reward)
+        self.render_mode = None
+        self.single_observation_space = observation_box(self.rules)
+        self.single_action_space = action_space()
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.sim = BatchSim(
+            self.num_envs, max_rounds=max_rounds, round_reward=self.round_reward, seed=None
+        )
+        """The batch simulator the games live in (read it; step through this env)."""
+        self.seats = np.zeros(self.num_envs, dtype=np.int64)
+        """(N,) the learner's seat in each game."""
+        self._rng = np.random.default_rng()
+        self._mask = np.zeros((self.num_envs, self.single_action_space.n), dtype=np.bool_)
+
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Obs, dict[str, Any]]:
+        """New games in every slot, played up to the learner's first decision."""
+        if isinstance(seed, list):
+            raise ValueError("seed must be one whole number (it seeds every game) or None")
+        if seed is not None:
+            self._rng, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
+            self._np_random = self._rng
+            self.sim.reset(seed=seed)
+        else:
+            self.sim.reset(seed=int(self._rng.integers(2**63)))
+        self._draw_seats(np.ones(self.num_envs, dtype=np.bool_))
+        self.sim.play_opponent(self.seats, self.opponent)
+        return self.sim.observe(self.seats), self._info()
+
+    def step(self, actions: npt.ArrayLike) -> tuple[Obs, Floats, Bools, Bools, dict[str, Any]]:
+        """The learner's move in every game, then the opponent's up to its next decision."""
+        mine = self.sim.step(actions)
+        self._draw_seats(mine.reset)
+        theirs = self.sim.play_opponent(self.seats, self.opponent)
+        rows = np.arange(self.num_envs)
+        rewards = (mine.rewards + theirs.rewards)[rows, self.seats].astype(np.float64)
+        terminated = mine.done | theirs.done
+        truncated = np.zeros(self.num_envs, dtype=np.bool_)
+        return self.sim.observe(self.seats), rewards, terminated, truncated, self._info()
+
+    def action_masks(self) -> npt.NDArray[np.bool_]:
+        """(N, 534) bool, the legal actions of each game (action 0 alone in a finished one):
+        the hook sb3-contrib's MaskablePPO calls."""
+        return self.sim.action_mask().copy()
+
+    def _draw_seats(self, which: npt.NDArray[np.bool_]) -> None:
+        if self.seat_option == "random":
+            drawn = self._rng.integers(2, size=self.num_envs)
+            self.seats = np.where(which, drawn, self.seats).astype(np.int64)
+        else:
+            self.seats = np.full(self.num_envs, int(self.seat_option), dtype=np.int64)
+
+    def _info(self) -> dict[str, Any]:
+        self.sim.action_mask(out=self._mask)
+        return {"action_mask": self._mask.astype(np.int8), "seat": self.seats.copy()}
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Nothing to release."""
