@@ -195,3 +195,31 @@ def test_other_weights_are_read_or_refused(tmp_path: Path) -> None:
     np.savez(tmp_path / "bad.npz", w1=np.zeros((3, 3)))
     with pytest.raises(ValueError, match="not the network's weights"):
         NetAgent(weights=str(tmp_path / "bad.npz"))
+
+
+def test_the_searchs_value_is_the_value_head() -> None:
+    from hanamikoji.ai.net import row_value
+
+    net = default_net()
+    x = np.empty(NFEAT, np.float32)
+    h1 = np.empty(net.w1.shape[1], np.float32)
+    h2 = np.empty(net.w2.shape[1], np.float32)
+    states = decisions(100, seed=8)
+    want = forward(net, inputs(states))[1]
+    for state, value in zip(states, want, strict=True):
+        row = row_of(state.position())
+        got = row_value(row, 3, T, net.w1, net.b1, net.w2, net.b2, net.wv, net.bv, x, h1, h2)
+        assert got == pytest.approx(float(value), abs=1e-5)
+
+
+def test_master_with_the_learned_value_is_deterministic() -> None:
+    state = decisions(1, seed=9)[0]
+    seat = state.to_move
+    assert seat is not None
+    view = state.view(seat)
+    for share in (0.5, 1.0):
+        agent = parse_agent(f"master:iterations=2000,netvalue={share}")
+        first = agent.search(view, state.legal_moves, random.Random(4))  # type: ignore[attr-defined]
+        again = agent.search(view, state.legal_moves, random.Random(4))  # type: ignore[attr-defined]
+        assert first.moves == again.moves and first.iterations == 2000
+        assert all(0.0 <= m.value <= 1.0 for m in first.moves)

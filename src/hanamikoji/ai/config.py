@@ -167,6 +167,12 @@ _DECLARED = (
         "greedy-like with this probability (0: never)",
         low=0.0, high=1.0, search="fast",
     ),
+    Option(
+        "netvalue", float, 0.0,
+        "the learned value's share at the tree's leaves, with the greedy playout's the rest "
+        "(0: the playout alone, 1: the network alone, no playout)",
+        low=0.0, high=1.0, search="fast",
+    ),
 )  # fmt: skip
 
 OPTIONS: dict[str, Option] = {o.name: o for o in _DECLARED}
@@ -223,6 +229,7 @@ class SearchConfig:
     guide: float = _default("guide")
     mix: bool = _default("mix")
     adapt: float = _default("adapt")
+    netvalue: float = _default("netvalue")
 
     def __post_init__(self) -> None:
         for name, option in OPTIONS.items():

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +37,7 @@ import numpy.typing as npt
 from hanamikoji.cards import pack
 from hanamikoji.kernel.actions import IDS, NUM_ACTIONS
 from hanamikoji.kernel.features import NFEAT, encode
+from hanamikoji.kernel.jit import jit
 from hanamikoji.kernel.row import (
     C_ACTIONS,
     C_DISCARD,
@@ -66,6 +68,7 @@ __all__ = [
     "features",
     "forward",
     "row_of_view",
+    "row_value",
 ]
 
 Floats = npt.NDArray[np.float32]
@@ -147,6 +150,45 @@ def forward(net: Net, x: Floats) -> tuple[Floats, Floats]:
     logits = h @ net.wp + net.bp + (h @ net.wq) @ ACTION_FEATURES.T
     value = np.tanh(h @ net.wv + net.bv)
     return logits, value
+
+
+@jit
+def row_value(
+    row: Any,
+    max_rounds: int,
+    T: Any,
+    w1: Any,
+    b1: Any,
+    w2: Any,
+    b2: Any,
+    wv: Any,
+    bv: Any,
+    x: Any,
+    h1: Any,
+    h2: Any,
+) -> float:
+    """The value head of ``forward`` for the seat to move in a kernel row, in numba (for the
+    search's leaves): 1 win, -1 loss. ``x``, ``h1``, ``h2``: work arrays of the layers' sizes."""
+    encode(row, max_rounds, T, x)
+    n1 = h1.shape[0]
+    n2 = h2.shape[0]
+    h1[:] = b1
+    for i in range(x.shape[0]):  # the input is mostly zeros: skip them
+        xi = x[i]
+        if xi != 0.0:
+            for j in range(n1):
+                h1[j] += xi * w1[i, j]
+    h2[:] = b2
+    for i in range(n1):
+        hi = h1[i]
+        if hi > 0.0:  # ReLU: the negative ones are zeros
+            for j in range(n2):
+                h2[j] += hi * w2[i, j]
+    u = bv[0]
+    for j in range(n2):
+        if h2[j] > 0.0:
+            u += h2[j] * wv[j]
+    return float(np.tanh(u))
 
 
 _ACTIONS = {"S": 1, "D": 2, "G": 4, "C": 8}

@@ -11,6 +11,7 @@ import numpy as np
 
 from hanamikoji.ai.fastplay import MAX_MOVES, NRESULT, choose, relative, round_end
 from hanamikoji.ai.fastplay import score as greedy_score
+from hanamikoji.ai.net import row_value
 from hanamikoji.kernel.actions import NUM_ACTIONS
 from hanamikoji.kernel.jit import jit, jit_inline
 from hanamikoji.kernel.row import C_HAND, C_OFFER, C_PLAYED, C_RNG, C_SECRET, C_TO_MOVE, C_TURN
@@ -65,13 +66,21 @@ def search(
     pool: Any,
     spare: Any,
     cumulative: Any,
+    netvalue: float,
+    net: Any,
 ) -> None:
     """Run up to ``iterations`` more iterations on the tree (node 0 is the root).
 
     ``slots``: how many unseen cards go to the opponent's hand, its Secret (0 or 1) and the pile
     still to be drawn; the rest of ``unseen`` (packed single cards, shuffled in place) is the
     removed card and the opponent's Discard. Stops early when the node arrays are full.
+    ``netvalue`` > 0: a leaf within the round is valued that much by the network's value head
+    (``net``: w1, b1, w2, b2, wv, bv), the rest by the playout.
     """
+    w1, b1, w2, b2, wv, bv = net
+    x = np.empty(w1.shape[0], dtype=np.float32)
+    h1 = np.empty(w1.shape[1], dtype=np.float32)
+    h2 = np.empty(w2.shape[1], dtype=np.float32)
     opp = 1 - me
     cards = unseen  # shuffled in place, iteration after iteration
     pos = template.copy()
@@ -239,7 +248,19 @@ def search(
             node = kids[pick]
             if nu > 0 or pos[C_TURN] >= 8:
                 break
-        value0 = rollout(pos, T, H, F, horizon, max_rounds, out, rels, more)
+        if netvalue > 0.0 and pos[C_TURN] < 8:
+            # The network judges the leaf from the seat to move's information in this world.
+            v = row_value(pos, max_rounds, T, w1, b1, w2, b2, wv, bv, x, h1, h2)
+            learned = 0.5 * (v + 1.0)
+            if pos[C_TO_MOVE] != 0:
+                learned = 1.0 - learned
+            if netvalue >= 1.0:
+                value0 = learned
+            else:
+                played = rollout(pos, T, H, F, horizon, max_rounds, out, rels, more)
+                value0 = netvalue * learned + (1.0 - netvalue) * played
+        else:
+            value0 = rollout(pos, T, H, F, horizon, max_rounds, out, rels, more)
         for d in range(depth):
             ch = path[d]
             N[ch] += 1

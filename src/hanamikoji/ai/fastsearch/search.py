@@ -13,6 +13,7 @@ import numpy.typing as npt
 
 from hanamikoji.ai.config import SearchConfig
 from hanamikoji.ai.fastplay import position_row, tables
+from hanamikoji.ai.net import default_net
 from hanamikoji.kernel.actions import IDS
 from hanamikoji.kernel.tables import H, T
 from hanamikoji.moves import Move
@@ -145,6 +146,8 @@ class FastSearch:
         self.prior = config.prior if bias else 0.0
         self.exploration = config.exploration
         self.hidden_greedy = config.hidden == "greedy"
+        self.netvalue = config.netvalue
+        self.net = _net_arrays(config.netvalue > 0)
 
     def _allocate(self, capacity: int) -> None:
         """Node arrays for ``capacity`` nodes, the edge table twice that or more; keeps the tree."""
@@ -219,6 +222,8 @@ class FastSearch:
             self.pool,
             self.spare,
             self.cumulative,
+            self.netvalue,
+            self.net,
         )
 
     def root(self, legal: Sequence[Move]) -> list[tuple[Move, int, float]]:
@@ -234,6 +239,16 @@ class FastSearch:
                 n = int(self.N[ch])
                 out.append((move, n, float(self.W[ch]) / n if n else 0.0))
         return out
+
+
+def _net_arrays(used: bool) -> tuple[npt.NDArray[np.float32], ...]:
+    """The value head's weights for the kernel (w1, b1, w2, b2, wv, bv); placeholders of the
+    same types when the search does not use them (one compiled kernel either way)."""
+    if not used:
+        one = np.zeros(1, dtype=np.float32)
+        return (np.zeros((1, 1), np.float32), one, np.zeros((1, 1), np.float32), one, one, one)
+    net = default_net()
+    return (net.w1, net.b1, net.w2, net.b2, net.wv, net.bv)
 
 
 def _dealing(view: View, rng: random.Random, rules: Rules | None) -> Dealing:
