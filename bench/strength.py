@@ -11,7 +11,11 @@ Parts:
   self-play of ``--self-play`` (master); ``exploit``: a best response (ismcts with 5x the
   iterations, its playouts modelling master's own policy) against master;
 - ``ladder``: the levels' Elo on one scale (random = 0), from matches between neighbours;
-- ``speed``: search iterations per second per agent.
+- ``speed``: search iterations per second per agent;
+- ``master1``: master vs ``master-1`` (master as #12 left it) at the same time per move, or
+  ``--challenger`` (e.g. ``master:netvalue=0.5``) in master's place;
+- ``net``: the network alone (``net``) vs greedy, random and ismcts (at ``--clock-ms``), and
+  its decisions per second.
 Writes ``--out`` (JSON) and, for the ladder, ``docs/img/levels_elo_chained.svg`` (the ladder
 of docs/ai.md is now one round robin in one fit: ``bench/ladder.py``).
 """
@@ -33,10 +37,12 @@ from bench.svgplot import bar_chart
 from hanamikoji.ai import LEVELS, parse_agent
 from hanamikoji.ai.ismcts import IsmctsAgent
 from hanamikoji.match import MatchConfig, MatchSummary, play_pairs, run_match
+from hanamikoji.moves import Move
 from hanamikoji.state import State
+from hanamikoji.view import View
 
 ROOT = Path(__file__).resolve().parents[1]
-PARTS = ("greedy", "ismcts", "time", "first", "exploit", "ladder", "speed")
+PARTS = ("greedy", "ismcts", "time", "first", "exploit", "ladder", "speed", "master1", "net")
 
 
 def match(a: str, b: str, args: argparse.Namespace, clock_ms: int | None = None) -> MatchSummary:
@@ -118,6 +124,29 @@ def speed() -> dict[str, int]:
     return out
 
 
+def net_speed(decisions: int = 2000) -> dict[str, float]:
+    """The network's decisions per second, from the views of random games' positions."""
+    from hanamikoji.ai.net import NetAgent
+
+    agent = NetAgent()
+    rng = random.Random(1)
+    views: list[tuple[View, tuple[Move, ...]]] = []
+    while len(views) < decisions:
+        state = State.new(rng.randrange(10**9))
+        while state.to_move is not None:
+            views.append((state.view(state.to_move), state.legal_moves))
+            state = state.apply(rng.choice(state.legal_moves))
+    agent.choose(*views[0], rng)  # load the kernels
+    start = time.perf_counter()
+    for view, legal in views[:decisions]:
+        agent.choose(view, legal, rng)
+    seconds = time.perf_counter() - start
+    return {
+        "decisions_per_second": round(decisions / seconds),
+        "ms": round(1000 * seconds / decisions, 3),
+    }
+
+
 def ladder(args: argparse.Namespace, results: dict[str, Any]) -> dict[str, Any]:
     """Each level against the one below it (random below beginner), Elo chained from 0."""
     names = ["random", *(f"level:{name}" for name in LEVELS)]
@@ -155,6 +184,11 @@ def main() -> None:
     parser.add_argument("--only", default=",".join(PARTS), help="comma-separated parts")
     parser.add_argument("--out", type=Path, default=ROOT / "bench/strength.json")
     parser.add_argument(
+        "--challenger",
+        default="master",
+        help="the agent measured against master-1 in the master1 part (e.g. master:netvalue=0.5)",
+    )
+    parser.add_argument(
         "--self-play",
         default="master",
         help="the agent of the first-player part (e.g. master:iterations=300 for a fixed budget)",
@@ -182,6 +216,13 @@ def main() -> None:
         results["ladder_elo"] = ladder(args, results)
     if "speed" in parts:
         results["iterations_per_second"] = speed()
+    if "master1" in parts:
+        results["challenger_vs_master_1"] = row(match(args.challenger, "master-1", args))
+    if "net" in parts:
+        results["net_vs_greedy"] = row(match("net", "greedy", args))
+        results["net_vs_random"] = row(match("net", "random", args))
+        results["net_vs_ismcts"] = row(match("net", "ismcts", args))
+        results["net_speed"] = net_speed()
     text = json.dumps(results, indent=1)
     print(text)
     args.out.write_text(text + "\n")
