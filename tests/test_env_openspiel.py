@@ -30,6 +30,7 @@ import hanamikoji.env.openspiel as hos
 from hanamikoji.cards import ALL_CARDS, CHARM
 from hanamikoji.env.actions import MOVES, NUM_ACTIONS
 from hanamikoji.env.observation import FIELDS, OBS_SIZE, observe
+from hanamikoji.env.variant import text_of
 from hanamikoji.state import Deal, Rules, State
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)
@@ -441,3 +442,167 @@ def test_mccfr_runs_on_bigger_games() -> None:
     probs = outcome.average_policy().action_probabilities(state)
     assert set(probs) == set(state.legal_actions())
     assert math.isclose(sum(probs.values()), 1.0)
+
+
+# -- resampling and OpenSpiel's ISMCTS -------------------------------------------------------
+
+
+def _random_state(game: Any, rng: random.Random, stop: int) -> Any:
+    """The state after ``stop`` random actions (chance as dealt), or the game's end."""
+    state = game.new_initial_state()
+    for _ in range(stop):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            state.apply_action(sample_chance(state, rng))
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    return state
+
+
+@pytest.mark.parametrize("params", [{}, {"max_rounds": 2}, SMALL_SG, SMALL])
+def test_a_resampled_state_has_the_same_information_state(params: dict[str, Any]) -> None:
+    game = load(params)
+    rng = random.Random(5)
+    length = game.max_game_length() + game.max_chance_nodes_in_history()
+    for trial in range(120):
+        state = _random_state(game, rng, rng.randrange(length + 1))
+        for seat in (0, 1):
+            sampler = pyspiel.UniformProbabilitySampler(trial, 0.0, 1.0)
+            twin = state.resample_from_infostate(seat, sampler)
+            assert twin.information_state_string(seat) == state.information_state_string(seat)
+            assert twin.information_state_tensor(seat) == state.information_state_tensor(seat)
+            assert twin.observation_string(seat) == state.observation_string(seat)
+            assert twin.observation_tensor(seat) == state.observation_tensor(seat)
+            assert twin.current_player() == state.current_player()
+            assert len(twin.history()) == len(state.history())
+            if state.current_player() == seat:
+                assert twin.legal_actions() == state.legal_actions()
+    # Seeded samplers replay; fresh ones differ.
+    state = _random_state(game, random.Random(1), 30)
+    a, b = (
+        state.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(9, 0.0, 1.0))
+        for _ in range(2)
+    )
+    assert a.history() == b.history()
+
+
+def test_resampling_deals_the_unseen_cards_uniformly() -> None:
+    from scipy.stats import chisquare  # type: ignore[import-untyped]
+
+    # Seat 0, in the Secret-and-Gift variant, once seat 1 has played its Secret: it has not
+    # seen the removed card, that Secret nor seat 1's hand (nor the pile).
+    game = load(SMALL_SG)
+    rng = random.Random(8)
+    for _ in range(500):
+        state = _random_state(game, rng, rng.randrange(8, 16))
+        obs = state.observation_tensor(0)
+        # actions_opponent's S flag is off, the phase is action or pick, seat 1 holds cards.
+        if obs[24] == 0 and (obs[34] or obs[35]) and obs[-1] > 0:
+            break
+    else:
+        raise AssertionError("no such position found")
+    unseen = [int(x) for x in state.observation_tensor(0)[10:12]]  # "unseen", 2 geisha
+    counts: dict[tuple[int, str, str], int] = {}
+    n = 4000
+    for trial in range(n):
+        twin = state.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(trial, 0.0, 1.0))
+        p = twin._p
+        key = (p.removed, text_of(p.secrets[1]), text_of(p.hands[1]))
+        counts[key] = counts.get(key, 0) + 1
+    # The exact law: the unseen cards dealt one by one to the removed card, the Secret, the hand.
+    exact: dict[tuple[int, str, str], float] = {}
+
+    def deal(left: list[int], slots: list[str], parts: list[list[int]], pr: float) -> None:
+        if not slots:
+            hand = "".join(str(g + 1) for g in sorted(parts[2]))
+            key = (parts[0][0], str(parts[1][0] + 1), hand)
+            exact[key] = exact.get(key, 0.0) + pr
+            return
+        total = sum(left)
+        for g, k in enumerate(left):
+            if k:
+                rest = left.copy()
+                rest[g] -= 1
+                where = {"removed": 0, "secret": 1, "hand": 2}[slots[0]]
+                grown = [part.copy() for part in parts]
+                grown[where].append(g)
+                deal(rest, slots[1:], grown, pr * k / total)
+
+    hand_size = int(state.observation_tensor(0)[-1])  # opponent_hand
+    deal(unseen, ["removed", "secret"] + ["hand"] * hand_size, [[], [], []], 1.0)
+    keys = sorted(exact)
+    assert set(counts) <= set(keys)
+    observed = [counts.get(k, 0) for k in keys]
+    expected = [exact[k] * n for k in keys]
+    assert len(keys) >= 4
+    assert chisquare(observed, expected).pvalue > 1e-3
+
+
+def test_the_opponents_route_is_uniform_among_legal_orders() -> None:
+    from scipy.stats import chisquare
+
+    # Seat 0 has seen seat 1 give G122 on its first turn: seat 1 held exactly those cards (its
+    # hand of 2 and one draw). Cards are chance outcomes 0 (geisha 1) and 1 (geisha 2).
+    game = load(SMALL_SG)
+    state = game.new_initial_state()
+    for card in (1, 0, 1, 0, 1, 1):  # removed 2; hands 12 and 12; seat 0 draws a 2
+        state.apply_action(card)
+    state.apply_action(game.action_id("S2"))
+    state.apply_action(1)  # seat 1 draws a 2
+    state.apply_action(game.action_id("G122"))
+    routes: dict[tuple[int, ...], int] = {}
+    n = 3000
+    for trial in range(n):
+        twin = state.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(trial, 0.0, 1.0))
+        dealt = twin.history()[3:5]  # the removed card, seat 0's hand of 2, seat 1's
+        routes[tuple(sorted(dealt))] = routes.get(tuple(sorted(dealt)), 0) + 1
+    # Seat 1 held 1,2,2 after its hand of 2 and one draw; every assignment of those physical
+    # cards to the hand (2 of 3) and the draw is a legal order, equally likely.
+    assert set(routes) <= {(0, 1), (1, 1)}
+    observed = [routes.get((0, 1), 0), routes.get((1, 1), 0)]
+    assert chisquare(observed, [n * 2 / 3, n / 3]).pvalue > 1e-3
+
+
+def test_openspiel_ismcts_plays_whole_games() -> None:
+    game = load({"max_rounds": 1})
+    for seed in range(2):
+        bot = hos.ismcts_bot(game, simulations=30, seed=seed)
+        rng = np.random.RandomState(seed)
+        state = game.new_initial_state()
+        decisions = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+            elif state.current_player() == seed % 2:
+                action = bot.step(state)
+                assert action in state.legal_actions()
+                state.apply_action(int(action))
+                decisions += 1
+            else:
+                state.apply_action(int(rng.choice(state.legal_actions())))
+        assert decisions >= 4 and sum(state.returns()) == 0.0
+
+
+def test_ismcts_bot_is_seeded() -> None:
+    game = load({"max_rounds": 1})
+    state = _random_state(game, random.Random(2), 13)
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    first = hos.ismcts_bot(game, simulations=40, seed=4).get_policy(state)
+    again = hos.ismcts_bot(game, simulations=40, seed=4).get_policy(state)
+    assert first == again
+
+
+def test_illegal_actions_name_the_player_and_the_legal_actions() -> None:
+    game = load()
+    state = _play(game, "1", ("223344", "455667"), "75616777", "")
+    legal = state.legal_actions()
+    with pytest.raises(ValueError, match=r"player 0: action 4 \(S5\) is not legal here") as e:
+        state.apply_action(game.action_id("S5"))
+    assert f"{legal[0]} ({game.moves[legal[0]]})" in str(e.value)
+
+
+def test_versions() -> None:
+    assert load().version == hos.VERSION == 1

@@ -82,6 +82,7 @@ B = n + An + 2A(4 + 3n) + 2n: 249 for the standard game, whose tensor has 98 + 2
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import numpy as np
@@ -104,6 +105,7 @@ from hanamikoji.env.variant import (
     chance,
     decide,
     initial,
+    resample,
     text_of,
     variant_of,
 )
@@ -112,13 +114,19 @@ __all__ = [
     "DEFAULT_ACTIONS",
     "DEFAULT_CHARMS",
     "GAME_TYPE",
+    "VERSION",
     "HanamikojiGame",
     "HanamikojiObserver",
     "HanamikojiState",
     "Variant",
+    "ismcts_bot",
     "load",
     "observation_fields",
 ]
+
+VERSION = 1
+"""The game's version (``HanamikojiGame.version``): a change to its rules, action numbering,
+chance model, observations or information states makes a new one."""
 
 
 def observation_fields(n: int) -> tuple[tuple[str, int], ...]:
@@ -157,6 +165,9 @@ _GAME_TYPE_UNLIMITED: Any = _game_type(False)
 
 class HanamikojiGame(pyspiel.Game):  # type: ignore[misc]
     """The pyspiel game ``python_hanamikoji`` (see the module docstring for its parameters)."""
+
+    version = VERSION
+    """The game's version (:data:`VERSION`)."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = dict(params or {})
@@ -258,7 +269,36 @@ class HanamikojiState(pyspiel.State):  # type: ignore[misc]
         elif p.stage == OVER:
             raise ValueError("the game is over")
         else:
+            player = self.current_player()
+            legal = self._legal_actions(player)
+            if action not in legal:
+                name = p.v.moves[action].text if 0 <= action < len(p.v.moves) else "?"
+                moves = ", ".join(f"{a} ({p.v.moves[a].text})" for a in legal)
+                raise ValueError(
+                    f"player {player}: action {action} ({name}) is not legal here; "
+                    f"the legal actions are {moves}"
+                )
             self._p = decide(p.v, p, int(action))
+
+    def resample_from_infostate(
+        self, player_id: int, probability_sampler: Any = None
+    ) -> HanamikojiState:
+        """A state ``player_id`` cannot tell from this one, drawn as a shuffle would deal it.
+
+        The cards the player has not seen go to the removed card, the opponent's hand, Secret
+        and Discard uniformly (the rest of the pile is not dealt yet); the opponent's way there
+        (which cards it was dealt and which drawn, in what order) is drawn uniformly among the
+        orders that make its moves legal; earlier rounds alike. The state has the same
+        information state for ``player_id`` and a whole history (:func:`variant.resample`).
+        ``probability_sampler`` (a callable giving floats in [0, 1), e.g.
+        ``pyspiel.UniformProbabilitySampler(seed, 0., 1.)``) seeds the draw; None draws afresh.
+        """
+        seed = None if probability_sampler is None else int(probability_sampler() * 2**53)
+        history = resample(self._p.v, self._p, int(player_id), random.Random(seed))
+        state: HanamikojiState = self.get_game().new_initial_state()
+        for a in history:
+            state.apply_action(a)
+        return state
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -546,6 +586,36 @@ def _register() -> None:
 
 
 _register()
+
+
+def ismcts_bot(
+    game: HanamikojiGame,
+    *,
+    simulations: int = 1000,
+    uct_c: float = 2.0,
+    seed: int | None = None,
+    rollouts: int = 1,
+) -> Any:
+    """OpenSpiel's Python ISMCTS bot on this game, with the resampler and a random-rollout
+    evaluator (``pyspiel.ISMCTSBot``, the C++ one, crashes on Python games: use this one).
+
+    ``seed`` makes it replay (its own draws and the resampler's); the game must have a round
+    limit (the bot keys its tree by information-state strings, which it has either way).
+    """
+    import numpy as np
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    rng = np.random.RandomState(seed)
+    bot = ismcts.ISMCTSBot(
+        game,
+        mcts.RandomRolloutEvaluator(rollouts, rng),
+        uct_c,
+        simulations,
+        random_state=rng,
+    )
+    sampler = pyspiel.UniformProbabilitySampler(int(rng.randint(2**31)), 0.0, 1.0)
+    bot.set_resampler(lambda state, player: state.resample_from_infostate(player, sampler))
+    return bot
 
 
 def load(

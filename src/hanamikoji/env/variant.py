@@ -11,6 +11,7 @@ chance model are described in :mod:`hanamikoji.env.openspiel`.
 
 from __future__ import annotations
 
+import random
 import re
 from itertools import combinations
 from typing import Any
@@ -31,6 +32,8 @@ __all__ = [
     "chance",
     "decide",
     "initial",
+    "replay",
+    "resample",
     "text_of",
     "variant_of",
 ]
@@ -416,3 +419,160 @@ def _end_turn(v: Variant, c: Table) -> None:
     c.stage = OVER
     c.actions = ("", "")
     c.log = (*c.log, ("over",))
+
+
+# -- resampling what a player cannot see ------------------------------------------------------
+def replay(v: Variant, history: list[int]) -> Table:
+    """The position after ``history``: chance outcomes and decisions from the start, in order."""
+    p = initial(v)
+    for a in history:
+        p = chance(v, p, a) if p.stage in (DEAL, DRAW) else decide(v, p, a)
+    return p
+
+
+def _cards(counts: Counts) -> list[int]:
+    """A multiset of card types as a list of geisha indices."""
+    return [g for g, k in enumerate(counts) for _ in range(k)]
+
+
+def _count(cards: list[int], n: int) -> Counts:
+    out = [0] * n
+    for g in cards:
+        out[g] += 1
+    return tuple(out)
+
+
+def resample(v: Variant, p: Table, seat: int, rng: random.Random) -> list[int]:
+    """A history (chance outcomes and decisions from the start) that leads to a position ``seat``
+    cannot tell from ``p``, drawn at random as a shuffle would deal it.
+
+    In each round the cards ``seat`` has not seen (the removed card, the opponent's hand, its
+    Secret until the scoring and its Discard, the rest of the pile) are dealt into those places
+    uniformly, exactly as :func:`hanamikoji.ai.belief.determinize` deals them; then the
+    opponent's way there, which of its cards it was dealt and which it drew in what order, is
+    drawn uniformly among the orders in which each of its moves was legal when it was made. The
+    order in which a player's own hand was dealt is hidden from it too, and drawn at random.
+    """
+    if seat not in (0, 1):
+        raise ValueError(f"player must be 0 or 1, got {seat!r}")
+    rounds: list[list[tuple[Any, ...]]] = []
+    for event in p.log:
+        if event[0] == "round":
+            rounds.append([])
+        else:
+            rounds[-1].append(event)
+    history: list[int] = []
+    for r, events in enumerate(rounds):
+        current = r == len(rounds) - 1
+        history += _resample_round(v, p, events, seat, current, rng)
+    return history
+
+
+def _resample_round(
+    v: Variant,
+    p: Table,
+    events: list[tuple[Any, ...]],
+    seat: int,
+    current: bool,
+    rng: random.Random,
+) -> list[int]:
+    n = v.n
+    other = 1 - seat
+    if not events or events[0][0] != "hands":
+        # The deal is under way: nothing of it is seen yet. Deal p.dealt cards as a shuffle.
+        deck = _cards(v.charms)
+        rng.shuffle(deck)
+        return deck[: p.dealt]
+    own_hand = events[0][1 + seat]
+    own_draws = [e[2] for e in events if e[0] == "draw" and e[1] == seat]
+    opp_moves = [v.moves[e[2]] for e in events if e[0] == "move" and e[1] == other]
+    letters = {m.letter for m in opp_moves}
+    reveal = next((e for e in events if e[0] == "reveal"), None)
+    known = [c for m in opp_moves if m.letter in "GC" for c in _cards(m.cards)]
+    hidden_secret = "S" in letters and reveal is None
+    if "S" in letters and reveal is not None:
+        known += _cards(reveal[1 + other])
+    opp_hand_now = sum(p.hands[other]) if current and p.stage != OVER else 0
+    # The unseen cards, dealt uniformly into: the removed card, the opponent's Secret (while
+    # hidden), Discard, hand; what is left is the rest of the pile (not dealt yet: no history).
+    unseen = list(v.charms)
+    for g in _cards(own_hand) + own_draws + known:
+        unseen[g] -= 1
+    pool = _cards(tuple(unseen))
+    rng.shuffle(pool)
+    removed = pool[0]
+    at = 1
+    secret: Counts | None = None
+    discard: Counts | None = None
+    if hidden_secret:
+        secret = _count(pool[at : at + 1], n)
+        at += 1
+    if "D" in letters:
+        discard = _count(pool[at : at + 2], n)
+        at += 2
+    opp_cards = known + pool[at : at + opp_hand_now]
+    if reveal is None and "S" in letters:
+        assert secret is not None
+        opp_cards += _cards(secret)
+    if discard is not None:
+        opp_cards += _cards(discard)
+    # The opponent's moves as played here: its hidden Secret and Discard as drawn above.
+    played: list[int] = []
+    for m in opp_moves:
+        if m.letter == "S" and secret is not None:
+            played.append(v.ids["S" + text_of(secret)])
+        elif m.letter == "D" and discard is not None:
+            played.append(v.ids["D" + text_of(discard)])
+        else:
+            played.append(v.ids[m.text])
+    opp_draws = sum(1 for e in events if e[0] == "draw" and e[1] == other)
+    order = _route(v, events, other, opp_cards, played, opp_draws, rng)
+    dealt_opp, drawn_opp = order[: v.hand_size], order[v.hand_size :]
+    own = _cards(own_hand)
+    rng.shuffle(own)
+    hands = (own, dealt_opp) if seat == 0 else (dealt_opp, own)
+    out = [removed, *hands[0], *hands[1]]
+    own_draw = iter(own_draws)
+    opp_draw = iter(drawn_opp)
+    opp_move = iter(played)
+    for e in events:
+        if e[0] == "draw":
+            out.append(next(own_draw) if e[1] == seat else next(opp_draw))
+        elif e[0] == "move":
+            out.append(e[2] if e[1] == seat else next(opp_move))
+    return out
+
+
+def _route(
+    v: Variant,
+    events: list[tuple[Any, ...]],
+    who: int,
+    cards: list[int],
+    moves: list[int],
+    draws: int,
+    rng: random.Random,
+) -> list[int]:
+    """``who``'s cards of the round in the order dealt then drawn, uniform among the orders in
+    which each of its ``moves`` (in order) was legal when made (by rejection: a shuffle is kept
+    when it works, which is uniform over the orders that work)."""
+    assert len(cards) == v.hand_size + draws, (cards, draws)
+    while True:
+        rng.shuffle(cards)
+        hand = list(_count(cards[: v.hand_size], v.n))
+        drawn = iter(cards[v.hand_size :])
+        move = iter(moves)
+        legal = True
+        for e in events:
+            if e[0] not in ("draw", "move") or e[1] != who:
+                continue
+            if e[0] == "draw":
+                hand[next(drawn)] += 1
+            elif e[0] == "move":
+                m = v.moves[next(move)]
+                if m.letter == "P":
+                    continue
+                for g, k in enumerate(m.cards):
+                    hand[g] -= k
+                    legal &= hand[g] >= 0
+        if legal:
+            return list(cards)

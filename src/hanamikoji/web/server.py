@@ -27,6 +27,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 from hanamikoji.ai.levels import LEVELS
 from hanamikoji.clock import Clock, TimeControl
 from hanamikoji.web import profiles
+from hanamikoji.web.chat import Author, ChatRooms, room_of
 from hanamikoji.web.errors import WebError, show
 from hanamikoji.web.game import DEFAULT_LEVEL, LiveGame, player_seat, token_seat
 from hanamikoji.web.identity import SESSION_COOKIE, Accounts, FieldError, Identity, username_key
@@ -34,7 +35,7 @@ from hanamikoji.web.limits import Limits, TooMany
 from hanamikoji.web.lobby import Lobby, challenge_json, rated_flag, time_control, visible
 from hanamikoji.web.messages import review_frames, seat_message
 from hanamikoji.web.service import GameService
-from hanamikoji.web.store import ChallengeRow, Store, open_store, safe_url
+from hanamikoji.web.store import ChallengeRow, ChatFlags, GameRow, Store, open_store, safe_url
 from hanamikoji.web.watch import GamesOn, Watchers, spectator_message
 
 __all__ = ["SERVICE", "STATIC", "Settings", "create_app", "read_json", "serve"]
@@ -85,6 +86,7 @@ _STATUS = {
     "cancelled": 410,
     "expired": 410,
     "out-of-time": 409,
+    "disabled": 403,
 }
 
 
@@ -244,6 +246,7 @@ class Hub:
     on_connect: Callable[[Connection], None] | None = None  # tests use it to record traffic
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
     watchers: Watchers[Connection] = field(default_factory=Watchers)  # spectators, by game
+    chat: ChatRooms | None = None  # the games' chat rooms (set by create_app)
 
     def spawn(self, work: Awaitable[Any]) -> None:
         """Run ``work`` in the background (kept referenced until done)."""
@@ -367,6 +370,7 @@ class LobbyHub:
 
 
 HUB = web.AppKey("hub", Hub)
+CHAT = web.AppKey("chat", ChatRooms)
 LOBBY = web.AppKey("lobby", LobbyHub)
 
 
@@ -594,14 +598,20 @@ async def _record(request: web.Request) -> web.StreamResponse:
     )
 
 
-async def _review(request: web.Request) -> web.StreamResponse:
-    game = await _finished(request)
-    row = game.row
+async def _viewer_seat(request: web.Request, row: GameRow) -> int | None:
+    """The seat of a finished game the request comes from (cookie, ``?t=``, session), or None."""
     token = request.cookies.get(cookie_name(row.id)) or request.query.get("t")
     seat = token_seat(row, token)
     if seat is None:
         identity = await identify(request)
         seat = player_seat(row, identity.player.id if identity else None)
+    return seat
+
+
+async def _review(request: web.Request) -> web.StreamResponse:
+    game = await _finished(request)
+    row = game.row
+    seat = await _viewer_seat(request, row)
     meta = {
         "seat": seat,
         "id": row.id,
@@ -640,10 +650,14 @@ async def _socket(request: web.Request) -> web.StreamResponse:
     try:
         if not _GAME_ID.fullmatch(game_id):
             raise WebError("not-found", "there is no such game")
-        _, seat = await service.seat_for(game_id, token, identity.player.id if identity else None)
+        opened, seat = await service.seat_for(
+            game_id, token, identity.player.id if identity else None
+        )
+        await _not_disabled(service, opened.row.players[seat])
     except WebError as e:
         await ws.send_json(_error(e.code, e.message))
-        await ws.close(code=4403 if e.code == "bad-token" else 4404, message=e.code.encode())
+        forbidden = e.code in ("bad-token", "disabled")
+        await ws.close(code=4403 if forbidden else 4404, message=e.code.encode())
         return ws
     conn = Connection(ws, seat, transport=request.transport, client=client_of(request))
     conn.start()
@@ -729,12 +743,14 @@ async def _handle(hub: Hub, game_id: str, conn: Connection, text: str) -> None:
             hub.spawn(_hint(service, game_id, conn))
         elif kind == "ping":
             await conn.send({"type": "pong"})
+        elif kind in ("chat", "chat-history", "mute"):
+            await _seat_chat(hub, game_id, conn, kind, data)
         else:
             await conn.send(
                 _error(
                     "bad-request",
                     f"unknown message type {show(kind)}; expected move, undo, hint, resign, "
-                    "claim, rematch or ping",
+                    "claim, rematch, chat, chat-history, mute or ping",
                 )
             )
     except WebError as e:
@@ -743,6 +759,124 @@ async def _handle(hub: Hub, game_id: str, conn: Connection, text: str) -> None:
             game = await service.get(game_id)
             if game is not None:
                 await conn.send(await hub.state_for(game, conn.seat))
+
+
+# -- chat (docs/web.md "Chat") --------------------------------------------------------------------
+
+
+async def _not_disabled(service: GameService, player: str | None) -> None:
+    """Refuse a seat whose player a moderator disabled."""
+    if player is not None:
+        flags = (await service.store.chat_flags([player])).get(player, ChatFlags())
+        if flags.disabled:
+            raise WebError("disabled", "this account has been disabled by the server's moderators")
+
+
+def _chat_error(e: WebError) -> dict[str, Any]:
+    """A refused chat message: the error, marked as the chat's, with when to try again."""
+    retry = {"retry_after": e.retry_after} if e.retry_after is not None else {}
+    return _error(e.code, e.message) | {"about": "chat"} | retry
+
+
+async def _seat_chat(
+    hub: Hub, game_id: str, conn: Connection, kind: str, data: dict[str, Any]
+) -> None:
+    """A seat's chat: a message to the players' room, the room again, or a mute of the opponent."""
+    try:
+        game = await hub.service.get(game_id)
+        if hub.chat is None or game is None:
+            raise WebError("not-found", "there is no such game")
+        if room_of(data) != "players":
+            raise WebError(
+                "not-allowed",
+                "the spectators' room is the spectators' own: its players read it in the "
+                "review, once the game is over",
+            )
+        player = game.row.players[conn.seat]
+        if kind == "chat":
+            key = player or f"{game_id}:{conn.seat}"
+            author = Author(conn.seat, player, game.row.names[conn.seat], key)
+            await hub.chat.post(game, "players", author, data)
+        elif kind == "chat-history":
+            await conn.send(await hub.chat.history(game.row, "players", conn.seat, player))
+        else:
+            await hub.chat.mute(game, conn.seat, data.get("on", True))
+    except WebError as e:
+        await conn.send(_chat_error(e))
+
+
+def _holds_seat(request: web.Request, row: GameRow, player: str | None) -> bool:
+    """Whether the request comes from a player of the game (by the seat's cookie or session)."""
+    held = request.cookies.get(cookie_name(row.id))
+    return token_seat(row, held) is not None or player_seat(row, player) is not None
+
+
+async def _watcher_chat(request: web.Request, game_id: str, conn: Connection, text: str) -> bool:
+    """A spectator's message to the spectators' room (``"room": "spectators"``): a message, or
+    the room (joining it); False: not one of those (the spectator's other answers apply)."""
+    try:
+        data = read_json(text)
+    except WebError:
+        return False
+    if not isinstance(data, dict) or data.get("room") != "spectators":
+        return False
+    kind = data.get("type")
+    if kind not in ("chat", "chat-history"):
+        return False
+    chat = request.app[CHAT]
+    try:
+        game = await request.app[SERVICE].get(game_id)
+        if game is None:
+            raise WebError("not-found", "there is no such game")
+        identity = await identify(request)
+        player = identity.player if identity is not None else None
+        pid = player.id if player is not None else None
+        if not game.state.is_over and _holds_seat(request, game.row, pid):
+            raise WebError(
+                "not-allowed",
+                "you play this game: its spectators' room is theirs until the game is over",
+            )
+        if kind == "chat-history":
+            chat.join(conn, game_id, pid)
+            await conn.send(await chat.history(game.row, "spectators", None, pid))
+            return True
+        if player is None:
+            raise WebError(
+                "not-allowed",
+                "open the game's page in a browser to talk: a spectator needs a visitor's session",
+            )
+        author = Author(None, player.id, player.username or "", player.id)
+        await chat.post(game, "spectators", author, data)
+    except WebError as e:
+        await conn.send(_chat_error(e))
+    return True
+
+
+async def _my_chat(request: web.Request) -> web.Response:
+    """``GET``/``POST /api/me/chat``: the visitor's chat preference (``{"chat": true}``)."""
+    identity = await identify(request, create=True)
+    if identity is None:
+        raise WebError("too-many", "too many new visitors from your address: try again soon", 60)
+    store = request.app[SERVICE].store
+    pid = identity.player.id
+    if request.method == "POST":
+        body = await _body(request, '{"chat": false}')
+        _only(body, ("chat",))
+        on = body.get("chat")
+        if not isinstance(on, bool):
+            raise WebError("bad-request", f"chat must be true or false, got {show(on)}")
+        await store.set_chat_off(pid, not on)
+    flags = (await store.chat_flags([pid])).get(pid, ChatFlags())
+    return web.json_response({"chat": not flags.chat_off})
+
+
+async def _game_chat(request: web.Request) -> web.StreamResponse:
+    """A finished game's rooms for its review: the players' to its players only."""
+    game = await _finished(request)
+    identity = await identify(request)
+    pid = identity.player.id if identity is not None else None
+    seat = await _viewer_seat(request, game.row)
+    return web.json_response(await request.app[CHAT].review(game.row, seat, pid))
 
 
 async def _hint(service: GameService, game_id: str, conn: Connection) -> None:
@@ -798,7 +932,8 @@ async def _watch_socket(request: web.Request) -> web.StreamResponse:
             await conn.send(hub.spectator_state(game))
         async for msg in ws:
             if msg.type == WSMsgType.TEXT:
-                await conn.send(_spectator_answer(msg.data))
+                if not await _watcher_chat(request, game_id, conn, msg.data):
+                    await conn.send(_spectator_answer(msg.data))
             elif msg.type == WSMsgType.BINARY:
                 await conn.send(_error("bad-request", "send JSON text messages, not binary"))
             elif msg.type == WSMsgType.ERROR:
@@ -823,7 +958,11 @@ def _spectator_answer(text: str) -> dict[str, Any]:
         return _error(
             "spectator", f"you are watching this game: a spectator cannot {what}; nothing changed"
         )
-    return _error("bad-request", f"unknown message type {show(kind)}; a spectator may only ping")
+    return _error(
+        "bad-request",
+        f"unknown message type {show(kind)}; a spectator may only ping, or chat with "
+        '"room": "spectators"',
+    )
 
 
 async def _games_on(request: web.Request) -> web.Response:
@@ -1258,6 +1397,11 @@ def create_app(service: GameService, settings: Settings | None = None) -> web.Ap
     app[ACCOUNTS] = Accounts(service, app[SETTINGS].limits)
     hub.watchers = Watchers(app[SETTINGS].limits)
     app[GAMES_ON] = GamesOn(service, hub.watchers.count)
+    app[CHAT] = hub.chat = chat = ChatRooms(
+        service,
+        seats=lambda game_id: hub.games.get(game_id, ()),
+        watchers=lambda game_id: hub.watchers.games.get(game_id, ()),
+    )
     lobby = Lobby(service)
     app[LOBBY] = lobby_hub = LobbyHub(lobby)
     app.on_response_prepare.append(_security_headers)
@@ -1270,7 +1414,9 @@ def create_app(service: GameService, settings: Settings | None = None) -> web.Ap
 
     async def lifecycle(app: web.Application) -> AsyncIterator[None]:
         await service.start(lobby=lobby.changed_elsewhere)
+        await chat.start()
         yield
+        await chat.close()
         await service.close()
 
     async def going_away(app: web.Application) -> None:
@@ -1308,6 +1454,8 @@ def create_app(service: GameService, settings: Settings | None = None) -> web.Ap
     r.add_get("/api/me", _me)
     r.add_post("/api/me", _set_me)
     r.add_get("/api/me/games", _my_games)
+    r.add_get("/api/me/chat", _my_chat)
+    r.add_post("/api/me/chat", _my_chat)
     r.add_post("/api/account", _new_account)
     r.add_post("/api/account/signin", _sign_in)
     r.add_post("/api/account/signout", _sign_out)
@@ -1316,6 +1464,7 @@ def create_app(service: GameService, settings: Settings | None = None) -> web.Ap
     r.add_get("/api/games/{game}/record", _api(_record))
     r.add_get("/api/games/{game}/review", _api(_review))
     r.add_get("/api/games/{game}/analysis", _api(_analysis))
+    r.add_get("/api/games/{game}/chat", _api(_game_chat))
     r.add_get("/api/lobby", _lobby)
     r.add_post("/api/lobby/challenges", _new_challenge)
     r.add_post("/api/lobby/challenges/{challenge}/accept", _accept_challenge)
