@@ -349,6 +349,12 @@ def build_parser() -> argparse.ArgumentParser:
         f"{Limits.spectators_per_client}; 0: no limit)",
     )
 
+    from hanamikoji.web.moderation import configure as configure_admin
+
+    configure_admin(
+        sub.add_parser("admin", help="moderate the web app: mute or disable players, remove chat")
+    )
+
     replay = sub.add_parser("replay", help="replay a game record, checking every move")
     replay.add_argument("file", type=Path, metavar="FILE", help="a hanamikoji-record/1 JSON file")
     replay.add_argument("--json", action="store_true", help="print only the result object as JSON")
@@ -376,6 +382,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _analyze(args.file, args.seat, args.iterations, as_json=args.json)
         if args.command == "serve":
             return _serve(args)
+        if args.command == "admin":
+            from hanamikoji.web.moderation import run as admin
+
+            return admin(args)
         if args.command == "play":
             from hanamikoji.play import play_game
 

@@ -384,6 +384,9 @@ class Accounts:
         self._limited(self.signins, client)
         self.signins.add(client)
         account = await self._check(username_key(name), secret)
+        flags = await self.store.chat_flags([account.id])  # a moderator's (hanamikoji admin)
+        if account.id in flags and flags[account.id].disabled:
+            raise WebError("disabled", "this account has been disabled by the server's moderators")
         opened = await self._open(account, replacing=identity.session if identity else None)
         if identity is not None and not identity.player.is_account:
             moved = await self.store.adopt_games(identity.player.id, account.id)

@@ -40,6 +40,10 @@ class Limits:
     """Spectators' WebSockets one game may have on this server (beyond: refused)."""
     spectators_per_client: int = 32
     """Spectators' WebSockets one client may hold open, all games together (beyond: refused)."""
+    chat_burst: int = 5
+    """Chat messages one author may send in any 10 seconds (beyond: ``too-many``)."""
+    chat_per_minute: int = 20
+    """Chat messages one author may send in any 60 seconds (beyond: ``too-many``)."""
 
 
 class TooMany(Exception):

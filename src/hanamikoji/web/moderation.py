@@ -1,0 +1,184 @@
+"""Moderation: ``hanamikoji admin`` over a server's database.
+
+Mute or disable a player (an account, a bot's account, or a guest by its id), list and remove chat
+messages; every act is written to the moderation log (who, what, to whom, when, why) in the same
+transaction, and ``hanamikoji admin log`` shows it. The servers read the flags at each chat
+message and each seat's connection: a muted player's messages are refused, a disabled player
+cannot sign in or open a seat and their sessions end (docs/web.md, "Moderation").
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import secrets
+import sys
+from datetime import UTC, datetime
+
+from hanamikoji.terminal import printable
+from hanamikoji.web.store import ChatRow, ModerationRow, PlayerRow, Store, StoreError, open_store
+
+__all__ = ["FLAGS", "ModerationError", "configure", "find_player", "moderate", "remove", "run"]
+
+FLAGS = {
+    "mute": ("muted", True),
+    "unmute": ("muted", False),
+    "disable": ("disabled", True),
+    "enable": ("disabled", False),
+}
+"""Each act on a player: the flag it sets or clears."""
+_HELP = {
+    "mute": "refuse a player's chat messages (in every game, until unmuted)",
+    "unmute": "let a muted player talk again",
+    "disable": "stop a player signing in or opening a seat; their sessions end",
+    "enable": "let a disabled player sign in again",
+}
+
+
+class ModerationError(Exception):
+    """An act that cannot be done (no such player, no such message): the message says why."""
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """The ``admin`` command's arguments (its actions, each with ``--db`` and ``--by``)."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--db",
+        default=None,
+        metavar="URL",
+        help="the server's database, as `hanamikoji serve --db` takes it (default: the default "
+        "SQLite file)",
+    )
+    common.add_argument(
+        "--by", default=None, metavar="NAME", help="who acts, for the log (default: your login)"
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for verb, text in _HELP.items():
+        act = actions.add_parser(verb, parents=[common], help=text, description=text)
+        act.add_argument(
+            "player", metavar="PLAYER", help="a user name (an account's, a bot's) or a player id"
+        )
+        act.add_argument("--reason", required=True, help="why, for the log")
+    listing = actions.add_parser(
+        "messages", parents=[common], help="list chat messages, the newest first (removed too)"
+    )
+    listing.add_argument("--game", default=None, metavar="GAME", help="only this game's")
+    listing.add_argument(
+        "--player", default=None, metavar="PLAYER", help="only this player's (user name or id)"
+    )
+    listing.add_argument("--limit", type=int, default=50, metavar="N", help="at most N (50)")
+    removal = actions.add_parser(
+        "remove", parents=[common], help="remove a chat message (kept, marked, for the log)"
+    )
+    removal.add_argument("message", metavar="MESSAGE", help="the message's id (see messages)")
+    removal.add_argument("--reason", required=True, help="why, for the log")
+    log = actions.add_parser("log", parents=[common], help="the moderation log, the newest first")
+    log.add_argument("--limit", type=int, default=50, metavar="N", help="at most N (50)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run one ``admin`` action; the exit status (1 with a one-line message when refused)."""
+    try:
+        for line in asyncio.run(_act(args)):
+            print(line)
+    except (ModerationError, StoreError) as e:
+        print(f"hanamikoji admin: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+async def _act(args: argparse.Namespace) -> list[str]:
+    store = await open_store(args.db)
+    try:
+        moderator = _moderator(args.by)
+        if args.action in FLAGS:
+            player = await find_player(store, args.player)
+            flag, on = FLAGS[args.action]
+            entry = await moderate(store, player, flag, on, moderator, args.reason)
+            return [_entry_line(entry)]
+        if args.action == "remove":
+            entry = await remove(store, args.message, moderator, args.reason)
+            return [_entry_line(entry)]
+        if args.action == "messages":
+            player_id = (await find_player(store, args.player)).id if args.player else None
+            lines = await store.chat_lines(
+                game_id=args.game, player_id=player_id, limit=max(1, args.limit)
+            )
+            return [_chat_line(line) for line in lines] or ["no messages"]
+        entries = await store.moderation_log(max(1, args.limit))
+        return [_entry_line(entry) for entry in entries] or ["nothing logged yet"]
+    finally:
+        await store.close()
+
+
+def _moderator(by: str | None) -> str:
+    if by:
+        return printable(by.strip())[:80]
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name (a container): still someone in the log
+        return "operator"
+
+
+async def find_player(store: Store, text: str) -> PlayerRow:
+    """The player named by a user name (folded as sign-in folds it) or by id."""
+    from hanamikoji.web.identity import username_key  # (the web's identity module is heavy)
+
+    found = await store.account(username_key(text)) or await store.player(text)
+    if found is None:
+        raise ModerationError(f"no player with the user name or id {printable(text)!r}")
+    return found
+
+
+def _who(player: PlayerRow) -> str:
+    """A player as the log names them: the id, and the user name of an account."""
+    return f"player {player.id} (@{player.username})" if player.username else f"guest {player.id}"
+
+
+async def moderate(
+    store: Store, player: PlayerRow, flag: str, on: bool, moderator: str, reason: str
+) -> ModerationRow:
+    """Set (or clear) a player's ``muted`` or ``disabled`` flag, logged."""
+    action = next(verb for verb, value in FLAGS.items() if value == (flag, on))
+    entry = _entry(moderator, action, _who(player), reason)
+    await store.moderate_player(player.id, flag, on, entry)
+    return entry
+
+
+async def remove(store: Store, message_id: str, moderator: str, reason: str) -> ModerationRow:
+    """Remove a chat message (no longer shown anywhere), logged."""
+    line = await store.chat_line(message_id)
+    if line is None:
+        raise ModerationError(f"no chat message {printable(message_id)!r}")
+    if line.removed:
+        raise ModerationError(f"the message {line.id} was removed already")
+    author = f"@{line.name}" if line.name else f"player {line.player}"
+    target = f"message {line.id} by {author} in game {line.game} ({line.room})"
+    entry = _entry(moderator, "remove", target, reason)
+    if not await store.remove_chat(line.id, entry):
+        raise ModerationError(f"the message {line.id} was removed already")
+    return entry
+
+
+def _entry(moderator: str, action: str, target: str, reason: str) -> ModerationRow:
+    reason = printable(" ".join(reason.split()))[:500]
+    if not reason:
+        raise ModerationError("say why (--reason): the log keeps it")
+    at = datetime.now(UTC).isoformat(timespec="seconds")
+    return ModerationRow(secrets.token_hex(6), at, moderator, action, target, reason)
+
+
+def _entry_line(entry: ModerationRow) -> str:
+    return f"{entry.at}  {entry.moderator}  {entry.action}  {entry.target}  (why: {entry.reason})"
+
+
+def _chat_line(line: ChatRow) -> str:
+    when = datetime.fromtimestamp(line.at / 1000, UTC).isoformat(timespec="seconds")
+    who = f"seat {line.seat} {line.name}" if line.room == "players" else (line.name or "guest")
+    said = f"[{line.body}]" if line.kind == "phrase" else line.body
+    removed = "  (removed)" if line.removed else ""
+    return (
+        f"{line.id}  {when}  game {line.game}  {line.room}  {printable(who)} "
+        f"(player {line.player}): {printable(said)}{removed}"
+    )
