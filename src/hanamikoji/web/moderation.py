@@ -14,6 +14,7 @@ import asyncio
 import getpass
 import secrets
 import sys
+import time
 from datetime import UTC, datetime
 
 from hanamikoji.terminal import printable
@@ -165,8 +166,10 @@ def _entry(moderator: str, action: str, target: str, reason: str) -> ModerationR
     reason = printable(" ".join(reason.split()))[:500]
     if not reason:
         raise ModerationError("say why (--reason): the log keeps it")
-    at = datetime.now(UTC).isoformat(timespec="seconds")
-    return ModerationRow(secrets.token_hex(6), at, moderator, action, target, reason)
+    now = time.time_ns()
+    at = datetime.fromtimestamp(now / 1e9, UTC).isoformat(timespec="milliseconds")
+    # The id starts with the time, so the log keeps the order of acts of one millisecond.
+    return ModerationRow(f"{now:x}-{secrets.token_hex(3)}", at, moderator, action, target, reason)
 
 
 def _entry_line(entry: ModerationRow) -> str:

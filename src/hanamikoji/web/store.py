@@ -1313,7 +1313,8 @@ _INSERT_MODERATION = (
     "INSERT INTO moderation (id, at, moderator, action, target, reason) VALUES (?, ?, ?, ?, ?, ?)"
 )
 _MODERATION_LOG = (
-    "SELECT id, at, moderator, action, target, reason FROM moderation ORDER BY at DESC, id LIMIT ?"
+    "SELECT id, at, moderator, action, target, reason FROM moderation "
+    "ORDER BY at DESC, id DESC LIMIT ?"
 )
 
 

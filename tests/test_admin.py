@@ -1,0 +1,167 @@
+"""``hanamikoji admin`` on a running server's database (both databases): mute, disable, list and
+remove messages, and the log of every act."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp.test_utils import TestClient
+
+from hanamikoji.cli import main
+from hanamikoji.web.server import create_app
+from hanamikoji.web.service import GameService
+from hanamikoji.web.store import open_store
+from test_web_chat import base, claim_invite_in, new_browser, next_of
+from web_support import Seat, backend_database
+
+Client = TestClient[Any, Any]
+MakeClient = Callable[..., Awaitable[Client]]
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    with backend_database(request.param, tmp_path) as url:
+        yield url
+
+
+@pytest.fixture
+async def service(db: str) -> AsyncIterator[GameService]:
+    store = await open_store(db)
+    yield GameService(store, ai_workers=0, seed=5)
+    await store.close()
+
+
+@pytest.fixture
+async def client(aiohttp_client: MakeClient, service: GameService) -> Client:
+    return await aiohttp_client(create_app(service))
+
+
+async def admin(capsys: pytest.CaptureFixture[str], db: str, *words: str) -> tuple[int, str, str]:
+    """Run ``hanamikoji admin WORDS --db DB --by mod`` as the operator would (its own event
+    loop, in a thread: the server's runs here); its status, output and errors."""
+    capsys.readouterr()
+    status = await asyncio.to_thread(main, ["admin", *words, "--db", db, "--by", "mod"])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+async def signed_up(browser: aiohttp.ClientSession, url: str, username: str) -> None:
+    body = {"username": username, "password": "correct horse"}
+    async with browser.post(f"{url}/api/account", json=body) as r:
+        assert r.status == 201, await r.text()
+
+
+async def test_mute_disable_remove_and_the_log(
+    client: Client, db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = base(client)
+    async with new_browser() as anna_browser, new_browser() as bob_browser:
+        await signed_up(anna_browser, url, "anna_k")
+        async with anna_browser.post(f"{url}/api/games", json={"mode": "friend", "seat": 0}) as r:
+            data = await r.json()
+        game = data["game"]
+        anna = Seat(await anna_browser.ws_connect(f"{url}/ws/{game}"))  # by her session
+        token = await claim_invite_in(bob_browser, url, data["invite"], "Bob")
+        bob = Seat(await bob_browser.ws_connect(f"{url}/ws/{game}?t={token}"))
+        for seat in (anna, bob):
+            await seat.until(lambda s: True)
+        await anna.send(type="chat", text="you are hopeless")
+        rude = (await next_of(bob, "chat"))["line"]["id"]
+
+        status, out, _ = await admin(capsys, db, "messages", "--game", game)
+        assert status == 0 and rude in out and "you are hopeless" in out and "@" not in out
+        assert f"game {game}  players  seat 0" in out
+        status, out, _ = await admin(capsys, db, "messages", "--player", "ANNA_K")
+        assert status == 0 and rude in out
+
+        # Remove: gone from the room, for good.
+        status, out, _ = await admin(capsys, db, "remove", rude, "--reason", "insult")
+        assert status == 0 and "remove" in out and rude in out
+        await bob.send(type="chat-history")
+        assert (await next_of(bob, "chat-history"))["lines"] == []
+        status, _, err = await admin(capsys, db, "remove", rude, "--reason", "again")
+        assert status == 1 and "removed already" in err
+        status, out, _ = await admin(capsys, db, "messages", "--game", game)
+        assert "(removed)" in out
+
+        # Mute: her messages are refused, saying so; Bob still talks.
+        status, out, _ = await admin(capsys, db, "mute", "anna_k", "--reason", "insults")
+        assert status == 0 and "mute" in out and "@anna_k" in out
+        await anna.send(type="chat", text="sorry")
+        error = await anna.error()
+        assert error["code"] == "muted" and "moderator has muted you" in error["message"]
+        await bob.send(type="chat", text="ok")
+        assert (await next_of(anna, "chat"))["line"]["text"] == "ok"
+        await next_of(bob, "chat")  # (his own)
+        status, _, _ = await admin(capsys, db, "unmute", "anna_k", "--reason", "apologised")
+        await anna.send(type="chat", text="sorry")
+        assert (await next_of(bob, "chat"))["line"]["text"] == "sorry"
+
+        # Disable: her session ends, her seat no longer opens, she cannot sign in.
+        status, out, _ = await admin(capsys, db, "disable", "anna_k", "--reason", "repeat")
+        assert status == 0 and "disable" in out
+        async with anna_browser.get(f"{url}/api/me") as r:
+            assert (await r.json())["account"] is False  # no longer signed in
+        async with anna_browser.ws_connect(f"{url}/ws/{game}?t={data['token']}") as ws:
+            first = await ws.receive_json()
+            assert first["code"] == "disabled", first
+            await ws.receive()
+            assert ws.close_code == 4403
+        body = {"username": "anna_k", "password": "correct horse"}
+        async with anna_browser.post(f"{url}/api/account/signin", json=body) as r:
+            assert r.status == 403 and (await r.json())["code"] == "disabled"
+        body["password"] = "wrong password"  # a wrong password says nothing of the account
+        async with anna_browser.post(f"{url}/api/account/signin", json=body) as r:
+            assert r.status == 401
+        status, _, _ = await admin(capsys, db, "enable", "anna_k", "--reason", "appeal granted")
+        body["password"] = "correct horse"
+        async with anna_browser.post(f"{url}/api/account/signin", json=body) as r:
+            assert r.status == 200
+
+        # A guest is named by its player id (as `messages` shows it).
+        status, out, _ = await admin(capsys, db, "messages", "--game", game)
+        bob_id = re.search(r"seat 1 Bob \(player ([\w-]+)\)", out)
+        assert bob_id is not None
+        status, out, _ = await admin(capsys, db, "mute", bob_id[1], "--reason", "test")
+        assert status == 0 and f"guest {bob_id[1]}" in out
+        await bob.send(type="chat", text="hello?")
+        assert (await bob.error())["code"] == "muted"
+        status, out, _ = await admin(capsys, db, "log")
+        rows = out.strip().splitlines()
+        assert [row.split("  ")[2] for row in rows] == [
+            "mute",
+            "enable",
+            "disable",
+            "unmute",
+            "mute",
+            "remove",
+        ]
+        assert all("  mod  " in row for row in rows)
+        assert "(why: insult)" in rows[-1] and f"message {rude}" in rows[-1]
+        assert "@anna_k" in rows[1] and "(why: appeal granted)" in rows[1]
+        for seat in (anna, bob):
+            await seat.ws.close()
+
+
+async def test_refusals(client: Client, db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = await admin(capsys, db, "log")
+    assert status == 0 and out.strip() == "nothing logged yet"
+    status, _, err = await admin(capsys, db, "mute", "nobody_here", "--reason", "x")
+    assert status == 1 and err.startswith("hanamikoji admin: no player")
+    status, _, err = await admin(capsys, db, "remove", "nosuchmessage", "--reason", "x")
+    assert status == 1 and "no chat message" in err
+    async with new_browser() as browser:
+        await signed_up(browser, base(client), "carol")
+    status, _, err = await admin(capsys, db, "mute", "carol", "--reason", "   ")
+    assert status == 1 and "--reason" in err
+    with pytest.raises(SystemExit) as exit_:
+        main(["admin", "mute", "carol"])  # no reason: a usage error
+    assert exit_.value.code == 2
+    status, out, _ = await admin(capsys, db, "log")
+    assert out.strip() == "nothing logged yet"  # nothing refused was logged
