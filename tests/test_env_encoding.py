@@ -14,9 +14,22 @@ from hypothesis import strategies as st
 from hanamikoji.ai.belief import determinize, hidden_slots, unseen_cards
 from hanamikoji.cards import CHARM, counts, pack
 from hanamikoji.env.actions import MOVES, NUM_ACTIONS, action_id, legal_ids, legal_mask, move_of
-from hanamikoji.env.observation import FIELDS, OBS_SIZE, encode_view, field_slices, observe
+from hanamikoji.env.observation import (
+    FIELDS,
+    HISTORY_SIZE,
+    HISTORY_TURNS,
+    OBS_SIZE,
+    encode_view,
+    encode_view_history,
+    field_slices,
+    history_block,
+    normalise,
+    observe,
+    observe_history,
+    scale,
+)
 from hanamikoji.moves import InvalidMoveError, Move, moves_for, sort_key
-from hanamikoji.state import Rules, State
+from hanamikoji.state import Deal, Rules, State
 from hanamikoji.view import View
 
 AT = field_slices()
@@ -183,3 +196,73 @@ def test_an_offer_is_shown_to_both_seats() -> None:
     assert obs[AT["offer_pair_1"]].tolist() == [1, 1, 0, 0, 0, 0, 0]
     assert obs[AT["offer_pair_2"]].tolist() == [0, 0, 0, 1, 0, 0, 1]
     assert obs[AT["offer_gift"]].sum() == 0
+
+
+# -- the round's public history and the normalised observation ---------------------------------
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10**9), st.sampled_from([1, 3, None]))
+def test_the_history_block_is_the_views(seed: int, limit: int | None) -> None:
+    # Built from the state or from the seat's VIEW, it is the same: it holds only what the seat
+    # knows. The first 98 floats are the plain observation.
+    rules = Rules(max_rounds=limit)
+    for state in positions(seed, rules):
+        for seat in (0, 1):
+            full = observe_history(state, seat)
+            assert full.shape == (OBS_SIZE + HISTORY_SIZE,) == (314,)
+            assert np.array_equal(full[:OBS_SIZE], observe(state, seat))
+            assert np.array_equal(full, encode_view_history(View.of(state, seat), rules))
+
+
+def test_a_worked_history_block() -> None:
+    game = State.from_deals([Deal("4", ("566777", "144677"), "53221635")])
+    for move in ("S6", "C46-47", "P46", "G557", "P5", "D37"):
+        game = game.apply(move)
+    turn = HISTORY_SIZE // HISTORY_TURNS
+    block = observe_history(game, 0)[OBS_SIZE:].reshape(HISTORY_TURNS, turn)
+
+    def cards(row: np.ndarray) -> str:
+        return "".join(str(g + 1) * int(k) for g, k in enumerate(row))
+
+    # Turn 1: seat 0's Secret (its card is never in the block); turn 2: seat 1's Competition
+    # 46-47, seat 0 took 46; turn 3: seat 0's Gift 557, seat 1 took a 5; turn 4: seat 1's Discard.
+    assert block[0, :6].tolist() == [1, 0, 1, 0, 0, 0] and not block[0, 6:].any()
+    assert block[1, :6].tolist() == [0, 1, 0, 0, 0, 1]
+    assert (cards(block[1, 6:13]), cards(block[1, 13:20]), cards(block[1, 20:27])) == (
+        "46",
+        "47",
+        "46",
+    )
+    assert block[2, :6].tolist() == [1, 0, 0, 0, 1, 0]
+    assert (cards(block[2, 6:13]), cards(block[2, 20:27])) == ("557", "5")
+    assert block[3, :6].tolist() == [0, 1, 0, 1, 0, 0] and not block[3, 6:].any()
+    assert not block[4:].any()
+    # Seat 1 sees the same turns from its side: "own" and "opponent" swap.
+    other = observe_history(game, 1)[OBS_SIZE:].reshape(HISTORY_TURNS, turn)
+    assert np.array_equal(other[:, :2], block[:, 1::-1])
+    assert np.array_equal(other[:, 2:], block[:, 2:])
+
+
+def test_history_block_refuses_nonsense() -> None:
+    with pytest.raises(ValueError, match="a pick with no offer"):
+        history_block([(0, "P4")], 0)
+    with pytest.raises(ValueError, match="not a round's decisions"):
+        history_block([(0, "S1")] * 9, 0)
+
+
+@pytest.mark.parametrize("limit", [1, 3, None])
+def test_normalised_observations_are_in_the_unit_interval(limit: int | None) -> None:
+    rules = Rules(max_rounds=limit)
+    top = scale(limit)
+    for state in positions(7, rules):
+        for seat in (0, 1):
+            obs = observe(state, seat)
+            unit = normalise(obs, limit)
+            assert unit.dtype == np.float32
+            low = -1.0 if limit is None else 0.0  # rounds_left stays -1 without a limit
+            assert (unit >= low).all() and (unit <= 1.0).all()
+            if limit is not None:
+                assert np.allclose(unit * top, obs)
+    batch = np.stack([observe(s, 0) for s in positions(8)])
+    assert np.array_equal(normalise(batch), np.stack([normalise(o) for o in batch]))

@@ -10,6 +10,7 @@ pytest.importorskip(
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -155,3 +156,56 @@ def test_human_render_prints_the_table_after_each_step(capsys: pytest.CaptureFix
     env.step(info["legal"][0])
     out = capsys.readouterr().out
     assert out.count("markers") == 1 and "None" not in out
+
+
+# -- masks where libraries look for them, layouts, normalisation -------------------------------
+
+
+def get_action_masks(env: gymnasium.Env[Any, Any]) -> np.ndarray:
+    """What sb3-contrib's ``MaskablePPO`` does for a single env
+    (``sb3_contrib.common.maskable.utils.get_action_masks``): call ``action_masks`` through the
+    wrappers."""
+    return np.asarray(env.get_wrapper_attr("action_masks")())
+
+
+def test_action_masks_is_the_hook_maskable_ppo_calls() -> None:
+    env = gymnasium.make(ENV_ID, opponent="random", seat="random")
+    _obs, info = env.reset(seed=3)
+    done = False
+    while not done:
+        masks = get_action_masks(env)
+        assert masks.dtype == np.bool_ and masks.shape == (NUM_ACTIONS,)
+        assert np.array_equal(masks, info["action_mask"].astype(bool))
+        action = int(np.flatnonzero(masks)[-1])
+        _obs, _reward, done, _truncated, info = env.step(action)
+    assert not get_action_masks(env).any()
+
+
+def test_the_history_layout_has_its_own_id_and_passes_check_env() -> None:
+    from hanamikoji.env.observation import HISTORY_SIZE, observe_history
+
+    env = gymnasium.make(hanamikoji.env.gym.ENV_ID_HISTORY, opponent="random")
+    assert env.observation_space.shape == (OBS_SIZE + HISTORY_SIZE,)
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, _ = env.reset(seed=1)
+    inner = env.unwrapped
+    assert isinstance(inner, HanamikojiEnv)
+    assert np.array_equal(obs, observe_history(inner.game, inner.seat))
+    # The default id keeps the 98 floats.
+    assert gymnasium.make(ENV_ID).observation_space.shape == (OBS_SIZE,)
+
+
+@pytest.mark.parametrize("history", [False, True])
+@pytest.mark.parametrize("limit", [3, None])
+def test_normalised_observations_lie_in_their_box(history: bool, limit: int | None) -> None:
+    env = HanamikojiEnv(opponent="random", history=history, normalise=True, max_rounds=limit)
+    check_env(env, skip_render_check=True)
+    box = env.observation_space
+    assert isinstance(box, gymnasium.spaces.Box) and float(box.high.max()) <= 1.0
+    rng = random.Random(2)
+    for seed in range(5):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            assert box.contains(obs), obs
+            obs, _r, done, _t, info = env.step(rng.choice(info["legal"]))

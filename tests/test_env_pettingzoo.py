@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 from gymnasium import spaces
 from pettingzoo.test import api_test, seed_test
+from pettingzoo.utils.wrappers import BaseWrapper
 
 from hanamikoji.env.actions import MOVES, NUM_ACTIONS, action_id, legal_ids
 from hanamikoji.env.observation import OBS_SIZE, field_slices, observe
@@ -165,3 +166,65 @@ def test_human_render_prints_the_table_once_a_step(capsys: pytest.CaptureFixture
     e.step(legal_ids(e.game)[0])
     out = capsys.readouterr().out
     assert out.count("markers") == 1 and "None" not in out
+
+
+# -- what Stable-Baselines3 and versioned imports need ------------------------------------------
+
+
+class _ZeroDimActions(BaseWrapper):  # type: ignore[misc]
+    """Passes every action on as a 0-d integer array, as SB3's ``predict`` returns one."""
+
+    def step(self, action: object) -> None:
+        super().step(None if action is None else np.asarray(action, dtype=np.int64))
+
+
+def test_api_test_with_zero_dim_array_actions() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        api_test(_ZeroDimActions(env()), num_cycles=500, verbose_progress=False)
+        api_test(_ZeroDimActions(raw_env(max_rounds=1)), num_cycles=200, verbose_progress=False)
+
+
+def test_zero_dim_arrays_play_like_ints() -> None:
+    a, b = raw_env(), raw_env()
+    a.reset(seed=4)
+    b.reset(seed=4)
+    for agent in a.agent_iter():
+        _obs, _r, term, trunc, _info = a.last()
+        if term or trunc:
+            break
+        legal = np.flatnonzero(a.observe(agent)["action_mask"])
+        choice = int(legal[len(legal) // 2])
+        a.step(np.array(choice))
+        b.step(choice)
+        assert a.game == b.game
+    with pytest.raises(ValueError, match="0-d integer array"):
+        b.reset(seed=1)
+        b.step(np.array(2.0))
+    with pytest.raises(ValueError, match="0-d integer array"):
+        b.step(np.array([2]))
+
+
+def test_versioned_module() -> None:
+    from hanamikoji.env import hanamikoji_v0
+
+    e = hanamikoji_v0.env()
+    assert e.metadata["name"] == "hanamikoji_v0"
+    assert isinstance(e.unwrapped, raw_env)
+    assert hanamikoji_v0.raw_env is raw_env and hanamikoji_v0.AGENTS == AGENTS
+
+
+def test_history_and_normalised_observations() -> None:
+    from hanamikoji.env.observation import HISTORY_SIZE, observe_history, scale
+
+    e = raw_env(history=True, normalise=True)
+    e.reset(seed=2)
+    space = e.observation_space("player_0")["observation"]  # type: ignore[index]
+    assert space.shape == (OBS_SIZE + HISTORY_SIZE,)
+    for agent in e.agent_iter():
+        obs, _r, term, trunc, _info = e.last()
+        assert space.contains(obs["observation"])
+        seat = AGENTS.index(agent)
+        raw = observe_history(e.game, seat)
+        assert np.allclose(obs["observation"][:OBS_SIZE] * scale(3), raw[:OBS_SIZE])
+        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 
 from hanamikoji.cards import CHARM, TOTAL_CHARM
 from hanamikoji.env.actions import NUM_ACTIONS
-from hanamikoji.env.observation import FIELDS, OBS_SIZE
+from hanamikoji.env.observation import (
+    FIELDS,
+    HISTORY_SIZE,
+    OBS_SIZE,
+    history_scale,
+    observe,
+    observe_history,
+    scale,
+)
 from hanamikoji.state import Rules, State
+
+Observer = Callable[[State, int], npt.NDArray[np.float32]]
 
 _HIGH = {
     "charm": float(TOTAL_CHARM),
@@ -41,6 +54,48 @@ def observation_box(rules: Rules) -> spaces.Box:
             high[at : at + n] = 1.0
         at += n
     return spaces.Box(low=low, high=high, dtype=np.float32)
+
+
+def observation_layout(rules: Rules, history: bool, normalise: bool) -> tuple[spaces.Box, Observer]:
+    """The Box and the observing function of a layout: the 98 floats, followed by the round's
+    history block when ``history`` (98 + 216), each entry divided by its largest value when
+    ``normalise`` (:func:`hanamikoji.env.observation.normalise`)."""
+    box = observation_box(rules)
+    low, high = box.low, box.high
+    divide = np.ones(OBS_SIZE, dtype=np.float32)
+    if history:
+        low = np.concatenate([low, np.zeros(HISTORY_SIZE, dtype=np.float32)])
+        high = np.concatenate([high, history_scale()])
+        divide = np.ones(OBS_SIZE + HISTORY_SIZE, dtype=np.float32)
+    if normalise:
+        divide[:OBS_SIZE] = scale(rules.max_rounds)
+        if history:
+            divide[OBS_SIZE:] = history_scale()
+        low = low / divide
+        high = np.minimum(high / divide, 1.0)
+    base: Observer = observe_history if history else observe
+    if not normalise:
+        return spaces.Box(low=low, high=high, dtype=np.float32), base
+    at_round = field_at("round")
+    capped = rules.max_rounds is None
+
+    def normalised(state: State, seat: int) -> npt.NDArray[np.float32]:
+        out: npt.NDArray[np.float32] = base(state, seat) / divide
+        if capped:
+            out[at_round] = min(out[at_round], 1.0)
+        return out
+
+    return spaces.Box(low=low, high=high, dtype=np.float32), normalised
+
+
+def field_at(name: str) -> int:
+    """Where a one-entry field lies in the observation."""
+    at = 0
+    for field, n, _ in FIELDS:
+        if field == name:
+            return at
+        at += n
+    raise KeyError(name)
 
 
 def action_space() -> spaces.Discrete:

@@ -16,7 +16,10 @@ decision. Options: ``opponent`` (an agent spec as for ``hanamikoji match``, e.g.
 ``"greedy"``, ``"ismcts:iterations=200"``, ``"level:medium"``, or an agent object), ``seat``
 (0, 1 or ``"random"``), ``max_rounds`` (3; None for no limit), ``round_reward`` (shaping at each
 scoring, off by default) and ``illegal`` (``"lose"``: an illegal action ends the episode with
-reward -1 and ``info["illegal"]``; ``"raise"``: a ValueError).
+reward -1 and ``info["illegal"]``; ``"raise"``: a ValueError), ``normalise`` (each entry over
+its largest value, in [0, 1]; ``rounds_left`` stays -1 without a round limit) and ``history``
+(the round's public history after the 98 floats; ``hanamikoji/Hanamikoji-v1`` is that layout).
+``env.unwrapped.action_masks()`` gives the legal moves as bools, for sb3-contrib's MaskablePPO.
 """
 
 from __future__ import annotations
@@ -34,17 +37,20 @@ from hanamikoji.env._common import (
     action_space,
     check_rules,
     check_weight,
-    observation_box,
+    observation_layout,
     render,
     round_rewards,
 )
 from hanamikoji.env.actions import MOVES, NUM_ACTIONS, legal_ids
-from hanamikoji.env.observation import observe
 from hanamikoji.state import State
 
-__all__ = ["ENV_ID", "HanamikojiEnv"]
+__all__ = ["ENV_ID", "ENV_ID_HISTORY", "HanamikojiEnv"]
 
 ENV_ID = "hanamikoji/Hanamikoji-v0"
+"""The env with the 98-float observation."""
+
+ENV_ID_HISTORY = "hanamikoji/Hanamikoji-v1"
+"""The env whose observation adds the round's public history: 98 + 216 floats."""
 
 Obs = npt.NDArray[np.float32]
 
@@ -62,6 +68,8 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
         round_reward: float = 0.0,
         illegal: str = "lose",
         render_mode: str | None = None,
+        history: bool = False,
+        normalise: bool = False,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of human, ansi or None, got {render_mode!r}")
@@ -82,7 +90,8 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
         self.round_reward = check_weight(round_reward)
         self.illegal = illegal
         self.render_mode = render_mode
-        self.observation_space = observation_box(self.rules)  # type: ignore[assignment]
+        box, self._observe = observation_layout(self.rules, bool(history), bool(normalise))
+        self.observation_space = box  # type: ignore[assignment]
         self.action_space = action_space()
         self._rng = random.Random()
         self.seat = 0
@@ -102,7 +111,7 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
         start_game(self.opponent, 1 - self.seat, self.rules)
         self._done = False
         self._opponent_moves(self.game)  # no round is scored before the learner's first move
-        return observe(self.game, self.seat), self._info()
+        return self._observe(self.game, self.seat), self._info()
 
     def step(self, action: Any) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
         """Play the learner's move, then the opponent's, up to the learner's next decision."""
@@ -125,7 +134,7 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
             self._done = True
             info = self._info()
             info["illegal"] = str(move)
-            return observe(before, self.seat), -1.0, True, False, info
+            return self._observe(before, self.seat), -1.0, True, False, info
         after = before.apply(move)
         reward = round_rewards(before, after, self.round_reward)[self.seat]
         self.game = after
@@ -137,7 +146,7 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
                 reward += 1.0 if outcome.winner == self.seat else -1.0
         if self.render_mode == "human":
             self.render()
-        return observe(self.game, self.seat), reward, outcome is not None, False, self._info()
+        return self._observe(self.game, self.seat), reward, outcome is not None, False, self._info()
 
     def _opponent_moves(self, state: State) -> float:
         """Let the opponent play until the learner decides or the game ends; shaped reward."""
@@ -182,4 +191,10 @@ if ENV_ID not in gymnasium.registry:
         id=ENV_ID,
         entry_point="hanamikoji.env.gym:HanamikojiEnv",
         vector_entry_point="hanamikoji.env.vector:HanamikojiVectorEnv",
+    )
+if ENV_ID_HISTORY not in gymnasium.registry:
+    gymnasium.register(
+        id=ENV_ID_HISTORY,
+        entry_point="hanamikoji.env.gym:HanamikojiEnv",
+        kwargs={"history": True},
     )

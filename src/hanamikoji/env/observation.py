@@ -13,24 +13,34 @@ relative to the seat: "own" is the observing seat, "opponent" the other one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 
 from hanamikoji.cards import CHARM, counts, pack
 from hanamikoji.moves import Action, Move, actions_mask
 from hanamikoji.state import Rules, State, standing
-from hanamikoji.view import View
+from hanamikoji.view import SeenMove, View
 
 __all__ = [
     "FIELDS",
+    "HISTORY_SIZE",
+    "HISTORY_TURN",
+    "HISTORY_TURNS",
     "LAYOUT",
     "OBS_SIZE",
     "N",
     "encode_view",
+    "encode_view_history",
     "field_slices",
     "fields",
+    "history_block",
+    "history_scale",
     "normalise",
     "observe",
+    "observe_history",
+    "round_plies",
     "scale",
 ]
 
@@ -276,3 +286,105 @@ def encode_view(view: View, rules: Rules | None = None) -> npt.NDArray[np.float3
         view.deck,
     )
     return out
+
+
+# -- the round's public history: an optional block after the 98 floats ------------------------
+HISTORY_TURN: tuple[tuple[str, int, str], ...] = (
+    ("by_own", 1, "1 when the seat itself took this turn"),
+    ("by_opponent", 1, "1 when the opponent took it"),
+    ("action", 4, "one-hot: S D G C (a Secret's and a Discard's cards are never shown here)"),
+    ("offered", N, "the Gift's three cards, or the Competition's first pair"),
+    ("offered_pair_2", N, "the Competition's second pair"),
+    ("picked", N, "the cards the other seat took from the offer"),
+)
+"""One turn of the history block: (name, length, meaning); a length of :data:`N` is one entry
+per geisha."""
+
+HISTORY_TURNS = 8
+"""Turns in a round: the block has one slot per turn, in order, zero until played."""
+
+_TURN_SIZE = sum(7 if n == N else n for _, n, _ in HISTORY_TURN)
+HISTORY_SIZE = HISTORY_TURNS * _TURN_SIZE
+"""The length of the history block (216)."""
+
+_KIND = {"S": 0, "D": 1, "G": 2, "C": 3}
+
+
+def history_block(
+    plies: Sequence[tuple[int, str]], seat: int, out: npt.NDArray[np.float32] | None = None
+) -> npt.NDArray[np.float32]:
+    """The round's public history for ``seat``: ``plies`` are this round's decisions in order,
+    (seat, move in notation; the opponent's Secret and Discard may be bare ``S`` and ``D``).
+
+    Public information only: who took each turn, its action, the cards offered and picked;
+    never a Secret's or Discard's cards. Shape (HISTORY_SIZE,), float32.
+    """
+    if out is None:
+        out = np.zeros(HISTORY_SIZE, dtype=np.float32)
+    else:
+        out[:] = 0.0
+    turn = -1
+    for who, text in plies:
+        letter = text[0]
+        if letter == "P":
+            if turn < 0:
+                raise ValueError(f"a pick with no offer before it: {text!r}")
+            at = turn * _TURN_SIZE + 6 + 14
+            out[at : at + 7] += _digit_counts(text[1:])
+            continue
+        turn += 1
+        if turn >= HISTORY_TURNS or letter not in _KIND:
+            raise ValueError(f"not a round's decisions: {plies!r}")
+        at = turn * _TURN_SIZE
+        out[at + (0 if who == seat else 1)] = 1.0
+        out[at + 2 + _KIND[letter]] = 1.0
+        if letter in "GC":
+            groups = text[1:].split("-")
+            out[at + 6 : at + 13] = _digit_counts(groups[0])
+            if letter == "C":
+                out[at + 13 : at + 20] = _digit_counts(groups[1])
+    return out
+
+
+def _digit_counts(cards: str) -> list[int]:
+    row = [0] * 7
+    for c in cards:
+        row[int(c) - 1] += 1
+    return row
+
+
+def round_plies(state: State) -> list[tuple[int, str]]:
+    """The decisions of the state's current round, in order: (seat, move)."""
+    out: list[tuple[int, str]] = []
+    s = state
+    while (prev := s.parent) is not None and prev.round == state.round:
+        move = s.last_move
+        assert move is not None and prev.to_move is not None
+        out.append((prev.to_move, str(move)))
+        s = prev
+    out.reverse()
+    return out
+
+
+def observe_history(state: State, seat: int) -> npt.NDArray[np.float32]:
+    """The 98-float observation followed by the round's public history: (98 + 216,) float32."""
+    out = np.empty(OBS_SIZE + HISTORY_SIZE, dtype=np.float32)
+    observe(state, seat, out[:OBS_SIZE])
+    history_block(round_plies(state), seat, out[OBS_SIZE:])
+    return out
+
+
+def encode_view_history(view: View, rules: Rules | None = None) -> npt.NDArray[np.float32]:
+    """:func:`observe_history` of a VIEW: the same vector, from what the seat knows."""
+    plies = [
+        (h.seat, h.move) for h in view.history if isinstance(h, SeenMove) and h.round == view.round
+    ]
+    return np.concatenate([encode_view(view, rules), history_block(plies, view.seat)])
+
+
+def history_scale() -> npt.NDArray[np.float32]:
+    """Each history entry's largest value (flags 1, a Gift's cards 3, a pair's 2)."""
+    turn = np.ones(_TURN_SIZE, dtype=np.float32)
+    turn[6:13] = 3.0
+    turn[13:27] = 2.0
+    return np.tile(turn, HISTORY_TURNS)

@@ -18,7 +18,9 @@ action space is ``Discrete(534)``, every distinct move in the fixed numbering of
 (int8, 1 for the legal moves; all 0 when the agent is not to move). The agent to move is not
 always the other one: after a Gift or Competition the opponent picks, then takes its own turn.
 Rewards are +1 / -1 / 0 at the end; ``round_reward=w`` adds a shaped reward at each scoring
-(``w`` times the change in charm difference over 21), off by default.
+(``w`` times the change in charm difference over 21), off by default. ``history=True`` appends
+the round's public history to the observation (98 + 216 floats), ``normalise=True`` divides each
+entry by its largest value. An action may be an int, a numpy integer or a 0-d integer array.
 
 ``env()`` wraps ``raw_env`` as PettingZoo's classic games are wrapped: an illegal action ends
 the game with -1 for the agent that made it; ``raw_env`` raises a ValueError instead.
@@ -40,12 +42,11 @@ from hanamikoji.env._common import (
     action_space,
     check_rules,
     check_weight,
-    observation_box,
+    observation_layout,
     render,
     round_rewards,
 )
 from hanamikoji.env.actions import MOVES, NUM_ACTIONS, legal_ids
-from hanamikoji.env.observation import observe
 from hanamikoji.state import State
 
 __all__ = ["AGENTS", "env", "raw_env"]
@@ -75,8 +76,10 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
         max_rounds: int | None = 3,
         round_reward: float = 0.0,
         render_mode: str | None = None,
+        history: bool = False,
+        normalise: bool = False,
     ) -> None:
-        EzPickle.__init__(self, max_rounds, round_reward, render_mode)
+        EzPickle.__init__(self, max_rounds, round_reward, render_mode, history, normalise)
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of human, ansi or None, got {render_mode!r}")
@@ -85,7 +88,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
-        box = observation_box(self.rules)
+        box, self._observe = observation_layout(self.rules, bool(history), bool(normalise))
         mask = spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8)
         self.observation_spaces = {
             a: spaces.Dict({"observation": box, "action_mask": mask}) for a in AGENTS
@@ -134,7 +137,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if self.state_.to_move == seat:
             mask[legal_ids(self.state_)] = 1
-        return {"observation": observe(self.state_, seat), "action_mask": mask}
+        return {"observation": self._observe(self.state_, seat), "action_mask": mask}
 
     def step(self, action: int | np.integer[Any] | npt.NDArray[np.integer[Any]] | None) -> None:
         """Play ``action`` (a move number) for the agent to move."""

@@ -8,14 +8,13 @@ the illegal moves and plays the best legal one (or samples from the softmax):
 
 >>> import random
 >>> import numpy as np
->>> from hanamikoji.env.actions import action_id
 >>> from hanamikoji.state import State
->>> prefers_gifts = lambda obs: np.where(np.arange(534) // 35 == 1, 1.0, 0.0)
->>> agent = PolicyAgent(prefers_gifts, name="gifts")
+>>> gifts = np.zeros(534)
+>>> gifts[35:116] = 1.0  # actions 35-115 are the Gifts
+>>> agent = PolicyAgent(lambda observation: gifts, name="gifts")
 >>> game = State.new(1)
->>> move = agent.choose(game.view(0), game.legal_moves, random.Random(0))
->>> str(move)[0], 35 <= action_id(move) < 70
-('G', True)
+>>> str(agent.choose(game.view(0), game.legal_moves, random.Random(0)))
+'G445'
 
 It only ever reads what the VIEW holds, so it can sit in any seat: ``gymnasium.make(...,
 opponent=agent)``, ``hanamikoji.engine.serve(agent)``, or an agent list of your own.

@@ -1,0 +1,155 @@
+"""The Gymnasium VectorEnv on the batch simulator: make_vec, spaces, autoreset, determinism, and
+the checks of ``gymnasium.utils.env_checker`` as far as they apply to a vector env."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip(
+    "gymnasium", reason="the research extra is not installed: pip install 'hanamikoji[research]'"
+)
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.utils.env_checker import data_equivalence
+from gymnasium.vector import AutoresetMode
+
+import hanamikoji.env.gym  # noqa: F401 (registers the ids)
+from hanamikoji.env.actions import NUM_ACTIONS
+from hanamikoji.env.gym import ENV_ID
+from hanamikoji.env.observation import OBS_SIZE
+from hanamikoji.env.vector import HanamikojiVectorEnv
+
+
+def make(n: int = 16, **kwargs: Any) -> Any:
+    return gymnasium.make_vec(ENV_ID, num_envs=n, vectorization_mode="vector_entry_point", **kwargs)
+
+
+def first_legal(infos: dict[str, Any]) -> np.ndarray:
+    return np.asarray(infos["action_mask"].argmax(axis=1))
+
+
+def test_make_vec_builds_it_with_the_single_spaces() -> None:
+    envs = make(8, opponent="random", seat="random")
+    assert isinstance(envs.unwrapped, HanamikojiVectorEnv)
+    assert envs.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    assert envs.single_observation_space.shape == (OBS_SIZE,)
+    assert isinstance(envs.single_action_space, gymnasium.spaces.Discrete)
+    assert int(envs.single_action_space.n) == NUM_ACTIONS
+    assert envs.observation_space.shape == (8, OBS_SIZE)
+    assert envs.action_space.shape == (8,)
+    single = gymnasium.make(ENV_ID)
+    assert envs.single_observation_space == single.observation_space
+    assert envs.single_action_space == single.action_space
+
+
+def test_observations_and_actions_stay_in_their_spaces() -> None:
+    envs = make(32, opponent="greedy", seat="random", round_reward=0.5)
+    obs, infos = envs.reset(seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(80):
+        assert envs.observation_space.contains(obs)
+        for o in obs:
+            assert envs.single_observation_space.contains(o)
+        mask = infos["action_mask"].astype(bool)
+        assert mask.any(axis=1).all()
+        noise = rng.random(mask.shape)
+        actions = np.where(mask, noise, -1.0).argmax(axis=1)
+        assert envs.action_space.contains(actions)
+        obs, rewards, _terminated, truncated, infos = envs.step(actions)
+        assert rewards.dtype == np.float64 and not truncated.any()
+
+
+def test_reset_and_step_are_deterministic_for_a_seed() -> None:
+    # env_checker's check_reset_seed_determinism and check_step_determinism, for all N games.
+    a, b = make(16, seat="random"), make(16, seat="random")
+    oa, ia = a.reset(seed=7)
+    ob, ib = b.reset(seed=7)
+    assert data_equivalence(oa, ob) and data_equivalence(ia, ib)
+    for _ in range(60):
+        ra = a.step(first_legal(ia))
+        rb = b.step(first_legal(ib))
+        assert data_equivalence(ra, rb, exact=True)
+        ia, ib = ra[4], rb[4]
+    oc, _ = a.reset(seed=8)
+    assert not np.array_equal(oa, oc)
+
+
+def test_returned_data_is_not_reused() -> None:
+    # env_checker's check_returned_data_not_reused.
+    envs = make(4)
+    obs1, _ = envs.reset(seed=1)
+    obs2, _ = envs.reset(seed=2)
+    assert obs1 is not obs2 and not np.shares_memory(obs1, obs2)
+
+
+def test_the_step_after_a_game_ends_starts_a_new_one_ignoring_its_action() -> None:
+    envs = make(16, opponent="random", seat=1)
+    obs, infos = envs.reset(seed=3)
+    seen_end = False
+    for _ in range(200):
+        obs, rewards, terminated, _truncated, infos = envs.step(first_legal(infos))
+        assert set(np.unique(rewards)) <= {-1.0, 0.0, 1.0}
+        if terminated.any():
+            g = int(np.flatnonzero(terminated)[0])
+            # The finished game's mask is the placeholder: action 0, ignored next step.
+            assert np.flatnonzero(infos["action_mask"][g]).tolist() == [0]
+            assert obs[g, 91] == 1.0  # phase "over", seen from the learner's seat
+            actions = first_legal(infos)
+            actions[g] = 0
+            obs, rewards, terminated, _truncated, infos = envs.step(actions)
+            assert rewards[g] == 0.0 and not terminated[g]
+            assert obs[g, 94] == 1.0 and obs[g, 92] == 1.0  # round 1, the learner to move
+            seen_end = True
+            break
+    assert seen_end
+
+
+def test_a_learner_in_seat_one_starts_after_the_opponents_move() -> None:
+    envs = HanamikojiVectorEnv(8, opponent="greedy", seat=1)
+    obs, infos = envs.reset(seed=5)
+    assert (infos["seat"] == 1).all()
+    assert (envs.sim.to_move == 1).all() and (obs[:, 92] == 1.0).all()
+
+
+def test_rewards_against_greedy_and_random() -> None:
+    scores = {}
+    for opponent in ("random", "greedy"):
+        envs = make(200, opponent=opponent, seat="random")
+        _obs, infos = envs.reset(seed=11)
+        total = np.zeros(200)
+        finished = np.zeros(200, dtype=bool)
+        while not finished.all():
+            _obs, rewards, terminated, _t, infos = envs.step(first_legal(infos))
+            total += np.where(finished, 0.0, rewards)
+            finished |= terminated
+        scores[opponent] = float((total + 1).mean() / 2)
+    assert scores["greedy"] < scores["random"]
+
+
+def test_action_masks_and_illegal_actions() -> None:
+    envs = HanamikojiVectorEnv(4, opponent="random")
+    _obs, infos = envs.reset(seed=2)
+    masks = envs.action_masks()
+    assert masks.dtype == np.bool_ and np.array_equal(masks, infos["action_mask"].astype(bool))
+    actions = first_legal(infos)
+    actions[2] = int(np.flatnonzero(~masks[2])[0])
+    with pytest.raises(ValueError, match=r"game 2: action \d+ .* is illegal .* legal actions"):
+        envs.step(actions)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"opponent": "level:hard"}, "opponent must be one of random, greedy"),
+        ({"seat": 2}, "seat must be 0, 1 or 'random'"),
+        ({"illegal": "lose"}, "raises on an illegal action"),
+        ({"render_mode": "ansi"}, "does not render"),
+        ({"round_reward": float("inf")}, "round_reward must be finite"),
+    ],
+)
+def test_bad_options_are_refused(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        HanamikojiVectorEnv(2, **kwargs)
