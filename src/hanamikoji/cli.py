@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import shutil
 import sys
 from collections.abc import Sequence
@@ -348,6 +349,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="spectators' connections one client may hold, all games together (default "
         f"{Limits.spectators_per_client}; 0: no limit)",
     )
+    serve.add_argument(
+        "--no-house-bots",
+        action="store_true",
+        help="the AI levels do not play in the lobby as bots (docs/bots.md)",
+    )
+
+    bot = sub.add_parser(
+        "bot",
+        help="play people on a server's lobby with an engine, as a bot (docs/bots.md)",
+        description="Connect ENGINE to a Hanamikoji server as the bot whose token is given: "
+        "it accepts the challenges its owner's settings allow and plays each game over the "
+        "engine protocol.",
+    )
+    bot.add_argument("--server", required=True, metavar="URL", help="e.g. https://example.org")
+    bot.add_argument(
+        "--token",
+        default=None,
+        metavar="TOKEN",
+        help="the bot's token (from the account page); default: $HANAMIKOJI_BOT_TOKEN",
+    )
+    bot.add_argument(
+        "engine", metavar="ENGINE", help="cmd:COMMAND, a built-in agent, or level:NAME"
+    )
 
     from hanamikoji.web.moderation import configure as configure_admin
 
@@ -382,6 +406,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _analyze(args.file, args.seat, args.iterations, as_json=args.json)
         if args.command == "serve":
             return _serve(args)
+        if args.command == "bot":
+            return _bot(args)
         if args.command == "admin":
             from hanamikoji.web.moderation import run as admin
 
@@ -409,6 +435,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     return EXIT_USAGE
 
 
+def _bot(args: argparse.Namespace) -> int:
+    from hanamikoji.bot import main as bot
+
+    token = args.token or os.environ.get("HANAMIKOJI_BOT_TOKEN", "")
+    if not token:
+        print("hanamikoji bot: give --token, or set HANAMIKOJI_BOT_TOKEN", file=sys.stderr)
+        return EXIT_USAGE
+    return bot(args.server, token, args.engine)
+
+
 def _serve(args: argparse.Namespace) -> int:
     from hanamikoji.web.server import Settings, origin_of, serve
     from hanamikoji.web.store import StoreError
@@ -425,6 +461,7 @@ def _serve(args: argparse.Namespace) -> int:
         allowed_origins=origins,
         behind_proxy=args.behind_proxy,
         header_timeout=args.header_timeout,
+        house_bots=not args.no_house_bots,
         limits=Limits(
             games_per_minute=args.games_per_minute,
             ai_games=args.ai_games,

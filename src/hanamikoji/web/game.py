@@ -20,11 +20,12 @@ from hanamikoji.glicko2 import Rating
 from hanamikoji.moves import IllegalMoveError, Move
 from hanamikoji.state import Deal, Phase, Rules, State, Termination
 from hanamikoji.web.errors import WebError
-from hanamikoji.web.ratings import AI_RATINGS, ai_player, family_of, score_of
+from hanamikoji.web.ratings import AI_PLAYER, AI_RATINGS, ai_player, family_of, score_of
 from hanamikoji.web.store import GameRow, RatedEnd
 
 __all__ = [
     "DEFAULT_LEVEL",
+    "ENGINE_FAILURES",
     "FORFEIT",
     "RESIGN",
     "SCORING_GRACE_MS",
@@ -88,9 +89,23 @@ def _clock(text: str | None) -> Clock | None:
     return None if text is None else Clock.from_json(text)
 
 
+ENGINE_FAILURES = {
+    "crash": "the bot's engine crashed",
+    "exit": "the bot's engine exited during the game",
+    "garbage": "the bot's engine answered garbage",
+    "illegal": "the bot's engine chose an illegal move",
+    "timeout": "the bot's engine did not answer in time",
+}
+"""A bot's forfeit (``forfeit:S:engine-KIND``): the engine protocol's failures, by name."""
+
+
 def forfeit_why(entry: str, control: str | None) -> str:
-    """The record's ``why`` of a stored forfeit entry: the seat and the clock."""
+    """The record's ``why`` of a stored forfeit entry: the seat and the clock, or the named
+    failure of a bot's engine."""
     _, seat, how = entry.split(":")
+    if how.startswith("engine-"):
+        kind = how[len("engine-") :]
+        return f"seat {seat}: {kind}: {ENGINE_FAILURES.get(kind, 'the bot forfeited')}"
     if how == "abandoned":
         return f"seat {seat} left the game and the win was claimed ({control} clock)"
     return f"seat {seat} ran out of time ({control} clock)"
@@ -199,7 +214,7 @@ def charge_clock(
     time before its start)."""
     if clock is None or clock.turn is None:
         return clock
-    if any(e.startswith(RESIGN) for e in entries):
+    if any(e.startswith((RESIGN, FORFEIT)) for e in entries):  # (a bot's engine that failed)
         return clock.stop(now)
     after = clock.decision(seat, now, None if state.is_over else state.to_move)
     if not state.is_over and state.round != round_before and after.since is not None:
@@ -220,6 +235,10 @@ def rated_end(row: GameRow, result: dict[str, Any] | None, now: int) -> RatedEnd
         level = row.level or DEFAULT_LEVEL
         players[row.ai_seat] = ai_player(level)
         fixed[row.ai_seat] = AI_RATINGS[level]
+    for seat, player in enumerate(players):  # a house bot (an AI level in the lobby): anchored
+        house = player[len(AI_PLAYER) :] if player and player.startswith(AI_PLAYER) else ""
+        if house in AI_RATINGS:
+            fixed[seat] = AI_RATINGS[house]
     first, second = players
     if not first or not second:
         return None

@@ -51,6 +51,14 @@ async def _nobody(challenge: ChallengeRow) -> None:
     return None
 
 
+async def _anyone(to_key: str, control: TimeControl, rated: bool) -> None:
+    return None
+
+
+async def _no_bots() -> list[dict[str, Any]]:
+    return []
+
+
 def challenge_json(c: ChallengeRow, player: str | None, key: str | None) -> dict[str, Any]:
     """A challenge as the visitor ``player`` (``key``: their folded user name) sees it; the
     creator's player id is never shown."""
@@ -87,6 +95,10 @@ class Lobby:
         self.store: Store = games.store
         self.publish: Publisher = _nobody
         self.present: Callable[[], list[str]] = list
+        # Bots (hanamikoji.web.bots): a challenge to one is refused, saying why, unless it is
+        # here and would accept it; the lobby lists those connected.
+        self.screen: Callable[[str, TimeControl, bool], Awaitable[None]] = _anyone
+        self.bots: Callable[[], Awaitable[list[dict[str, Any]]]] = _no_bots
         games.on_beat.append(self.beat)
 
     # -- reading -------------------------------------------------------------------------------
@@ -117,7 +129,8 @@ class Lobby:
                 url = await self.game_url(c, pid)
                 if url is not None:
                     started.append({"challenge": c.id, "game": c.game, "url": url})
-        return {"type": "lobby", "challenges": shown, "started": started, "now": now}
+        bots = await self.bots()
+        return {"type": "lobby", "challenges": shown, "started": started, "now": now, "bots": bots}
 
     async def game_url(self, c: ChallengeRow, player: str) -> str | None:
         """The link of ``player``'s seat in the game ``c`` started (None: not theirs, or over)."""
@@ -144,6 +157,7 @@ class Lobby:
         to_key = to_name = None
         if body.get("to") not in (None, ""):
             to_name, to_key = await self._addressee(me, body["to"])
+            await self.screen(to_key, control, rated)
         return await self._add(me, control, max_rounds, rated, str(seat), to_key, to_name)
 
     async def _addressee(self, me: PlayerRow, name: Any) -> tuple[str, str]:
@@ -369,6 +383,8 @@ def _closed(c: ChallengeRow) -> WebError:
         return WebError("accepted", "this challenge has already been accepted by another player")
     if c.status == "cancelled":
         return WebError("cancelled", "this challenge was cancelled by its creator")
+    if c.status == "declined":
+        return WebError("declined", "the bot this challenge was for declined it")
     return WebError("expired", "this challenge has expired")
 
 

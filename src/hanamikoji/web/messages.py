@@ -88,7 +88,8 @@ def clock_json(game: LiveGame, seat: int, now: int, *, online: bool) -> dict[str
     ended = None
     if last.startswith(FORFEIT):
         _, lost, how = last.split(":")
-        ended = {"seat": int(lost), "why": how}
+        if how in ("time", "abandoned"):  # (not a bot's engine that failed: the clock ran on)
+            ended = {"seat": int(lost), "why": how}
     data["ended"] = ended
     return data
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from hanamikoji.web.errors import WebError
 from hanamikoji.web.identity import FieldError, check_username, username_key
-from hanamikoji.web.ratings import AI_RATINGS, FAMILIES, Standing
+from hanamikoji.web.ratings import AI_PLAYER, AI_RATINGS, FAMILIES, Standing
 from hanamikoji.web.store import Store
 
 __all__ = ["GAMES_SHOWN", "LEADERS_SHOWN", "leaderboard", "profile", "standing_json"]
@@ -72,9 +72,15 @@ async def profile(store: Store, name: Any) -> dict[str, Any]:
                 "updated": updated,
             }
         )
+    bot = await store.bot(account.id)
+    level = bot.player_id[len(AI_PLAYER) :] if bot and bot.player_id.startswith(AI_PLAYER) else None
     return {
         "username": account.username,
         "name": account.name,
+        # A bot (docs/bots.md): its owner's user name, or a house bot: the AI level it is.
+        "bot": None
+        if bot is None
+        else {"owner": bot.owner, "house": level is not None, "level": level},
         "ratings": {f: standing_json(s) for f, s in ratings.items()},
         "history": history,
         "games": games,
@@ -87,11 +93,15 @@ async def leaderboard(store: Store, family: Any) -> dict[str, Any]:
     if family not in FAMILIES:
         raise FieldError("family", f"family must be one of {', '.join(FAMILIES)}")
     rows = await store.leaders(family, LEADERS_SHOWN)
+    bots = await store.bot_names()
     return {
         "family": family,
         "players": [
-            {"rank": i, "username": u, "name": n, **standing_json(s)}
+            {"rank": i, "username": u, "name": n, "bot": u in bots, **standing_json(s)}
             for i, (u, n, s) in enumerate(rows, 1)
         ],
-        "ai": [{"level": level, "rating": round(r.rating)} for level, r in AI_RATINGS.items()],
+        "ai": [
+            {"level": level, "rating": round(r.rating), "bot": True, "username": f"AI-{level}"}
+            for level, r in AI_RATINGS.items()
+        ],
     }

@@ -27,6 +27,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 from hanamikoji.ai.levels import LEVELS
 from hanamikoji.clock import Clock, TimeControl
 from hanamikoji.web import profiles
+from hanamikoji.web.bots import BotHub
 from hanamikoji.web.chat import Author, ChatRooms, room_of
 from hanamikoji.web.errors import WebError, show
 from hanamikoji.web.game import DEFAULT_LEVEL, LiveGame, player_seat, token_seat
@@ -86,6 +87,7 @@ _STATUS = {
     "cancelled": 410,
     "expired": 410,
     "out-of-time": 409,
+    "declined": 403,
     "disabled": 403,
 }
 
@@ -106,6 +108,8 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     header_timeout: float = 15.0
     """Seconds a connection may take to send a whole request (slower ones are dropped)."""
+    house_bots: bool = True
+    """``hanamikoji serve``: the AI levels play in the lobby as bots (``--no-house-bots``)."""
 
     @property
     def https(self) -> bool:
@@ -246,6 +250,7 @@ class Hub:
     on_connect: Callable[[Connection], None] | None = None  # tests use it to record traffic
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
     watchers: Watchers[Connection] = field(default_factory=Watchers)  # spectators, by game
+    bot_online: Callable[[str, int], bool] | None = None  # a seat played by a bot connected here
     chat: ChatRooms | None = None  # the games' chat rooms (set by create_app)
 
     def spawn(self, work: Awaitable[Any]) -> None:
@@ -262,7 +267,8 @@ class Hub:
         task.add_done_callback(self.tasks.discard)
 
     def online(self, game_id: str, seat: int) -> bool:
-        return any(c.seat == seat for c in self.games.get(game_id, ()))
+        here = any(c.seat == seat for c in self.games.get(game_id, ()))
+        return here or (self.bot_online is not None and self.bot_online(game_id, seat))
 
     async def publish(self, game_id: str) -> None:
         """Send every seat of ``game_id`` connected here its new state, and every spectator
@@ -1094,6 +1100,84 @@ async def _lobby_socket(request: web.Request) -> web.StreamResponse:
     return ws
 
 
+# -- bots (docs/bots.md) ---------------------------------------------------------------------------
+
+BOTS = web.AppKey("bots", BotHub)
+
+
+@dataclass(eq=False)
+class _BotWire:
+    """A bot's WebSocket as the bot hub reads it (hanamikoji.web.bots.Wire)."""
+
+    conn: Connection
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.conn.send(message)
+
+    async def receive(self) -> str | None:
+        while True:
+            msg = await self.conn.ws.receive()
+            if msg.type == WSMsgType.TEXT:
+                return str(msg.data)
+            if msg.type != WSMsgType.BINARY:
+                return None  # closed, or broken
+            await self.conn.send(_error("bad-request", "send JSON text messages, not binary"))
+
+    async def close(self, code: int, why: str) -> None:
+        with contextlib.suppress(Exception):  # what was queued leaves before the closing frame
+            await asyncio.wait_for(self.conn.queue.join(), 2)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.conn.ws.close(code=code, message=why.encode()[:100]), 2)
+        self.conn.drop()
+
+
+async def _bot_socket(request: web.Request) -> web.StreamResponse:
+    """A bot's bridge (``hanamikoji-bot/1``): its token in the first message, then its games."""
+    ws = web.WebSocketResponse(heartbeat=30, max_msg_size=MAX_MESSAGE)
+    await ws.prepare(request)
+    conn = Connection(ws, -1, transport=request.transport, client=client_of(request))
+    conn.start()
+    try:
+        await request.app[BOTS].serve(_BotWire(conn))
+    finally:
+        conn.stop()
+    return ws
+
+
+async def _my_bots(request: web.Request) -> web.Response:
+    identity = await _signed_in(request)
+    return web.json_response(await request.app[BOTS].mine(identity.player))
+
+
+async def _new_bot(request: web.Request) -> web.Response:
+    body = await _body(request, '{"username": "my_bot", "accepts": {"controls": ["3+2"]}}')
+    _only(body, ("username", "accepts"))
+    identity = await _signed_in(request)
+    return web.json_response(await request.app[BOTS].create(identity.player, body), status=201)
+
+
+async def _bot_token(request: web.Request) -> web.Response:
+    await _body(request, "{}")
+    identity = await _signed_in(request)
+    bots = request.app[BOTS]
+    return web.json_response(await bots.new_token(identity.player, request.match_info["name"]))
+
+
+async def _bot_revoke(request: web.Request) -> web.Response:
+    await _body(request, "{}")
+    identity = await _signed_in(request)
+    bots = request.app[BOTS]
+    return web.json_response(await bots.revoke(identity.player, request.match_info["name"]))
+
+
+async def _bot_settings(request: web.Request) -> web.Response:
+    body = await _body(request, '{"accepts": {"controls": ["real-time"], "games": 2}}')
+    _only(body, ("accepts",))
+    identity = await _signed_in(request)
+    bots = request.app[BOTS]
+    return web.json_response(await bots.settings(identity.player, request.match_info["name"], body))
+
+
 # -- identity and accounts (docs/web.md "Identity and your games") --------------------------------
 
 ACCOUNTS = web.AppKey("accounts", Accounts)
@@ -1387,8 +1471,11 @@ class _Runner(web.AppRunner):
         return server
 
 
-def create_app(service: GameService, settings: Settings | None = None) -> web.Application:
-    """The web application over ``service`` (started and closed with the app)."""
+def create_app(
+    service: GameService, settings: Settings | None = None, *, house_bots: bool = False
+) -> web.Application:
+    """The web application over ``service`` (started and closed with the app); ``house_bots``:
+    the AI levels play in the lobby as bots (docs/bots.md)."""
     app = web.Application(middlewares=[_guard], client_max_size=64 * 1024)
     hub = Hub(service)
     app[SERVICE] = service
@@ -1411,12 +1498,29 @@ def create_app(service: GameService, settings: Settings | None = None) -> web.Ap
     service.connected = hub.connected
     lobby.publish = lobby_hub.publish
     lobby.present = lobby_hub.present
+    app[BOTS] = bots = BotHub(service, lobby)
+    hub.bot_online = bots.online
+    service.publish = _then(hub.publish, bots.game_changed)
+    service.connected = lambda: sorted(set(hub.connected()) | set(bots.connected()))
+    lobby.publish = _then(lobby_hub.publish, bots.challenge_changed)
+    lobby.screen = bots.screen
+    lobby.bots = bots.listing
+
+    async def bots_changed() -> None:
+        message = {"type": "bots", "bots": await bots.listing()}
+        for lc in list(lobby_hub.conns):
+            await lc.send(message)
+
+    bots.on_change = bots_changed
 
     async def lifecycle(app: web.Application) -> AsyncIterator[None]:
         await service.start(lobby=lobby.changed_elsewhere)
+        if house_bots:
+            await bots.start_house()
         await chat.start()
         yield
         await chat.close()
+        await bots.close()
         await service.close()
 
     async def going_away(app: web.Application) -> None:
@@ -1470,12 +1574,30 @@ def create_app(service: GameService, settings: Settings | None = None) -> web.Ap
     r.add_post("/api/lobby/challenges/{challenge}/accept", _accept_challenge)
     r.add_post("/api/lobby/challenges/{challenge}/cancel", _cancel_challenge)
     r.add_post("/api/lobby/play", _play_now)
+    r.add_get("/api/bots", _my_bots)
+    r.add_post("/api/bots", _new_bot)
+    r.add_post("/api/bots/{name}/token", _bot_token)
+    r.add_post("/api/bots/{name}/revoke", _bot_revoke)
+    r.add_post("/api/bots/{name}/settings", _bot_settings)
     r.add_get("/ws/lobby", _lobby_socket)
+    r.add_get("/ws/bot", _bot_socket)  # before /ws/{game}, which would take it
     r.add_get("/ws/{game}", _socket)
     r.add_get("/ws/{game}/watch", _watch_socket)
     if STATIC.is_dir():
         r.add_static("/static", STATIC, append_version=False)
     return app
+
+
+def _then(
+    first: Callable[[Any], Awaitable[None]], then: Callable[[Any], Awaitable[None]]
+) -> Callable[[Any], Awaitable[None]]:
+    """``first(x)``, then ``then(x)`` (a change told to the sockets, then to the bots)."""
+
+    async def both(x: Any) -> None:
+        await first(x)
+        await then(x)
+
+    return both
 
 
 async def _run(
@@ -1492,7 +1614,9 @@ async def _run(
     # keepalive_timeout also ends a connection that has not sent a whole request by then.
     _Handler.https = settings.https
     runner = _Runner(
-        create_app(service, settings), access_log=None, keepalive_timeout=settings.header_timeout
+        create_app(service, settings, house_bots=settings.house_bots),
+        access_log=None,
+        keepalive_timeout=settings.header_timeout,
     )
     await runner.setup()
     try:

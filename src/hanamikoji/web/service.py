@@ -689,6 +689,11 @@ class GameService:
         """``seat`` resigns: the other seat wins."""
         return await self._change(game_id, seat, [f"{RESIGN}{seat}"], None)
 
+    async def forfeit(self, game_id: str, seat: int, cause: str) -> LiveGame:
+        """``seat`` loses by forfeit for ``cause`` (a bot's engine that failed: ``engine-crash``),
+        named in the record's ``why``."""
+        return await self._change(game_id, seat, [f"{FORFEIT}{seat}:{cause}"], None)
+
     async def _change(
         self,
         game_id: str,

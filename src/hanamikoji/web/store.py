@@ -347,8 +347,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX moderation_at ON moderation (at)",
     ),
     # 9: bots (docs/bots.md). A bot is a player with a user name and no password, owned by an
-    # account (owner_id NULL: a house bot, an AI level); only a hash of its token is kept
-    # (token_hash NULL: revoked); accepts: what its owner lets it play (JSON).
+    # account (owner_id NULL: a house bot, an AI level); only a hash of its token is kept (a
+    # revoked one as "revoked:HASH", so its bridge is told why); accepts: what it may play (JSON).
     (
         """CREATE TABLE bots (
             player_id TEXT PRIMARY KEY REFERENCES players(id),
@@ -1501,6 +1501,8 @@ class BotRow:
     barred: str | None = None  # why it may not connect (deleted, disabled), else None
 
 
+REVOKED = "revoked:"
+"""How a revoked token's hash is kept."""
 _BOT_COLUMNS = (
     "b.player_id, p.username, p.name, b.owner_id, o.username, b.accepts, b.token_hash, "
     "b.created_at, p.deleted_at, p.disabled_at, o.deleted_at, o.disabled_at"
@@ -1530,6 +1532,11 @@ _BOT_BY_ID = f"SELECT {_BOT_COLUMNS} {_BOT_FROM} WHERE b.player_id = ?"
 _BOTS_OF = f"SELECT {_BOT_COLUMNS} {_BOT_FROM} WHERE b.owner_id = ? ORDER BY b.created_at"
 _BOT_NAMES = "SELECT p.username FROM bots b JOIN players p ON p.id = b.player_id"
 _SET_BOT_TOKEN = "UPDATE bots SET token_hash = ? WHERE player_id = ?"
+# A revoked token stays known as such, so that a bridge still using it is told so.
+_REVOKE_BOT = (
+    "UPDATE bots SET token_hash = 'revoked:' || token_hash "
+    "WHERE player_id = ? AND token_hash NOT LIKE 'revoked:%'"
+)
 _SET_BOT_ACCEPTS = "UPDATE bots SET accepts = ? WHERE player_id = ?"
 # A bot declines a challenge addressed to it (only while it is open).
 _DECLINE_CHALLENGE = (
@@ -1545,9 +1552,8 @@ def _bot(values: Sequence[Any]) -> BotRow:
         barred = "deleted"
     elif disabled is not None or owner_disabled is not None:
         barred = "disabled"
-    return BotRow(
-        pid, username, name, owner_id, owner, accepts, token is not None, str(created), barred
-    )
+    has_token = token is not None and not str(token).startswith(REVOKED)
+    return BotRow(pid, username, name, owner_id, owner, accepts, has_token, str(created), barred)
 
 
 class BotStore(Protocol):
@@ -1599,8 +1605,12 @@ class BotStore(Protocol):
         """Every bot's user name (to mark them on the leaderboard)."""
         ...
 
-    async def set_bot_token(self, player_id: str, token: str | None) -> None:
-        """A bot's new token's hash (None: revoked)."""
+    async def set_bot_token(self, player_id: str, token: str) -> None:
+        """A bot's new token's hash (the old token stops working)."""
+        ...
+
+    async def revoke_bot(self, player_id: str) -> None:
+        """Revoke a bot's token (kept as ``revoked:HASH``, so that its bridge is told why)."""
         ...
 
     async def set_bot_accepts(self, player_id: str, accepts: str) -> None:
@@ -1676,8 +1686,11 @@ class _Bots:
     async def bot_names(self) -> set[str]:
         return {str(r[0]) for r in await self._all(_BOT_NAMES, ())}
 
-    async def set_bot_token(self, player_id: str, token: str | None) -> None:
+    async def set_bot_token(self, player_id: str, token: str) -> None:
         await self._tx([(_SET_BOT_TOKEN, (token, player_id))])
+
+    async def revoke_bot(self, player_id: str) -> None:
+        await self._tx([(_REVOKE_BOT, (player_id,))])
 
     async def set_bot_accepts(self, player_id: str, accepts: str) -> None:
         await self._tx([(_SET_BOT_ACCEPTS, (accepts, player_id))])

@@ -1,0 +1,845 @@
+"""Bots on the server (docs/bots.md): bot accounts and their tokens, the bot socket
+``hanamikoji-bot/1``, the challenges addressed to bots, and the house bots (the AI levels).
+
+A bot is a player with a user name and no password, owned by an account. Its bridge
+(:mod:`hanamikoji.bot`, or any program speaking the protocol) connects with the bot's token and
+plays: the server offers it the challenges addressed to it (already checked against what its
+owner lets it accept), sends each of its games, an ``act`` at each of its decisions with its
+seat's VIEW only, and the result. A bot's moves go through the game service as anyone's: the
+clock, the rules and the ratings are the ordinary ones. An engine that failed is forfeited with
+its failure named (``forfeit:S:engine-crash``, read by :func:`hanamikoji.web.game.forfeit_why`).
+
+The house bots are the AI levels, each a bot whose bridge runs inside the server over an
+in-memory connection, choosing its moves on the AI workers (:mod:`hanamikoji.web.ai_worker`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from hanamikoji.ai.levels import LEVELS
+from hanamikoji.bot import PROTOCOL, Bridge, GameEngine, PipeEnd, pipe, serve_bot
+from hanamikoji.clock import ClockError, Kind, TimeControl
+from hanamikoji.engine import EngineError
+from hanamikoji.moves import Move
+from hanamikoji.state import Rules
+from hanamikoji.view import View
+from hanamikoji.web import ai_worker
+from hanamikoji.web.errors import WebError, show
+from hanamikoji.web.game import ENGINE_FAILURES, LiveGame
+from hanamikoji.web.identity import FieldError, check_username, username_key
+from hanamikoji.web.lobby import SHOWN, Lobby, challenge_json
+from hanamikoji.web.messages import clock_json
+from hanamikoji.web.ratings import AI_PLAYER, AI_RATINGS, FAMILIES
+from hanamikoji.web.service import GameService
+from hanamikoji.web.store import BotRow, ChallengeRow, Duplicate, PlayerRow
+
+__all__ = [
+    "HOUSE_GAMES",
+    "MAX_BOTS",
+    "PROTOCOL",
+    "Accepts",
+    "BotHub",
+    "PipeWire",
+    "Wire",
+    "hash_token",
+    "think_ms",
+]
+
+log = logging.getLogger(__name__)
+
+KINDS = tuple(k.value for k in Kind)
+"""The time-control families a bot may accept whole: real-time, correspondence, none."""
+MAX_BOTS = 5
+"""Bots one account may own."""
+MAX_GAMES = 20
+"""The most games a bot's owner may let it play at once."""
+HOUSE_GAMES = {"beginner": 50, "easy": 50, "medium": 8, "hard": 4, "master": 4}
+"""Games each house bot plays at once: the searching levels share the AI workers."""
+TOKEN_PREFIX = "hkbot_"
+HELLO_S = 10.0
+"""Seconds a new bot socket has to say hello."""
+BURST = 40
+"""Messages a bot may send at once; then ``RATE`` a second. Beyond, each is dropped, and the bot
+told so (``too-many``) at most once a second: a flood's answers never fill its socket's queue."""
+RATE = 20.0
+UNTIMED_MS = 2000
+"""The ``clock_ms`` of a decision in an untimed game (and the most of any)."""
+
+
+def hash_token(token: str) -> str:
+    """What the database keeps of a bot's token."""
+    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Accepts:
+    """What a bot's owner lets it accept: time controls (a family, ``real-time``, or one control,
+    ``3+2``), rated and casual games, and how many games at once."""
+
+    controls: tuple[str, ...] = KINDS
+    rated: bool = True
+    casual: bool = True
+    games: int = 2
+
+    @classmethod
+    def from_json(cls, data: Any, base: Accepts | None = None) -> Accepts:
+        """Read an ``accepts`` object (absent keys keep ``base``'s); :class:`FieldError` for
+        anything else, saying what is expected."""
+        start = base or cls()
+        if data is None:
+            return start
+        if not isinstance(data, dict):
+            raise FieldError("accepts", 'accepts must be an object, e.g. {"controls": ["3+2"]}')
+        unknown = set(data) - {"controls", "rated", "casual", "games"}
+        if unknown:
+            raise FieldError("accepts", f"unknown keys in accepts: {', '.join(sorted(unknown))}")
+        controls = data.get("controls", list(start.controls))
+        if not isinstance(controls, list) or not 1 <= len(controls) <= 20:
+            raise FieldError("accepts", "controls must be a list of 1 to 20 time controls")
+        read: list[str] = []
+        for item in controls:
+            if not isinstance(item, str) or len(item) > 20:
+                raise FieldError("accepts", f"a control is a string, got {show(item)}")
+            if item not in KINDS:
+                try:
+                    item = str(TimeControl.parse(item))
+                except ClockError as e:
+                    kinds = ", ".join(KINDS)
+                    raise FieldError("accepts", f"{e} (or a family: {kinds})") from None
+            if item not in read:
+                read.append(item)
+        flags = {}
+        for key in ("rated", "casual"):
+            value = data.get(key, getattr(start, key))
+            if not isinstance(value, bool):
+                raise FieldError("accepts", f"{key} must be true or false, got {show(value)}")
+            flags[key] = value
+        games = data.get("games", start.games)
+        if type(games) is not int or not 1 <= games <= MAX_GAMES:
+            raise FieldError("accepts", f"games must be a whole number from 1 to {MAX_GAMES}")
+        return cls(tuple(read), flags["rated"], flags["casual"], games)
+
+    @classmethod
+    def stored(cls, text: str) -> Accepts:
+        """What the store keeps (written by :meth:`to_json`; unreadable: the defaults)."""
+        try:
+            return cls.from_json(json.loads(text))
+        except (ValueError, WebError):
+            return cls()
+
+    def to_json(self) -> dict[str, Any]:
+        """As the API shows it."""
+        return {
+            "controls": list(self.controls),
+            "rated": self.rated,
+            "casual": self.casual,
+            "games": self.games,
+        }
+
+    def refusal(self, control: TimeControl, rated: bool) -> str | None:
+        """Why a game of ``control`` (``rated``) is not accepted (None: it is)."""
+        if str(control) not in self.controls and control.kind.value not in self.controls:
+            return f"does not play {control} games: it accepts {', '.join(self.controls)}"
+        if rated and not self.rated:
+            return "plays casual games only"
+        if not rated and not self.casual:
+            return "plays rated games only"
+        return None
+
+
+def think_ms(game: LiveGame, seat: int, now: int) -> int:
+    """The ``clock_ms`` of a bot's decision: a share of its time left, plus most of the
+    increment (an aim, as in the engine protocol; the game's clock is what counts)."""
+    clock = game.clock
+    left = clock.remaining_at(now) if clock is not None else None
+    if clock is None or left is None or clock.control.kind is not Kind.REAL_TIME:
+        return UNTIMED_MS
+    mine = left[seat]
+    aim = mine // 30 + clock.control.increment * 800
+    return int(max(50, min(UNTIMED_MS, aim, mine // 3)))
+
+
+# -- connections ---------------------------------------------------------------------------------
+
+
+class Wire(Protocol):
+    """A bot's connection as the hub sees it: JSON text in, messages out."""
+
+    async def send(self, message: dict[str, Any]) -> None:
+        """Queue one message."""
+        ...
+
+    async def receive(self) -> str | None:
+        """The next message's text, or None once the connection is closed."""
+        ...
+
+    async def close(self, code: int, why: str) -> None:
+        """Close the connection (after what was queued)."""
+        ...
+
+
+class PipeWire:
+    """The server's end of an in-memory bot connection (the house bots)."""
+
+    def __init__(self, end: PipeEnd) -> None:
+        self.end = end
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.end.send_text(json.dumps(message))
+
+    async def receive(self) -> str | None:
+        return await self.end.receive_text()
+
+    async def close(self, code: int, why: str) -> None:
+        self.end.close()
+
+
+@dataclass(eq=False)
+class BotLink:
+    """One connected bot: who it is, what it accepts, its games and the challenges offered."""
+
+    bot: BotRow
+    wire: Wire
+    accepts: Accepts
+    since: int
+    games: dict[str, int] = field(default_factory=dict)  # game -> the bot's seat, while on
+    acted: dict[str, int] = field(default_factory=dict)  # game -> version of the last act sent
+    offered: set[str] = field(default_factory=set)  # open challenges told to the bot
+    rematched: set[str] = field(default_factory=set)  # finished games whose rematch was taken
+    tokens: float = BURST
+    at: float = field(default_factory=time.monotonic)
+    warned: float = 0.0
+
+    @property
+    def key(self) -> str:
+        return username_key(self.bot.username)
+
+    def allow(self) -> bool:
+        """Whether one more message is within the bot's rate (a token bucket)."""
+        now = time.monotonic()
+        self.tokens = min(BURST, self.tokens + (now - self.at) * RATE)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    def warn(self) -> bool:
+        """Whether to tell the bot its messages are dropped (once a second at most)."""
+        now = time.monotonic()
+        if now - self.warned < 1.0:
+            return False
+        self.warned = now
+        return True
+
+
+def _error(code: str, message: str, **more: Any) -> dict[str, Any]:
+    return {"type": "error", "code": code, "message": message, **more}
+
+
+def _read(text: str) -> Any:
+    """A message's JSON (None for anything that is not JSON: refused by the caller)."""
+    if len(text) > 16 * 1024:
+        return None
+    try:
+        return json.loads(text, parse_constant=lambda c: None)
+    except (ValueError, RecursionError):
+        return None
+
+
+class BotHub:
+    """The bots connected to this server process, and the bot accounts' API."""
+
+    def __init__(self, service: GameService, lobby: Lobby) -> None:
+        self.service = service
+        self.lobby = lobby
+        self.store = service.store
+        self.links: dict[str, BotLink] = {}  # by the bot's player id
+        self._by_key: dict[str, BotLink] = {}
+        self._by_game: dict[str, set[str]] = {}  # game -> the connected bots playing it
+        self.on_change: Callable[[], Awaitable[None]] = _nothing  # bots came or went (the lobby)
+        self._house: list[asyncio.Task[Any]] = []
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # -- the socket ----------------------------------------------------------------------------
+
+    async def serve(self, wire: Wire) -> None:
+        """One bot connection, from its hello to its end."""
+        link = await self._hello(wire)
+        if link is None:
+            return
+        try:
+            await self._arrive(link)
+            while True:
+                text = await wire.receive()
+                if text is None:
+                    break
+                if not link.allow():
+                    if link.warn():
+                        why = f"at most {RATE:.0f} messages a second: the others were dropped"
+                        await wire.send(_error("too-many", why))
+                    continue
+                await self._handle(link, text)
+        finally:
+            await self._leave(link)
+
+    async def _hello(self, wire: Wire) -> BotLink | None:
+        """Authenticate the bot by its token (the first message), or say why not and close."""
+        try:
+            text = await asyncio.wait_for(wire.receive(), HELLO_S)
+        except TimeoutError:
+            await self._refuse(wire, "bad-request", f"no hello within {HELLO_S:.0f} s", 4400)
+            return None
+        if text is None:
+            return None
+        data = _read(text)
+        example = f'{{"type": "hello", "protocol": "{PROTOCOL}", "token": "..."}}'
+        if not isinstance(data, dict) or data.get("type") != "hello":
+            await self._refuse(wire, "bad-request", f"say hello first: {example}", 4400)
+            return None
+        if data.get("protocol") != PROTOCOL:
+            why = f"this server speaks {PROTOCOL}, not {show(data.get('protocol'))}"
+            await self._refuse(wire, "bad-request", why, 4400)
+            return None
+        token = data.get("token")
+        bot = None
+        if isinstance(token, str) and 0 < len(token) <= 200:
+            bot = await self.store.bot_by_token(hash_token(token))
+            if bot is None and await self.store.bot_by_token(f"revoked:{hash_token(token)}"):
+                why = (
+                    "this token was revoked by the bot's owner: make a new one on the account page"
+                )
+                await self._refuse(wire, "revoked", why, 4401)
+                return None
+        if bot is None:
+            why = (
+                "this token opens no bot: check it was copied whole, or make a new one on the "
+                "account page (a token made again replaces the old one)"
+            )
+            await self._refuse(wire, "bad-token", why, 4401)
+            return None
+        if bot.barred == "deleted":
+            why = "this bot, or its owner's account, was deleted"
+            await self._refuse(wire, "revoked", why, 4401)
+            return None
+        if bot.barred is not None:
+            why = "this bot, or its owner, was disabled by the server's moderators"
+            await self._refuse(wire, "disabled", why, 4403)
+            return None
+        other = self.links.get(bot.player_id)
+        if other is not None:
+            since = time.strftime("%H:%M:%S UTC", time.gmtime(other.since / 1000))
+            why = (
+                f"the bot {bot.username} is already connected from another bridge (since "
+                f"{since}): stop that one first, or make a new token to cut it off"
+            )
+            await self._refuse(wire, "in-use", why, 4409)
+            return None
+        link = BotLink(bot, wire, Accepts.stored(bot.accepts), self.service.now_ms())
+        self.links[bot.player_id] = link
+        self._by_key[link.key] = link
+        return link
+
+    async def _refuse(self, wire: Wire, code: str, why: str, close: int) -> None:
+        log.info("refused a bot connection: %s", why)
+        await wire.send(_error(code, why))
+        await wire.close(close, code)
+
+    async def _arrive(self, link: BotLink) -> None:
+        """Welcome: the bot's settings, then its games on and the challenges waiting for it."""
+        bot = link.bot
+        await link.wire.send(
+            {
+                "type": "welcome",
+                "protocol": PROTOCOL,
+                "bot": bot.username,
+                "owner": bot.owner,
+                "accepts": link.accepts.to_json(),
+            }
+        )
+        for row, _ in await self.store.player_games(bot.player_id, "playing", 100):
+            game = await self.service.get(row.id)
+            if game is not None and bot.player_id in game.row.players:
+                await self._open(link, game, game.row.players.index(bot.player_id))
+        now = self.service.now_ms()
+        for c in await self.store.open_challenges(SHOWN):
+            if c.to_key == link.key and self.lobby.live(c, now):
+                await self.challenge_changed(c)
+        await self.on_change()
+
+    async def _leave(self, link: BotLink) -> None:
+        """The bot went: its waiting challenges are declined (its games' clocks run on)."""
+        if self.links.get(link.bot.player_id) is link:
+            del self.links[link.bot.player_id]
+            self._by_key.pop(link.key, None)
+        for game_id in link.games:
+            held = self._by_game.get(game_id)
+            if held is not None:
+                held.discard(link.bot.player_id)
+                if not held:
+                    del self._by_game[game_id]
+        for challenge_id in list(link.offered):
+            await self._decline(challenge_id)
+        with contextlib.suppress(Exception):
+            await self.on_change()
+
+    async def _handle(self, link: BotLink, text: str) -> None:
+        data = _read(text)
+        if not isinstance(data, dict):
+            await link.wire.send(_error("bad-request", 'send a JSON object, e.g. {"type": "ping"}'))
+            return
+        kind = data.get("type")
+        try:
+            if kind == "ping":
+                await link.wire.send({"type": "pong"})
+            elif kind == "accept":
+                await self._accept(link, data.get("id"))
+            elif kind == "decline":
+                await self._bot_declines(link, data.get("id"))
+            elif kind in ("move", "resign", "forfeit"):
+                await self._play(link, kind, data)
+            else:
+                await link.wire.send(
+                    _error(
+                        "bad-request",
+                        f"unknown message type {show(kind)}; expected accept, decline, move, "
+                        "resign, forfeit or ping",
+                    )
+                )
+        except WebError as e:
+            extra = {"game": data["game"]} if isinstance(data.get("game"), str) else {}
+            await link.wire.send(_error(e.code, e.message, **extra))
+
+    # -- challenges ------------------------------------------------------------------------------
+
+    async def screen(self, to_key: str, control: TimeControl, rated: bool) -> None:
+        """Refuse, saying why, a challenge to a bot that is not here or would not accept it
+        (the lobby asks before storing a challenge addressed to a player)."""
+        link = self._by_key.get(to_key)
+        if link is None:
+            bot = await self.store.bot_by_key(to_key)
+            if bot is None:
+                return  # a person
+            raise FieldError(
+                "to",
+                f"the bot {bot.username} is not connected now: challenge it when the lobby "
+                "shows it",
+                "declined",
+            )
+        why = link.accepts.refusal(control, rated)
+        if why is not None:
+            raise FieldError("to", f"{link.bot.username} {why}", "declined")
+        busy = len(link.games) + len(link.offered)
+        if busy >= link.accepts.games:
+            raise FieldError(
+                "to",
+                f"{link.bot.username} is playing {len(link.games)} games, the most its owner "
+                "allows at once: try again soon",
+                "declined",
+            )
+
+    async def challenge_changed(self, c: ChallengeRow) -> None:
+        """Tell the bot a challenge is addressed to of it (open), or that it went."""
+        if c.to_key is None:
+            return
+        link = self._by_key.get(c.to_key)
+        if link is None:
+            return
+        if c.status == "open":
+            if c.id not in link.offered:
+                link.offered.add(c.id)
+                shown = challenge_json(c, link.bot.player_id, link.key)
+                await link.wire.send({"type": "challenge", "challenge": shown})
+        elif c.id in link.offered:
+            link.offered.discard(c.id)
+            await link.wire.send({"type": "gone", "id": c.id, "why": c.status})
+
+    async def _accept(self, link: BotLink, challenge_id: Any) -> None:
+        if not isinstance(challenge_id, str) or challenge_id not in link.offered:
+            raise WebError("not-found", f"no challenge {show(challenge_id)} waits for this bot")
+        c = await self.store.challenge(challenge_id)
+        bot = await self.store.bot(link.bot.player_id)
+        if c is None or bot is None or bot.barred is not None:
+            link.offered.discard(challenge_id)
+            await self._decline(challenge_id)
+            raise WebError("not-found", "this challenge cannot be accepted now")
+        why = link.accepts.refusal(TimeControl.parse(c.control), c.rated)
+        if why is None and len(link.games) >= link.accepts.games:
+            why = "is playing the most games its owner allows"
+        if why is not None:
+            link.offered.discard(challenge_id)
+            await self._decline(challenge_id)
+            raise WebError("declined", f"declined for the bot: it {why}")
+        me = PlayerRow(bot.player_id, bot.name, bot.username)
+        link.offered.discard(challenge_id)  # taken (or gone): the bot is not told it went
+        game, seat = await self.lobby.accept(me, challenge_id, f"bot:{bot.player_id}")
+        await self._open(link, game, seat)
+
+    async def _bot_declines(self, link: BotLink, challenge_id: Any) -> None:
+        if not isinstance(challenge_id, str) or challenge_id not in link.offered:
+            raise WebError("not-found", f"no challenge {show(challenge_id)} waits for this bot")
+        link.offered.discard(challenge_id)
+        await self._decline(challenge_id)
+
+    async def _decline(self, challenge_id: str) -> None:
+        if await self.store.decline_challenge(challenge_id, self.service.now_ms()):
+            c = await self.store.challenge(challenge_id)
+            if c is not None:
+                await self.lobby.publish(c)
+
+    # -- games ---------------------------------------------------------------------------------
+
+    async def _open(self, link: BotLink, game: LiveGame, seat: int) -> None:
+        """Tell the bot of one of its games, then whatever is due in it."""
+        row = game.row
+        link.games[game.id] = seat
+        self._by_game.setdefault(game.id, set()).add(link.bot.player_id)
+        await link.wire.send(
+            {
+                "type": "game",
+                "game": game.id,
+                "seat": seat,
+                "rules": {"max_rounds": row.max_rounds},
+                "opponent": row.names[1 - seat],
+                "control": row.control or "none",
+                "rated": row.rated,
+                "url": f"/g/{game.id}",
+            }
+        )
+        await self._tell(link, game)
+
+    async def game_changed(self, game_id: str) -> None:
+        """A game changed (a move, its end, a rematch): tell the bots playing it."""
+        held = self._by_game.get(game_id)
+        if not held:
+            return
+        game = await self.service.get(game_id)
+        if game is None:
+            return
+        for player_id in list(held):
+            link = self.links.get(player_id)
+            if link is not None:
+                await self._tell(link, game)
+
+    async def _tell(self, link: BotLink, game: LiveGame) -> None:
+        seat = link.games.get(game.id)
+        if seat is None:
+            if game.id in link.rematched or game.row.rematch is None:
+                return
+            await self._rematch(link, game)
+            return
+        state = game.state
+        if state.is_over:
+            outcome = state.outcome
+            assert outcome is not None
+            del link.games[game.id]
+            link.acted.pop(game.id, None)
+            await link.wire.send(
+                {
+                    "type": "result",
+                    "game": game.id,
+                    "view": state.view(seat).to_json(),
+                    "winner": outcome.winner,
+                    "reason": outcome.reason.value,
+                    "why": outcome.why,
+                }
+            )
+            return
+        if state.to_move != seat or link.acted.get(game.id) == game.row.version:
+            return
+        link.acted[game.id] = game.row.version
+        now = self.service.now_ms()
+        view = state.view(seat)  # this seat's VIEW only: never the opponent's cards
+        await link.wire.send(
+            {
+                "type": "act",
+                "game": game.id,
+                "version": game.row.version,
+                "view": view.to_json(),
+                "legal": [str(m) for m in view.legal_moves],
+                "clock_ms": think_ms(game, seat, now),
+                "clock": clock_json(game, seat, now, online=True),
+            }
+        )
+
+    async def _rematch(self, link: BotLink, game: LiveGame) -> None:
+        """A finished game of the bot's was given a rematch: the bot takes its seat there."""
+        link.rematched.add(game.id)
+        if len(link.rematched) > 1000:  # only recent games can be rematched: forget the oldest
+            link.rematched.discard(next(iter(link.rematched)))
+        new = await self.service.get(game.row.rematch or "")
+        player = link.bot.player_id
+        if new is None or new.state.is_over or player not in new.row.players:
+            return
+        seat = new.row.players.index(player)
+        link.games[new.id] = seat
+        self._by_game.setdefault(new.id, set()).add(player)
+        await self.service.seat_for(new.id, new.row.tokens[seat])  # joined: its clock starts
+        held = await self.service.get(new.id)
+        if held is not None:
+            link.games.pop(new.id, None)
+            await self._open(link, held, seat)
+
+    async def _play(self, link: BotLink, kind: str, data: dict[str, Any]) -> None:
+        game_id = data.get("game")
+        if not isinstance(game_id, str) or game_id not in link.games:
+            raise WebError("not-found", f"the bot plays no game {show(game_id)} now")
+        seat = link.games[game_id]
+        if kind == "move":
+            arrived = self.service.now_ms()
+            version = data.get("version")
+            await self.service.play(game_id, seat, data.get("move"), version, arrived)
+        elif kind == "resign":
+            await self.service.resign(game_id, seat)
+        else:
+            failure = data.get("kind")
+            if failure not in ENGINE_FAILURES:
+                raise WebError("bad-request", f"kind must be one of {', '.join(ENGINE_FAILURES)}")
+            message = data.get("message")
+            log.info(
+                "bot %s forfeits game %s (%s): %s",
+                link.bot.username,
+                game_id,
+                failure,
+                show(message, 200) if isinstance(message, str) else "",
+            )
+            await self.service.forfeit(game_id, seat, f"engine-{failure}")
+
+    # -- what others ask ---------------------------------------------------------------------
+
+    def online(self, game_id: str, seat: int) -> bool:
+        """Whether ``seat`` of ``game_id`` is a bot connected here (for its opponent's page)."""
+        for player_id in self._by_game.get(game_id, ()):
+            link = self.links.get(player_id)
+            if link is not None and link.games.get(game_id) == seat:
+                return True
+        return False
+
+    def connected(self) -> list[tuple[str, int]]:
+        """Every ``(game, seat)`` a bot connected here plays (its presence, for the claim)."""
+        return [(g, s) for link in self.links.values() for g, s in link.games.items()]
+
+    async def listing(self) -> list[dict[str, Any]]:
+        """The bots connected here, as the lobby shows them: house bots first, by rating."""
+        links = list(self.links.values())
+        ids = [link.bot.player_id for link in links if link.bot.owner_id is not None]
+        ratings: dict[str, dict[str, int]] = {}
+        for family in FAMILIES:
+            for pid, s in (await self.store.standings(ids, family)).items():
+                ratings.setdefault(pid, {})[family] = round(s.rating.rating)
+        shown: list[dict[str, Any]] = []
+        for link in links:
+            bot = link.bot
+            level = _house_level(bot.player_id)
+            if level is not None:
+                fixed = round(AI_RATINGS[level].rating)
+                ratings[bot.player_id] = dict.fromkeys(FAMILIES, fixed)
+            shown.append(
+                {
+                    "username": bot.username,
+                    "house": level is not None,
+                    "level": level,
+                    "owner": bot.owner,
+                    "accepts": link.accepts.to_json(),
+                    "playing": len(link.games),
+                    "ratings": ratings.get(bot.player_id, {}),
+                }
+            )
+        shown.sort(key=lambda b: (not b["house"], b["ratings"].get("real-time", 0), b["username"]))
+        return shown
+
+    # -- the owners' API -------------------------------------------------------------------------
+
+    def _json(self, bot: BotRow) -> dict[str, Any]:
+        link = self.links.get(bot.player_id)
+        return {
+            "username": bot.username,
+            "accepts": Accepts.stored(bot.accepts).to_json(),
+            "token": bot.has_token,
+            "online": link is not None,
+            "playing": len(link.games) if link is not None else 0,
+            "created": bot.created_at,
+            "profile": f"/@/{bot.username}",
+        }
+
+    async def mine(self, owner: PlayerRow) -> dict[str, Any]:
+        """``GET /api/bots``: the account's bots."""
+        return {"bots": [self._json(b) for b in await self.store.bots_of(owner.id)]}
+
+    async def create(self, owner: PlayerRow, body: dict[str, Any]) -> dict[str, Any]:
+        """``POST /api/bots``: a new bot of ``owner`` and its token (shown this once)."""
+        name = check_username(body.get("username"))
+        accepts = Accepts.from_json(body.get("accepts"))
+        if len(await self.store.bots_of(owner.id)) >= MAX_BOTS:
+            raise WebError("too-many", f"an account may have {MAX_BOTS} bots")
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        player_id = secrets.token_urlsafe(12)
+        accepted = json.dumps(accepts.to_json())
+        try:
+            await self.store.add_bot(
+                player_id, name, username_key(name), owner.id, hash_token(token), accepted
+            )
+        except Duplicate:
+            raise FieldError("username", f"the user name {name} is taken", "taken") from None
+        bot = await self.store.bot(player_id)
+        assert bot is not None
+        return {"bot": self._json(bot), "token": token}
+
+    async def _own(self, owner: PlayerRow, name: Any) -> BotRow:
+        bot = None
+        if isinstance(name, str) and len(name) <= 100:
+            bot = await self.store.bot_by_key(username_key(name))
+        if bot is None or bot.owner_id != owner.id:
+            raise WebError("not-found", f"you have no bot {show(name)}")
+        return bot
+
+    async def new_token(self, owner: PlayerRow, name: Any) -> dict[str, Any]:
+        """A new token for an owner's bot: the old one stops working, its bridge is cut off."""
+        bot = await self._own(owner, name)
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        await self.store.set_bot_token(bot.player_id, hash_token(token))
+        await self._cut(bot, "bad-token", "this bot's token was replaced by its owner")
+        again = await self.store.bot(bot.player_id)
+        assert again is not None
+        return {"bot": self._json(again), "token": token}
+
+    async def revoke(self, owner: PlayerRow, name: Any) -> dict[str, Any]:
+        """Revoke an owner's bot's token: its bridge is cut off and told why."""
+        bot = await self._own(owner, name)
+        await self.store.revoke_bot(bot.player_id)
+        await self._cut(bot, "revoked", "this bot's token was revoked by its owner")
+        again = await self.store.bot(bot.player_id)
+        assert again is not None
+        return {"bot": self._json(again)}
+
+    async def settings(self, owner: PlayerRow, name: Any, body: dict[str, Any]) -> dict[str, Any]:
+        """What an owner's bot accepts from now on (its games on go on)."""
+        bot = await self._own(owner, name)
+        accepts = Accepts.from_json(body.get("accepts"), Accepts.stored(bot.accepts))
+        text = json.dumps(accepts.to_json())
+        await self.store.set_bot_accepts(bot.player_id, text)
+        link = self.links.get(bot.player_id)
+        if link is not None:
+            link.accepts = accepts
+            link.bot = replace(link.bot, accepts=text)
+            await self.on_change()
+        again = await self.store.bot(bot.player_id)
+        assert again is not None
+        return {"bot": self._json(again)}
+
+    async def _cut(self, bot: BotRow, code: str, why: str) -> None:
+        link = self.links.get(bot.player_id)
+        if link is not None:
+            await link.wire.send(_error(code, why))
+            await link.wire.close(4401, code)
+
+    # -- the house bots --------------------------------------------------------------------------
+
+    async def start_house(self, levels: Iterable[str] = LEVELS) -> None:
+        """The AI levels as bots (``AI-beginner`` ...), each through the bridge over an in-memory
+        connection; a level whose user name an account already has is left out (logged)."""
+        for level in levels:
+            token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+            username = f"AI-{level}"
+            accepts = Accepts(KINDS, True, True, HOUSE_GAMES.get(level, 4))
+            try:
+                await self.store.house_bot(
+                    f"{AI_PLAYER}{level}",
+                    username,
+                    username_key(username),
+                    username,
+                    hash_token(token),
+                    json.dumps(accepts.to_json()),
+                )
+            except Duplicate:
+                log.warning("no house bot %s: an account has that user name", username)
+                continue
+            self._house.append(asyncio.create_task(self._run_house(level, token)))
+
+    async def _run_house(self, level: str, token: str) -> None:
+        service = self.service
+
+        def engines() -> GameEngine:
+            return HouseEngine(service, level)
+
+        async def connect() -> Any:
+            channel, end = pipe()
+            task = asyncio.create_task(self.serve(PipeWire(end)))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+            return channel
+
+        def say(line: str) -> None:
+            log.info("house bot %s: %s", level, line)
+
+        await serve_bot(connect, token, Bridge(engines, say), engine=f"level:{level}")
+
+    async def close(self) -> None:
+        """Stop the house bots and every bot connection's work."""
+        for task in self._house + list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._house, *self._tasks, return_exceptions=True)
+        self._house.clear()
+
+
+def _house_level(player_id: str) -> str | None:
+    level = player_id[len(AI_PLAYER) :] if player_id.startswith(AI_PLAYER) else None
+    return level if level in AI_RATINGS else None
+
+
+class HouseEngine:
+    """A house bot's engine: the AI level's move, searched on the AI workers (their queue and
+    their limits, as the home page's AI games)."""
+
+    def __init__(self, service: GameService, level: str) -> None:
+        self.service = service
+        self.level = level
+        self.rules = Rules()
+        self.game = secrets.token_hex(6)
+
+    async def start(self, seat: int, rules: Rules, opponent: str) -> None:
+        self.rules = rules
+        self.game = secrets.token_hex(6)
+
+    async def act(self, view: View, legal: list[Move], clock_ms: int) -> Move:
+        seed = secrets.randbits(62)
+        try:
+            text = await self.service.ai.run(
+                "move",
+                (self.game, "house", len(view.history)),
+                ai_worker.choose,
+                self.level,
+                view.to_json(),
+                self.rules.max_rounds,
+                seed,
+                client=f"house:{self.level}",
+                cost=self.level,
+            )
+            move = Move.parse(text)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # the worker failed: the bot forfeits, as any engine would
+            raise EngineError("crash", f"the AI worker failed: {type(e).__name__}: {e}") from None
+        if move not in legal:
+            raise EngineError("illegal", f"illegal move {move}")
+        return move
+
+    async def finish(self, view: View, winner: int | None, reason: str) -> None:
+        """Nothing to do."""
+
+    async def close(self) -> None:
+        """Nothing to do."""
+
+
+async def _nothing() -> None:
+    return None
