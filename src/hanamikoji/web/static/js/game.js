@@ -7,6 +7,7 @@
 import { GameSocket, gameIdFromPath, tokenFromSearch } from "./api.js";
 import { renderBoard } from "./board.js";
 import { ACTION_SIZE, ACTIONS, actionSvg, backSvg, cardSvg, charmOf } from "./cards.js";
+import { ChatBox, chatOn, setChatOn } from "./chat.js";
 import { clockEnding, clockError, clockFor, clockReceived, initClocks } from "./clock.js";
 import { copyButton } from "./copy.js";
 import { $, $$, fill, h, keepFocus } from "./dom.js";
@@ -57,6 +58,7 @@ const FINAL = ["bad-token", "not-found", "replaced"];
 let socket = null;
 let scoring = null;
 let guide = null;
+let chat = null; // the chat box (js/chat.js)
 
 // ---- derived facts ------------------------------------------------------------------------------
 
@@ -305,6 +307,7 @@ function saveScoringsSeen(n) {
 }
 
 function onMessage(msg) {
+  if (chat?.handle(msg)) return;
   if (msg.type === "state" && msg.spectator) msg = asTable(msg); // drawn as a table, seat 0 near
   if (msg.type === "state") clockReceived(msg); // the clocks as the server sent them, now
   if (msg.type === "state") onState(msg);
@@ -434,6 +437,7 @@ function renderAll() {
   renderMine(msg);
   renderOffer(msg);
   renderPanel(msg);
+  chat?.update(msg);
   guide?.update(msg, { selected: selectedCards(msg), action: ui.action, hint: ui.hint, hintAsked: ui.hintAsked });
 }
 
@@ -1014,6 +1018,17 @@ function wire() {
     }
   });
   copyButton($("#copy-invite"), $("#invite-link"));
+  chat = new ChatBox($("#chat"), { send: (message) => socket?.send(message) ?? false, seatName });
+  const chatPref = $("#pref-chat");
+  chatOn().then((on) => {
+    chatPref.checked = on;
+    chat.setOn(on);
+  });
+  chatPref.addEventListener("change", () => {
+    setChatOn(chatPref.checked)
+      .then((on) => chat.setOn(on))
+      .catch(() => (chatPref.checked = chat.on));
+  });
   // A click or a key while the opponent's moves wait to be shown shows them at once. (Only then:
   // once all is shown, a click or a key is the player's own, and is never taken for a skip.)
   document.addEventListener("click", () => {
@@ -1065,6 +1080,7 @@ async function main() {
     open() {
       ui.conn = "open";
       ui.failures = 0;
+      chat?.opened(ui.watching);
       render();
     },
     message: onMessage,

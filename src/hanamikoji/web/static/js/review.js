@@ -3,6 +3,7 @@
 import { gameIdFromPath, getJSON } from "./api.js";
 import { renderBoard } from "./board.js";
 import { ACTIONS, actionSvg, cardSvg } from "./cards.js";
+import { renderReviewChat } from "./chat.js";
 import { $, fill, h, keepFocus } from "./dom.js";
 import { initI18n, onLanguageChange, percent, t } from "./i18n.js";
 import { drawGraph, legendSwatch, markOf } from "./graph.js";
@@ -452,6 +453,21 @@ async function main() {
   $("#review-body").hidden = false;
   render();
   pollAnalysis();
+  showChat(seat === 0 || seat === 1 ? seat : null);
+}
+
+/** The game's chat: the players' room to its players only, the spectators' to anyone (the server decides). */
+async function showChat(seat) {
+  let answer;
+  try {
+    answer = await getJSON(`/api/games/${encodeURIComponent(gameId)}/chat`);
+  } catch {
+    return;
+  }
+  if (!answer.ok || !answer.body) return;
+  const draw = () => renderReviewChat($("#review-chat"), answer.body, nameOf, seat);
+  draw();
+  onLanguageChange(draw);
 }
 
 main();

@@ -1,0 +1,217 @@
+// Chat at the table: the players' room (a seat's page) or the spectators' (a spectator's page),
+// quick phrases, the mute of the opponent and the player's "chat off" setting (docs/web.md "Chat").
+// Every message is put in as text (textContent, through h()), never as HTML.
+
+import { $, fill, h } from "./dom.js";
+import { t } from "./i18n.js";
+
+export const PHRASES = ["hello", "good-luck", "well-played", "thanks"];
+export const MAX_CHAT = 200; // the server's limit (hanamikoji.web.chat.MAX_CHAT)
+
+/** The words of one message: its text as typed, or its quick phrase in this page's language. */
+export function said(line) {
+  return line.phrase ? t(`chat.phrase.${line.phrase}`) : line.text;
+}
+
+/** One message as a list item: who, then what ("name" is a function of the line). */
+export function lineItem(line, name, mine = false) {
+  const when = new Date(line.at);
+  return h(
+    "li",
+    { class: `chat-line${mine ? " chat-mine" : ""}${line.phrase ? " phrase" : ""}`, "data-id": line.id, title: when.toLocaleTimeString() },
+    h("span", { class: "chat-who", text: `${name(line)}:` }),
+    " ",
+    h("span", { class: "chat-said", text: said(line) }),
+  );
+}
+
+/** The chat's words for an error code the server sent about a message (its own words otherwise). */
+export function chatError(error) {
+  const key = `chat.error.${error.code}`;
+  const text = t(key, { s: error.retry_after ?? "", n: MAX_CHAT });
+  return text === key ? error.message || t("errors.unknown") : text;
+}
+
+/** Whether the visitor has chat on (GET /api/me/chat; on when it cannot be asked). */
+export async function chatOn() {
+  try {
+    const response = await fetch("/api/me/chat", { credentials: "same-origin" });
+    const body = await response.json();
+    return body.chat !== false;
+  } catch {
+    return true;
+  }
+}
+
+/** Turn chat on or off for good (the server keeps it: POST /api/me/chat); resolves to the new value. */
+export async function setChatOn(on) {
+  const response = await fetch("/api/me/chat", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    credentials: "same-origin",
+    body: JSON.stringify({ chat: on }),
+  });
+  if (!response.ok) throw new Error(`chat setting refused (${response.status})`);
+  return (await response.json()).chat;
+}
+
+/**
+ * The chat box of the game page, in #chat. send(message) goes out on the page's socket; the page
+ * gives each state message to update() and each socket message to handle() (true: it was the chat's).
+ */
+export class ChatBox {
+  constructor(root, { send, seatName }) {
+    this.root = root;
+    this.send = send;
+    this.seatName = seatName; // (msg, seat) -> the name the table shows
+    this.lines = [];
+    this.room = "players";
+    this.msg = null; // the latest state: names, seat, mode
+    this.on = true; // the player's setting
+    this.muted = false;
+    this.error = null;
+    this.build();
+  }
+
+  build() {
+    const root = this.root;
+    this.title = h("h2", { class: "chat-title", id: "chat-title" });
+    this.muteButton = h("button", { type: "button", class: "btn quiet small chat-mute", id: "chat-mute" });
+    this.muteButton.addEventListener("click", () => this.send({ type: "mute", on: !this.muted }));
+    this.list = h("ol", { class: "chat-lines", id: "chat-lines", tabindex: "0", "aria-live": "polite", "aria-labelledby": "chat-title" });
+    this.note = h("p", { class: "chat-note muted small", id: "chat-note", hidden: true });
+    this.phrases = h("div", { class: "chat-phrases", role: "group" });
+    this.input = h("input", { type: "text", id: "chat-input", maxlength: String(MAX_CHAT), autocomplete: "off", enterkeyhint: "send" });
+    this.input.addEventListener("keydown", (event) => event.stopPropagation()); // keys here are text, not the table's
+    this.sendButton = h("button", { type: "submit", class: "btn", id: "chat-send" });
+    this.label = h("label", { for: "chat-input", class: "sr-only" });
+    this.form = h("form", { class: "chat-form" }, this.label, this.input, this.sendButton);
+    this.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const text = this.input.value.trim();
+      if (text && this.send({ type: "chat", room: this.room, text })) this.input.value = "";
+    });
+    this.errorBox = h("p", { class: "chat-error", id: "chat-error", role: "status", hidden: true });
+    fill(root, h("div", { class: "chat-head" }, this.title, this.muteButton), this.list, this.note, this.phrases, this.form, this.errorBox);
+    this.render();
+  }
+
+  /** The socket is open: ask for the room (the players' on a seat's socket, else the spectators'). */
+  opened(watching) {
+    this.room = watching ? "spectators" : "players";
+    this.send({ type: "chat-history", room: this.room });
+  }
+
+  /** The player's setting changed (or was read): off hides the box; on asks for the room again. */
+  setOn(on) {
+    this.on = on;
+    if (on) this.send({ type: "chat-history", room: this.room });
+    else this.lines = [];
+    this.render();
+  }
+
+  update(msg) {
+    this.msg = msg;
+    this.render();
+  }
+
+  /** A socket message; true when it was the chat's. */
+  handle(msg) {
+    if (msg.type === "chat-history") {
+      if (msg.room !== this.room) return true;
+      this.lines = msg.lines;
+      this.muted = Boolean(msg.muted);
+      if (msg.off) this.on = false;
+      this.render(true);
+      return true;
+    }
+    if (msg.type === "chat") {
+      if (msg.room !== this.room || !this.on) return true;
+      if (!this.lines.some((l) => l.id === msg.line.id)) this.lines.push(msg.line);
+      this.error = null;
+      this.render(true);
+      return true;
+    }
+    if (msg.type === "chat-removed") {
+      this.lines = this.lines.filter((l) => l.id !== msg.id);
+      this.render();
+      return true;
+    }
+    if (msg.type === "error" && msg.about === "chat") {
+      this.error = msg;
+      this.render();
+      return true;
+    }
+    return false;
+  }
+
+  /** Whose a line is, in this page's words. */
+  nameOf(line) {
+    if (this.room === "spectators") return line.name || t("chat.guest");
+    const msg = this.msg;
+    if (!msg) return "";
+    if (!msg.spectator && line.seat === msg.view.seat) return t("chat.you");
+    return this.seatName(msg, line.seat);
+  }
+
+  render(scroll = false) {
+    const msg = this.msg;
+    const players = this.room === "players";
+    // Nothing to show: against the AI (it does not talk), with chat off, before the first state.
+    const shown = Boolean(msg) && this.on && !(players && msg.game.mode === "ai");
+    this.root.hidden = !shown;
+    if (!shown) return;
+    this.title.textContent = players ? t("chat.title") : t("chat.title_spectators");
+    this.muteButton.hidden = !players;
+    this.muteButton.textContent = this.muted ? t("chat.unmute") : t("chat.mute");
+    this.muteButton.setAttribute("aria-pressed", this.muted ? "true" : "false");
+    const mySeat = msg.spectator ? null : msg.view.seat;
+    fill(this.list, this.lines.map((line) => lineItem(line, (l) => this.nameOf(l), players && line.seat === mySeat)));
+    this.list.hidden = this.lines.length === 0;
+    const note = this.muted ? t("chat.muted_note") : this.lines.length === 0 ? (players ? t("chat.empty") : t("chat.empty_spectators")) : "";
+    this.note.textContent = note;
+    this.note.hidden = !note;
+    this.phrases.setAttribute("aria-label", t("chat.phrases"));
+    fill(
+      this.phrases,
+      PHRASES.map((key) =>
+        h("button", {
+          type: "button",
+          class: "btn quiet small",
+          "data-phrase": key,
+          text: t(`chat.phrase.${key}`),
+          onclick: () => this.send({ type: "chat", room: this.room, phrase: key }),
+        }),
+      ),
+    );
+    this.input.placeholder = players ? t("chat.placeholder") : t("chat.placeholder_spectators");
+    this.label.textContent = t("chat.label");
+    this.sendButton.textContent = t("chat.send");
+    this.errorBox.hidden = !this.error;
+    this.errorBox.textContent = this.error ? chatError(this.error) : "";
+    if (scroll) this.list.scrollTop = this.list.scrollHeight;
+  }
+}
+
+/** The chat of a finished game in its review: each room given, as lists ($root gets them). */
+export function renderReviewChat(root, rooms, nameOfSeat, mySeat) {
+  const sections = [];
+  const room = (title, lines, name, mine) =>
+    h(
+      "section",
+      { class: "chat-room" },
+      h("h3", { text: title }),
+      lines.length
+        ? h("ol", { class: "chat-lines" }, lines.map((l) => lineItem(l, name, mine(l))))
+        : h("p", { class: "muted small", text: t("chat.none") }),
+    );
+  if (rooms.players) {
+    sections.push(room(t("chat.title_players"), rooms.players, (l) => (l.seat === mySeat ? t("chat.you") : nameOfSeat(l.seat)), (l) => l.seat === mySeat));
+  }
+  if (rooms.spectators?.length) {
+    sections.push(room(t("chat.title_spectators"), rooms.spectators, (l) => l.name || t("chat.guest"), () => false));
+  }
+  root.hidden = sections.length === 0;
+  fill(root, ...(sections.length ? [h("h2", { text: t("chat.review_title") }), sections] : []));
+  return $(".chat-lines", root);
+}
