@@ -153,3 +153,13 @@ def test_action_masks_and_illegal_actions() -> None:
 def test_bad_options_are_refused(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         HanamikojiVectorEnv(2, **kwargs)
+
+
+def test_docstring_examples_run() -> None:
+    import doctest
+
+    from hanamikoji.env import hanamikoji_v0, vector
+
+    for module in (vector, hanamikoji_v0):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.attempted > 0 and result.failed == 0
