@@ -77,17 +77,39 @@ async def bridge(server: Server, token: str, spec: str = "random") -> AsyncItera
         await asyncio.sleep(0.05)  # the server sees the socket close
 
 
+class BotProcess:
+    """``hanamikoji bot`` running: the process, and once it ended, what it said on stderr."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.proc = proc
+        self.said = ""
+
+    def poll(self) -> int | None:
+        return self.proc.poll()
+
+    def wait(self, timeout: float) -> int:
+        code = self.proc.wait(timeout)
+        self._read()
+        return code
+
+    def _read(self) -> None:
+        if self.proc.stderr is not None and not self.proc.stderr.closed:
+            self.said += self.proc.stderr.read()
+            self.proc.stderr.close()
+
+
 @contextmanager
-def bot_process(base: str, token: str, engine: str) -> Iterator[subprocess.Popen[str]]:
-    """``hanamikoji bot`` in a process of its own (its stderr kept in a pipe)."""
+def bot_process(base: str, token: str, engine: str) -> Iterator[BotProcess]:
+    """``hanamikoji bot`` in a process of its own (its stderr read once it ends)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "hanamikoji.cli", "bot", "--server", base, "--token", token, engine],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
     )
+    held = BotProcess(proc)
     try:
-        yield proc
+        yield held
     finally:
         if proc.poll() is None:
             proc.terminate()
@@ -96,5 +118,4 @@ def bot_process(base: str, token: str, engine: str) -> Iterator[subprocess.Popen
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-        if proc.stderr is not None:
-            proc.stderr.close()
+        held._read()

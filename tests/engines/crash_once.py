@@ -1,8 +1,9 @@
 """An engine that crashes once: ``python crash_once.py MARKER``.
 
-The first process started with MARKER absent creates it and exits with status 3 at its first
-``act`` (a crash in the middle of a game); every later process finds MARKER and plays the first
-legal move. So a referee that restarts an engine after a failure gets a working one again.
+At an ``act`` with MARKER absent, it creates MARKER and exits with status 3 (a crash in the
+middle of a game); with MARKER there, it plays the first legal move. So the first game an engine
+of this kind is asked to move in is lost by a crash, and a referee that restarts the engine gets
+a working one.
 """
 
 from __future__ import annotations
@@ -13,10 +14,6 @@ import sys
 
 
 def main(marker: str) -> int:
-    crash = not os.path.exists(marker)
-    if crash:
-        with open(marker, "w") as f:
-            f.write("crashed\n")
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -25,7 +22,9 @@ def main(marker: str) -> int:
         if kind == "hello":
             print(json.dumps({"type": "hello", "name": "crash-once", "version": "1"}), flush=True)
         elif kind == "act":
-            if crash:
+            if not os.path.exists(marker):
+                with open(marker, "w") as f:
+                    f.write("crashed\n")
                 print("crash-once: crashing as asked", file=sys.stderr, flush=True)
                 return 3
             print(json.dumps({"type": "move", "move": msg["legal"][0]}), flush=True)
