@@ -270,6 +270,15 @@ class BotHub:
         self.on_change: Callable[[], Awaitable[None]] = _nothing  # bots came or went (the lobby)
         self._house: list[asyncio.Task[Any]] = []
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.known: set[str] = set()  # every bot's player id (read at start, then kept up)
+
+    async def load(self) -> None:
+        """Read which players are bots (to mark them at the table)."""
+        self.known = await self.store.bot_ids()
+
+    def seats(self, game: LiveGame) -> list[bool]:
+        """Which seats of ``game`` a bot holds (the table marks them)."""
+        return [p is not None and p in self.known for p in game.row.players]
 
     # -- the socket ----------------------------------------------------------------------------
 
@@ -693,6 +702,7 @@ class BotHub:
             raise FieldError("username", f"the user name {name} is taken", "taken") from None
         bot = await self.store.bot(player_id)
         assert bot is not None
+        self.known.add(player_id)
         return {"bot": self._json(bot), "token": token}
 
     async def _own(self, owner: PlayerRow, name: Any) -> BotRow:
@@ -764,6 +774,7 @@ class BotHub:
             except Duplicate:
                 log.warning("no house bot %s: an account has that user name", username)
                 continue
+            self.known.add(f"{AI_PLAYER}{level}")
             self._house.append(asyncio.create_task(self._run_house(level, token)))
 
     async def _run_house(self, level: str, token: str) -> None:

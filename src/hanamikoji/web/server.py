@@ -251,6 +251,7 @@ class Hub:
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
     watchers: Watchers[Connection] = field(default_factory=Watchers)  # spectators, by game
     bot_online: Callable[[str, int], bool] | None = None  # a seat played by a bot connected here
+    bot_seats: Callable[[LiveGame], list[bool]] | None = None  # which seats bots hold (marked)
     chat: ChatRooms | None = None  # the games' chat rooms (set by create_app)
 
     def spawn(self, work: Awaitable[Any]) -> None:
@@ -294,13 +295,16 @@ class Hub:
 
     async def state_for(self, game: LiveGame, seat: int) -> dict[str, Any]:
         """The ``state`` message of one seat (built from its VIEW)."""
-        return seat_message(
+        message = seat_message(
             game,
             game.state.view(seat),
             online=self.online(game.id, 1 - seat),
             rematch=await self.service.rematch_link(game, seat),
             now=self.service.now_ms(),
         )
+        if self.bot_seats is not None:  # bots are marked at the table (docs/bots.md)
+            message["game"]["bots"] = self.bot_seats(game)
+        return message
 
     def spectator_state(self, game: LiveGame) -> dict[str, Any]:
         """The ``state`` message of a spectator (built from the public view)."""
@@ -1500,6 +1504,7 @@ def create_app(
     lobby.present = lobby_hub.present
     app[BOTS] = bots = BotHub(service, lobby)
     hub.bot_online = bots.online
+    hub.bot_seats = bots.seats
     service.publish = _then(hub.publish, bots.game_changed)
     service.connected = lambda: sorted(set(hub.connected()) | set(bots.connected()))
     lobby.publish = _then(lobby_hub.publish, bots.challenge_changed)
@@ -1515,6 +1520,7 @@ def create_app(
 
     async def lifecycle(app: web.Application) -> AsyncIterator[None]:
         await service.start(lobby=lobby.changed_elsewhere)
+        await bots.load()
         if house_bots:
             await bots.start_house()
         await chat.start()

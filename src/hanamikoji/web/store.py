@@ -1531,6 +1531,7 @@ _BOT_BY_KEY = f"SELECT {_BOT_COLUMNS} {_BOT_FROM} WHERE p.username_key = ?"
 _BOT_BY_ID = f"SELECT {_BOT_COLUMNS} {_BOT_FROM} WHERE b.player_id = ?"
 _BOTS_OF = f"SELECT {_BOT_COLUMNS} {_BOT_FROM} WHERE b.owner_id = ? ORDER BY b.created_at"
 _BOT_NAMES = "SELECT p.username FROM bots b JOIN players p ON p.id = b.player_id"
+_BOT_IDS = "SELECT player_id FROM bots"
 _SET_BOT_TOKEN = "UPDATE bots SET token_hash = ? WHERE player_id = ?"
 # A revoked token stays known as such, so that a bridge still using it is told so.
 _REVOKE_BOT = (
@@ -1603,6 +1604,10 @@ class BotStore(Protocol):
 
     async def bot_names(self) -> set[str]:
         """Every bot's user name (to mark them on the leaderboard)."""
+        ...
+
+    async def bot_ids(self) -> set[str]:
+        """Every bot's player id (to mark them at the table)."""
         ...
 
     async def set_bot_token(self, player_id: str, token: str) -> None:
@@ -1685,6 +1690,9 @@ class _Bots:
 
     async def bot_names(self) -> set[str]:
         return {str(r[0]) for r in await self._all(_BOT_NAMES, ())}
+
+    async def bot_ids(self) -> set[str]:
+        return {str(r[0]) for r in await self._all(_BOT_IDS, ())}
 
     async def set_bot_token(self, player_id: str, token: str) -> None:
         await self._tx([(_SET_BOT_TOKEN, (token, player_id))])

@@ -527,6 +527,7 @@ function renderScorebar(msg, progress) {
   const charm = progress ? progress.charm : view.charm;
   fill($("#my-standing"), standing(msg, seat, charm[seat], now.geisha[seat], myName(msg), "my-name"));
   fill($("#opp-standing"), standing(msg, other, charm[other], now.geisha[other], opponentName(msg), "opp-name"));
+  if (msg.game.bots?.[other]) $("#opp-name")?.append(" ", h("span", { class: "bot-badge", text: t("bots.badge"), title: t("bots.badge_title") })); // a bot (docs/bots.md)
   $("#my-standing").setAttribute("aria-label", standingLabel(myName(msg), charm[seat], now.geisha[seat], view.first === seat && playing(msg)));
   $("#opp-standing").setAttribute("aria-label", standingLabel(opponentName(msg), charm[other], now.geisha[other], view.first === other && playing(msg)));
   for (const id of ["#my-standing", "#opp-standing"]) $(id).setAttribute("role", "group");

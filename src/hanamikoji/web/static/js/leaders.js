@@ -13,7 +13,8 @@ const page = { boards: {}, ai: [], error: null };
 
 function who(p) {
   const label = p.name && p.name !== p.username ? `${p.name} (@${p.username})` : `@${p.username}`;
-  return h("a", { href: `/@/${encodeURIComponent(p.username)}`, text: label });
+  const link = h("a", { href: `/@/${encodeURIComponent(p.username)}`, text: label });
+  return p.bot ? [link, " ", h("span", { class: "bot-badge", text: t("bots.badge"), title: t("bots.badge_title") })] : link;
 }
 
 function board(family) {

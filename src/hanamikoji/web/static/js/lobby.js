@@ -14,7 +14,36 @@ const lobby = {
   error: null, // {key, params} or {reason}
   conn: "connecting", // connecting | open | lost
   starting: false,
+  bots: [], // the bots connected now, as the server lists them (docs/bots.md)
 };
+
+/** A bot in the lobby: its name, the BOT mark, its rating and what it accepts; Challenge. */
+function botItem(b) {
+  const modes = b.accepts.rated && b.accepts.casual ? t("bots.rated_casual") : b.accepts.rated ? t("bots.rated_only") : t("bots.casual_only");
+  const controls = b.accepts.controls.map((c) => (["real-time", "correspondence", "none"].includes(c) ? t(`bots.kind.${c}`) : controlText(c))).join(", ");
+  const rating = b.ratings["real-time"];
+  const what = [
+    b.house ? t("bots.house", { level: t(`levels.${b.level}`) }) : t("bots.owner", { owner: b.owner }),
+    rating ? t("bots.rating", { rating }) : null,
+    t("bots.accepts", { controls, modes, games: b.accepts.games }),
+  ].filter(Boolean).join(" · ");
+  const label = `${t("bots.challenge")}: ${b.username}`;
+  return h(
+    "li",
+    { class: "challenge bot", "data-bot": b.username, "data-house": b.house ? "true" : "false" },
+    h("a", { class: "challenge-who", href: `/@/${encodeURIComponent(b.username)}`, text: b.username }),
+    h("span", { class: "bot-badge", text: t("bots.badge"), title: t("bots.badge_title") }),
+    h("span", { class: "challenge-what", text: what }),
+    h("button", { type: "button", class: "btn primary", text: t("bots.challenge"), "aria-label": label, disabled: lobby.starting, onclick: () => challengeBot(b.username) }),
+  );
+}
+
+async function challengeBot(name) {
+  lobby.error = null;
+  const answer = await post("/api/lobby/challenges", { ...settings(), seat: "random", to: name });
+  if (!answer.ok) return fail(answer);
+  wait(answer.body.challenge);
+}
 
 function rulesText(c) {
   return c.max_rounds ? t("mine.rules_max", { n: c.max_rounds }) : t("mine.rules_none");
@@ -38,7 +67,8 @@ function describe(c) {
 }
 
 function item(c) {
-  const tag = c.for_me ? t("lobby.for_you") : c.to ? t("lobby.for_name", { name: c.to }) : null;
+  const bot = c.to && lobby.bots.some((b) => b.username === c.to);
+  const tag = c.for_me ? t("lobby.for_you") : bot ? t("bots.for_bot", { name: c.to }) : c.to ? t("lobby.for_name", { name: c.to }) : null;
   const label = `${who(c)}: ${describe(c)}${tag ? ` (${tag})` : ""}`;
   const button = c.mine
     ? h("button", { type: "button", class: "btn", text: t("lobby.cancel"), "aria-label": `${t("lobby.cancel")}: ${label}`, onclick: () => cancel(c.id) })
@@ -59,6 +89,8 @@ function render() {
   fill($("#challenges"), list.map(item));
   if (focusedId) $(`[data-challenge="${CSS.escape(focusedId)}"] button`)?.focus();
   $("#no-challenges").hidden = list.length > 0;
+  fill($("#bots"), lobby.bots.map(botItem));
+  $("#no-bots").hidden = lobby.bots.length > 0;
   $("#challenges-count").textContent = list.length ? t("lobby.count", { n: list.length }) : "";
   const root = $("#lobby");
   root.dataset.conn = lobby.conn;
@@ -93,6 +125,7 @@ function explain(status, body) {
   if (["own-challenge", "not-yours", "accepted", "cancelled", "expired", "too-many"].includes(code)) return { key: `lobby.errors.${code}` };
   if (code === "not-found" && body?.field === "to") return { key: "lobby.errors.no-player" };
   if (code === "not-found") return { key: "lobby.errors.not-found" };
+  if (code === "declined") return { key: "bots.declined", params: { reason: body?.error || "" } };
   if (code === "bad-request" && body?.field === "to") return { key: "lobby.errors.to" };
   return { reason: { status, code: code || null, error: body?.error || "" } };
 }
@@ -192,6 +225,7 @@ async function cancel(id) {
 function onMessage(msg) {
   if (msg.type === "lobby") {
     lobby.challenges = new Map(msg.challenges.map((c) => [c.id, c]));
+    lobby.bots = msg.bots || [];
     if (msg.started?.length) return start(msg.started[0].url); // accepted while this page reloaded
     if (!lobby.waiting) lobby.waiting = msg.challenges.find((c) => c.mine) || null;
   } else if (msg.type === "challenge") {
@@ -201,6 +235,8 @@ function onMessage(msg) {
     lobby.challenges.delete(msg.id);
   } else if (msg.type === "start") {
     return start(msg.url);
+  } else if (msg.type === "bots") {
+    lobby.bots = msg.bots;
   }
   render();
 }

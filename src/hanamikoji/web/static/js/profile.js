@@ -73,6 +73,10 @@ function render() {
   if (!d) return;
   $("#profile-name").textContent = d.name || d.username;
   $("#profile-username").textContent = t("profile.username", { username: d.username });
+  const bot = d.bot; // a bot (docs/bots.md): marked, with its owner or its AI level
+  const mark = bot ? [h("span", { class: "bot-badge", text: t("bots.badge"), title: t("bots.badge_title") }), " ", bot.house ? t("bots.profile_house", { level: t(`levels.${bot.level}`) }) : t("bots.profile_owner", { owner: bot.owner })] : [];
+  fill($("#profile-bot"), ...mark);
+  $("#profile-bot").hidden = !bot;
   document.title = `${d.name || d.username} (@${d.username}) – Hanamikoji`;
   const families = FAMILIES.filter((f) => d.ratings[f]);
   $("#profile-unrated").hidden = families.length > 0;
