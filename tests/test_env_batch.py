@@ -498,3 +498,35 @@ def test_play_opponent_running_out_of_deals_changes_nothing() -> None:
             before = sim.get_state()
             sim.play_opponent(1 - int(sim.to_move[0]), "random")
     assert np.array_equal(sim.table, before.table)
+
+
+def test_the_rounds_history_block_is_the_core_engines() -> None:
+    from hanamikoji.env.observation import observe_history
+
+    deals = random_deals(45, 60, 3)
+    states = [State.from_deals(d) for d in deals]
+    sim = BatchSim.from_deals(deals, seed=2, auto_reset=False)
+    seats = np.arange(60) % 2
+    compared = 0
+    while True:
+        block = sim.observe_history(seats)
+        assert block.shape == (60, OBS_SIZE + 216)
+        assert np.array_equal(block[:, :OBS_SIZE], sim.observe(seats))
+        for g in range(60):
+            assert np.array_equal(block[g], observe_history(states[g], int(seats[g]))), g
+            compared += 1
+        if sim.over.all():
+            break
+        actions = sim.random_actions()
+        sim.step(actions)
+        for k in np.flatnonzero(actions >= 0):
+            if states[k].outcome is None:
+                states[k] = states[k].apply(MOVES[actions[k]])
+    assert compared > 60 * 12
+    # Branching keeps the records: a clone and a restored state see the same history.
+    twin = sim.clone()
+    assert np.array_equal(twin.observe_history(0), sim.observe_history(0))
+    saved = sim.get_state()
+    sim.reset(seed=1)
+    sim.set_state(saved)
+    assert np.array_equal(twin.observe_history(1), sim.observe_history(1))

@@ -163,3 +163,29 @@ def test_docstring_examples_run() -> None:
     for module in (vector, hanamikoji_v0):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("limit", [3, None])
+def test_the_history_and_normalised_layouts(limit: int | None) -> None:
+    from hanamikoji.env.gym import ENV_ID_HISTORY
+    from hanamikoji.env.observation import HISTORY_SIZE
+
+    envs = gymnasium.make_vec(
+        ENV_ID_HISTORY, num_envs=16, vectorization_mode="vector_entry_point", max_rounds=limit
+    )
+    unit = make(16, history=True, normalise=True, max_rounds=limit)
+    assert envs.single_observation_space.shape == (OBS_SIZE + HISTORY_SIZE,)
+    assert unit.single_observation_space.shape == (OBS_SIZE + HISTORY_SIZE,)
+    single = gymnasium.make(ENV_ID_HISTORY, max_rounds=limit)
+    assert envs.single_observation_space == single.observation_space
+    obs, infos = envs.reset(seed=4)
+    scaled, _ = unit.reset(seed=4)
+    for _ in range(40):
+        assert envs.observation_space.contains(obs) and unit.observation_space.contains(scaled)
+        inner = envs.unwrapped
+        assert isinstance(inner, HanamikojiVectorEnv)
+        assert np.array_equal(obs[:, :OBS_SIZE], inner.sim.observe(inner.seats))
+        assert float(scaled.max()) <= 1.0
+        actions = first_legal(infos)
+        obs, _r, _t, _tr, infos = envs.step(actions)
+        scaled, *_ = unit.step(actions)

@@ -60,22 +60,10 @@ def observation_layout(rules: Rules, history: bool, normalise: bool) -> tuple[sp
     """The Box and the observing function of a layout: the 98 floats, followed by the round's
     history block when ``history`` (98 + 216), each entry divided by its largest value when
     ``normalise`` (:func:`hanamikoji.env.observation.normalise`)."""
-    box = observation_box(rules)
-    low, high = box.low, box.high
-    divide = np.ones(OBS_SIZE, dtype=np.float32)
-    if history:
-        low = np.concatenate([low, np.zeros(HISTORY_SIZE, dtype=np.float32)])
-        high = np.concatenate([high, history_scale()])
-        divide = np.ones(OBS_SIZE + HISTORY_SIZE, dtype=np.float32)
-    if normalise:
-        divide[:OBS_SIZE] = scale(rules.max_rounds)
-        if history:
-            divide[OBS_SIZE:] = history_scale()
-        low = low / divide
-        high = np.minimum(high / divide, 1.0)
+    box, divide = layout_space(rules, history, normalise)
     base: Observer = observe_history if history else observe
-    if not normalise:
-        return spaces.Box(low=low, high=high, dtype=np.float32), base
+    if divide is None:
+        return box, base
     at_round = field_at("round")
     capped = rules.max_rounds is None
 
@@ -85,7 +73,28 @@ def observation_layout(rules: Rules, history: bool, normalise: bool) -> tuple[sp
             out[at_round] = min(out[at_round], 1.0)
         return out
 
-    return spaces.Box(low=low, high=high, dtype=np.float32), normalised
+    return box, normalised
+
+
+def layout_space(
+    rules: Rules, history: bool, normalise: bool
+) -> tuple[spaces.Box, npt.NDArray[np.float32] | None]:
+    """The Box of a layout (see :func:`observation_layout`) and, when ``normalise``, what each
+    entry is divided by (without a round limit, ``round`` is then capped at 1)."""
+    box = observation_box(rules)
+    low, high = box.low, box.high
+    size = OBS_SIZE + (HISTORY_SIZE if history else 0)
+    if history:
+        low = np.concatenate([low, np.zeros(HISTORY_SIZE, dtype=np.float32)])
+        high = np.concatenate([high, history_scale()])
+    if not normalise:
+        return spaces.Box(low=low, high=high, dtype=np.float32), None
+    divide = np.ones(size, dtype=np.float32)
+    divide[:OBS_SIZE] = scale(rules.max_rounds)
+    if history:
+        divide[OBS_SIZE:] = history_scale()
+    box = spaces.Box(low=low / divide, high=np.minimum(high / divide, 1.0), dtype=np.float32)
+    return box, divide
 
 
 def field_at(name: str) -> int:

@@ -48,7 +48,13 @@ import numpy.typing as npt
 from hanamikoji.ai.fastplay import MAX_MOVES, choose, relative
 from hanamikoji.ai.fastplay import tables as greedy_tables
 from hanamikoji.cards import CHARM, TOTAL_CHARM
-from hanamikoji.env.observation import OBS_SIZE, field_slices
+from hanamikoji.env.observation import (
+    HISTORY_SIZE,
+    HISTORY_TURN,
+    HISTORY_TURNS,
+    OBS_SIZE,
+    field_slices,
+)
 from hanamikoji.kernel.actions import MOVES, NUM_ACTIONS
 from hanamikoji.kernel.jit import jit, jit_inline
 from hanamikoji.kernel.row import (
@@ -126,27 +132,49 @@ _O_PHASE, _O_TO_MOVE, _O_FIRST = _FIELDS["phase"], _FIELDS["to_move"], _FIELDS["
 _O_ROUND, _O_ROUNDS_LEFT = _FIELDS["round"], _FIELDS["rounds_left"]
 _O_DECK, _O_OPP_HAND = _FIELDS["deck"], _FIELDS["opponent_hand"]
 
+# The history block's parts within a turn, where observation.HISTORY_TURN puts them.
+_H_AT: dict[str, int] = {}
+_at = 0
+for _name, _n, _ in HISTORY_TURN:
+    _H_AT[_name] = _at
+    _at += 7 if _n == 0 else _n
+_H_TURN = _at
+_H_OWN, _H_OPP, _H_ACTION = _H_AT["by_own"], _H_AT["by_opponent"], _H_AT["action"]
+_H_OFFERED, _H_PAIR2, _H_PICKED = _H_AT["offered"], _H_AT["offered_pair_2"], _H_AT["picked"]
+assert _H_TURN * HISTORY_TURNS == HISTORY_SIZE
+
 
 # -- the kernels: one game row at a time ------------------------------------------------------
 @jit_inline
-def _apply(row: Any, a: int, T: Any, deals: Any, max_rounds: int, auto_reset: bool) -> int:
+def _apply(
+    row: Any, rec: Any, a: int, T: Any, deals: Any, max_rounds: int, auto_reset: bool
+) -> int:
     """Apply legal action a (a finished game restarts instead); 1 if a was applied.
 
     A round's end is scored; the game then ends, or the next round is dealt (there is a deal:
-    callers check first, with ``_lacks_deal``).
+    callers check first, with ``_lacks_deal``). ``rec`` (8, 3) is the round's record: per turn
+    the actor + 1 (0: not played yet), its action and the pick (-1: none).
     """
     if row[C_TO_MOVE] < 0:
-        if auto_reset:
-            new_game(row, deals)
+        if auto_reset and new_game(row, deals):
+            rec[:, 0] = 0
         return 0
+    turn = row[C_TURN]
+    if row[C_OFFER] >= 0:
+        rec[turn, 2] = a
+    else:
+        rec[turn, 0] = row[C_TO_MOVE] + 1
+        rec[turn, 1] = a
+        rec[turn, 2] = -1
     if apply(row, a, T):
         winner, reason = score_round(row, max_rounds)
         if reason == 0:
             row[C_ROUND] += 1
             row[C_FIRST] = 1 - row[C_FIRST]
             start_round(row, deals)
+            rec[:, 0] = 0
         else:
-            end_game(row, winner, reason)
+            end_game(row, winner, reason)  # the last round's record stays readable
     return 1
 
 
@@ -218,6 +246,7 @@ def _charm_lead(row: Any) -> int:
 @jit_inline
 def _decide(
     row: Any,
+    rec: Any,
     a: int,
     T: Any,
     deals: Any,
@@ -231,7 +260,7 @@ def _decide(
     """``_apply`` with its rewards (the result, and ``weight`` x the change of the charm lead
     over 21 at each scoring) added into rewards (2,); 1 if a was applied."""
     lead = _charm_lead(row) if weight != 0.0 else 0
-    applied = _apply(row, a, T, deals, max_rounds, auto_reset)
+    applied = _apply(row, rec, a, T, deals, max_rounds, auto_reset)
     if applied:
         if weight != 0.0:
             shaped = weight * (_charm_lead(row) - lead) / TOTAL_CHARM
@@ -250,6 +279,7 @@ def _decide(
 @jit
 def _step(
     S: Any,
+    R: Any,
     actions: Any,
     T: Any,
     deals: Any,
@@ -268,6 +298,7 @@ def _step(
         row = S[g]
         applied = _decide(
             row,
+            R[g],
             actions[g],
             T,
             deals[g],
@@ -304,6 +335,7 @@ def _greedy_actions(S: Any, T: Any, H: Any, F: Any, out: Any) -> None:
 @jit
 def _play_opponent(
     S: Any,
+    R: Any,
     seats: Any,
     greedy: bool,
     T: Any,
@@ -328,7 +360,7 @@ def _play_opponent(
             if _lacks_deal(row, a, T, max_rounds):
                 return n, g
             n += _decide(
-                row, a, T, deals[g], max_rounds, False, weight, rewards[g], done[g:], tally
+                row, R[g], a, T, deals[g], max_rounds, False, weight, rewards[g], done[g:], tally
             )
     return n, -1
 
@@ -343,6 +375,7 @@ def _random_actions(S: Any, T: Any, H: Any, out: Any) -> None:
 @jit
 def _random_steps(
     S: Any,
+    R: Any,
     n_steps: int,
     T: Any,
     H: Any,
@@ -373,7 +406,7 @@ def _random_steps(
                 a = chosen[g]
             elif row[C_TO_MOVE] >= 0:
                 a = random_action(row, T, H)
-            applied = _apply(row, a, T, deals[g], max_rounds, auto_reset)
+            applied = _apply(row, R[g], a, T, deals[g], max_rounds, auto_reset)
             n += applied
             if applied and row[C_TO_MOVE] < 0:
                 _tally_end(row, tally)
@@ -472,10 +505,37 @@ def _observe(S: Any, seats: Any, T: Any, max_rounds: int, out: Any) -> None:
 
 
 @jit
-def _reset_all(S: Any, deals: Any) -> None:
+def _reset_all(S: Any, R: Any, deals: Any) -> None:
     for g in range(S.shape[0]):
         S[g, C_DEAL] = 0
         new_game(S[g], deals[g])
+        R[g, :, 0] = 0
+
+
+@jit
+def _observe_history(S: Any, R: Any, seats: Any, T: Any, out: Any) -> None:
+    """The round's public history block (observation.history_block) of each game."""
+    for g in range(S.shape[0]):
+        seat = seats[g]
+        row = out[g]
+        row[:] = 0.0
+        for t in range(8):
+            actor = R[g, t, 0] - 1
+            if actor < 0:
+                break
+            at = t * _H_TURN
+            row[at + (_H_OWN if actor == seat else _H_OPP)] = 1.0
+            a = R[g, t, 1]
+            kind = T[a, T_TYPE]
+            row[at + _H_ACTION + kind] = 1.0
+            if kind == 2:
+                _counts_into(row, at + _H_OFFERED, T[a, T_CODE])
+            elif kind == 3:
+                _counts_into(row, at + _H_OFFERED, T[a, T_PAIR1])
+                _counts_into(row, at + _H_PAIR2, T[a, T_PAIR2])
+            pick = R[g, t, 2]
+            if pick >= 0:
+                _counts_into(row, at + _H_PICKED, T[pick, T_CODE])
 
 
 # -- the Python face -------------------------------------------------------------------------
@@ -534,10 +594,12 @@ class Step(tuple[Float32Array, BoolArray]):
 
 
 class BatchState(NamedTuple):
-    """A snapshot of a :class:`BatchSim` (:meth:`BatchSim.get_state`): its matrix and tally."""
+    """A snapshot of a :class:`BatchSim` (:meth:`BatchSim.get_state`): its matrix, tally and
+    the rounds' records (the public history)."""
 
     table: Int64Array
     tally: Int64Array
+    record: Int64Array
 
 
 class BatchSim:
@@ -622,8 +684,10 @@ class BatchSim:
         """The state matrix, one row per game (see the module docstring). Read only."""
         self.table[:, C_NDEALS] = counts
         self._tally = np.zeros((3, 4), dtype=np.int64)
+        # Per game and turn of the round: actor + 1 (0: not yet), action, pick (-1: none).
+        self._record = np.zeros((len(counts), HISTORY_TURNS, 3), dtype=np.int64)
         self._seed(seed)
-        _reset_all(self.table, self._deals)
+        _reset_all(self.table, self._record, self._deals)
 
     def _seed(self, seed: int | None) -> None:
         streams = np.random.SeedSequence(seed).generate_state(self.batch_size, np.uint64)
@@ -639,7 +703,7 @@ class BatchSim:
         if seed is not None:
             self._seed(seed)
         self._tally[:] = 0
-        _reset_all(self.table, self._deals)
+        _reset_all(self.table, self._record, self._deals)
 
     def legal_mask(self, out: BoolArray | None = None) -> BoolArray:
         """(B, NUM_ACTIONS) bool, True where an action is legal; all False in a finished game
@@ -694,6 +758,7 @@ class BatchSim:
         reset = np.zeros(self.batch_size, dtype=np.bool_)
         _step(
             self.table,
+            self._record,
             acts,
             T,
             self._deals,
@@ -751,6 +816,7 @@ class BatchSim:
         done = np.zeros(self.batch_size, dtype=np.bool_)
         _n, g = _play_opponent(
             self.table,
+            self._record,
             who,
             opponent == "greedy",
             T,
@@ -779,11 +845,12 @@ class BatchSim:
         twin.__dict__ = self.__dict__.copy()  # the settings and given deals are never written
         twin.table = self.table.copy()
         twin._tally = self._tally.copy()
+        twin._record = self._record.copy()
         return twin
 
     def get_state(self) -> BatchState:
         """A copy of every game's state and the tally, for :meth:`set_state`."""
-        return BatchState(self.table.copy(), self._tally.copy())
+        return BatchState(self.table.copy(), self._tally.copy(), self._record.copy())
 
     def set_state(self, state: BatchState | BatchSim) -> None:
         """Put every game back as in ``state`` (from :meth:`get_state`, or another simulator of
@@ -792,7 +859,9 @@ class BatchSim:
             state = state.get_state()
         if not isinstance(state, BatchState):
             raise ValueError(f"state must be a BatchState or a BatchSim, got {state!r}")
-        table, tally = state
+        table, tally, record = state
+        if record.shape != self._record.shape:
+            raise ValueError(f"state's record must have shape {self._record.shape}")
         if table.shape != self.table.shape or table.dtype != np.int64:
             raise ValueError(
                 f"state must hold an int64 matrix of shape {self.table.shape}, got "
@@ -802,6 +871,7 @@ class BatchSim:
             raise ValueError(f"state's tally must have shape (3, 4), got {tally.shape}")
         self.table[:] = table
         self._tally[:] = tally
+        self._record[:] = record
 
     def random_steps(self, n_steps: int) -> int:
         """Run ``n_steps`` batch steps of uniformly random legal moves, all inside numba.
@@ -812,6 +882,7 @@ class BatchSim:
         n_steps = _check_count(n_steps, "n_steps", 0)
         n, g, step = _random_steps(
             self.table,
+            self._record,
             n_steps,
             T,
             H,
@@ -843,6 +914,21 @@ class BatchSim:
         elif out.shape != shape or out.dtype != np.float32:
             raise ValueError(f"out must be a float32 array of shape {shape}")
         _observe(self.table, seats, T, self._max_rounds, out)
+        return out
+
+    def observe_history(
+        self, seat: int | npt.ArrayLike, out: Float32Array | None = None
+    ) -> Float32Array:
+        """(B, OBS_SIZE + HISTORY_SIZE) float32: :meth:`observe` followed by the round's public
+        history, as ``hanamikoji.env.observation.observe_history`` gives it."""
+        seats = self._seats(seat)
+        shape = (self.batch_size, OBS_SIZE + HISTORY_SIZE)
+        if out is None:
+            out = np.empty(shape, dtype=np.float32)
+        elif out.shape != shape or out.dtype != np.float32:
+            raise ValueError(f"out must be a float32 array of shape {shape}")
+        _observe(self.table, seats, T, self._max_rounds, out[:, :OBS_SIZE])
+        _observe_history(self.table, self._record, seats, T, out[:, OBS_SIZE:])
         return out
 
     def observe_to_move(self, out: Float32Array | None = None) -> Float32Array:

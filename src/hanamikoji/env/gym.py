@@ -196,5 +196,6 @@ if ENV_ID_HISTORY not in gymnasium.registry:
     gymnasium.register(
         id=ENV_ID_HISTORY,
         entry_point="hanamikoji.env.gym:HanamikojiEnv",
+        vector_entry_point="hanamikoji.env.vector:HanamikojiVectorEnv",
         kwargs={"history": True},
     )

@@ -24,6 +24,8 @@ game ends ignores that game's action and returns the first observation of a new 
 reward 0. ``infos`` holds ``action_mask`` (N, 534) int8 (a finished game's row has action 0
 alone, the placeholder that is ignored, see :meth:`~hanamikoji.env.batch.BatchSim.action_mask`)
 and ``seat`` (N,). An illegal action raises a ValueError naming the game and its legal actions.
+``history`` and ``normalise`` give the layouts of the Gymnasium env (``make_vec`` on
+``hanamikoji/Hanamikoji-v1`` gives the history).
 """
 
 from __future__ import annotations
@@ -36,7 +38,13 @@ import numpy.typing as npt
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from hanamikoji.env._common import action_space, check_rules, check_weight, observation_box
+from hanamikoji.env._common import (
+    action_space,
+    check_rules,
+    check_weight,
+    field_at,
+    layout_space,
+)
 from hanamikoji.env.batch import OPPONENTS, BatchSim
 
 __all__ = ["HanamikojiVectorEnv"]
@@ -64,6 +72,8 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv[Obs, Actions, npt.NDArray[A
         round_reward: float = 0.0,
         illegal: str = "raise",
         render_mode: str | None = None,
+        history: bool = False,
+        normalise: bool = False,
     ) -> None:
         if not isinstance(opponent, str) or opponent not in OPPONENTS:
             raise ValueError(
@@ -84,7 +94,9 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv[Obs, Actions, npt.NDArray[A
         self.rules = check_rules(max_rounds)
         self.round_reward = check_weight(round_reward)
         self.render_mode = None
-        self.single_observation_space = observation_box(self.rules)
+        self.history = bool(history)
+        box, self._divide = layout_space(self.rules, self.history, bool(normalise))
+        self.single_observation_space = box
         self.single_action_space = action_space()
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -111,7 +123,7 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv[Obs, Actions, npt.NDArray[A
             self.sim.reset(seed=int(self._rng.integers(2**63)))
         self._draw_seats(np.ones(self.num_envs, dtype=np.bool_))
         self.sim.play_opponent(self.seats, self.opponent)
-        return self.sim.observe(self.seats), self._info()
+        return self._observe(), self._info()
 
     def step(self, actions: npt.ArrayLike) -> tuple[Obs, Floats, Bools, Bools, dict[str, Any]]:
         """The learner's move in every game, then the opponent's up to its next decision."""
@@ -122,12 +134,22 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv[Obs, Actions, npt.NDArray[A
         rewards = (mine.rewards + theirs.rewards)[rows, self.seats].astype(np.float64)
         terminated = mine.done | theirs.done
         truncated = np.zeros(self.num_envs, dtype=np.bool_)
-        return self.sim.observe(self.seats), rewards, terminated, truncated, self._info()
+        return self._observe(), rewards, terminated, truncated, self._info()
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
         """(N, 534) bool, the legal actions of each game (action 0 alone in a finished one):
         the hook sb3-contrib's MaskablePPO calls."""
         return self.sim.action_mask().copy()
+
+    def _observe(self) -> Obs:
+        sim = self.sim
+        obs = sim.observe_history(self.seats) if self.history else sim.observe(self.seats)
+        if self._divide is not None:
+            obs /= self._divide
+            if self.rules.max_rounds is None:
+                at = field_at("round")
+                np.minimum(obs[:, at], 1.0, out=obs[:, at])
+        return obs
 
     def _draw_seats(self, which: npt.NDArray[np.bool_]) -> None:
         if self.seat_option == "random":
