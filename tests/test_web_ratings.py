@@ -291,6 +291,6 @@ async def test_schema_6_is_migrated_to_7(site_db: str) -> None:
         assert await store.ratings("nobody") == {}
         assert await store.leaders("real-time", 10) == []
         version_now = await store._all("SELECT value FROM meta WHERE key = 'schema_version'", ())
-        assert version_now == [(str(len(MIGRATIONS)),)] and len(MIGRATIONS) == 7
+        assert version_now == [(str(len(MIGRATIONS)),)] and len(MIGRATIONS) >= 7
     finally:
         await store.close()

@@ -302,8 +302,9 @@ class Hub:
             rematch=await self.service.rematch_link(game, seat),
             now=self.service.now_ms(),
         )
-        if self.bot_seats is not None:  # bots are marked at the table (docs/bots.md)
-            message["game"]["bots"] = self.bot_seats(game)
+        bots = self.bot_seats(game) if self.bot_seats is not None else []
+        if any(bots):  # a bot is marked at the table (docs/bots.md): a game with one only
+            message["game"]["bots"] = bots
         return message
 
     def spectator_state(self, game: LiveGame) -> dict[str, Any]:
