@@ -50,7 +50,7 @@ from hanamikoji.ai.fastplay import choose, relative, tables  # noqa: E402
 from hanamikoji.ai.net import ACTION_FEATURES, NAF, Net  # noqa: E402
 from hanamikoji.env.batch import BatchSim  # noqa: E402
 from hanamikoji.kernel.actions import NUM_ACTIONS  # noqa: E402
-from hanamikoji.kernel.features import NFEAT, encode_rows  # noqa: E402
+from hanamikoji.kernel.features import NFEAT, NFULL, encode_full_rows, encode_rows  # noqa: E402
 from hanamikoji.kernel.jit import jit  # noqa: E402
 from hanamikoji.kernel.row import C_RNG, C_TO_MOVE  # noqa: E402
 from hanamikoji.kernel.rules import random_action  # noqa: E402
@@ -105,7 +105,8 @@ class Model:
 
     def net(self) -> Net:
         """The weights as the player reads them."""
-        return Net(**{k: v.copy() for k, v in self.p.items()})
+        p = {k: v.copy() for k, v in self.p.items()}
+        return Net(p["w1"], p["b1"], p["w2"], p["b2"], p["wp"], p["bp"], p["wq"], p["wv"], p["bv"])
 
     def forward(self, x: Floats) -> tuple[Floats, Floats, tuple[Floats, ...]]:
         """(logits, values, cache) for feature rows x."""
@@ -206,6 +207,7 @@ def play(
     sample: bool,
     explore: float = 0.0,
     teacher: bool = False,
+    whole: list[tuple[Floats, Ints, Ints]] | None = None,
 ) -> tuple[Decisions, Ints]:
     """Play one game in each slot of a fresh simulator to its end.
 
@@ -213,6 +215,7 @@ def play(
     are ``nets[LEARNER]`` and ``nets[PAST]``. ``sample``: networks sample their moves, else
     play their highest-logit legal move. ``explore``: greedy's share of random moves.
     ``teacher``: record greedy's decisions (as the learner's) with greedy's move as the action.
+    ``whole``: gets every decision's full input (``encode_full``), slot and seat, whoever plays.
     Returns the recorded decisions and each game's winner (-1 a draw).
     """
     B = who.shape[0]
@@ -229,6 +232,11 @@ def play(
         if not live.any():
             break
         encode_rows(S, MAX_ROUNDS, T, X)
+        if whole is not None:
+            at = np.flatnonzero(live)
+            XF = np.zeros((len(at), NFULL), np.float32)
+            encode_full_rows(S[at], MAX_ROUNDS, T, XF)
+            whole.append((XF, at, seat[at]))
         sim.legal_mask(mask)
         actor = np.where(live, who[rows, np.maximum(seat, 0)], -1)
         actions = np.zeros(B, np.int64)
@@ -297,6 +305,122 @@ def play(
         ),
         winner,
     )
+
+
+def results(winner: Ints, slot: Ints, seat: Ints) -> Floats:
+    """Each decision's game result for its seat: 1 win, 0 draw, -1 loss."""
+    w = winner[slot]
+    out: Floats = np.where(w < 0, 0.0, np.where(w == seat, 1.0, -1.0)).astype(np.float32)
+    return out
+
+
+class Critic:
+    """A value over whole positions (``encode_full``), for the search's leaves: the same two
+    ReLU layers and tanh value as the player's, no policy; trained by regression on results."""
+
+    NAMES = ("w1", "b1", "w2", "b2", "wv", "bv")
+
+    def __init__(self, params: dict[str, Floats]) -> None:
+        self.model = Model(params)
+
+    @classmethod
+    def init(cls, rng: np.random.Generator, hidden: int) -> Critic:
+        """He-initialised weights, the value head near zero."""
+        w1 = (rng.standard_normal((NFULL, hidden)) * np.sqrt(2.0 / NFULL)).astype(np.float32)
+        w2 = (rng.standard_normal((hidden, hidden)) * np.sqrt(2.0 / hidden)).astype(np.float32)
+        wv = (rng.standard_normal(hidden) * 0.01 * np.sqrt(2.0 / hidden)).astype(np.float32)
+        zero = np.zeros(hidden, np.float32)
+        return cls({"w1": w1, "b1": zero, "w2": w2, "b2": zero.copy(), "wv": wv,
+                    "bv": np.zeros(1, np.float32)})  # fmt: skip
+
+    def forward(self, x: Floats) -> tuple[Floats, tuple[Floats, ...]]:
+        """(values, cache)."""
+        p = self.model.p
+        h1 = np.maximum(x @ p["w1"] + p["b1"], 0.0)
+        h2 = np.maximum(h1 @ p["w2"] + p["b2"], 0.0)
+        v = np.tanh(h2 @ p["wv"] + p["bv"])
+        return v, (x, h1, h2, v)
+
+    def fit(self, x: Floats, ret: Floats, rng: np.random.Generator, lr: float, batch: int) -> float:
+        """One pass of minibatch regression on the results; the mean squared error."""
+        p = self.model.p
+        total = 0.0
+        order = rng.permutation(len(ret))
+        for start in range(0, len(ret), batch):
+            i = order[start : start + batch]
+            v, (xb, h1, h2, _) = self.forward(x[i])
+            dv = (2.0 * (v - ret[i]) / len(i)).astype(np.float32)
+            du = dv * (1.0 - v * v)
+            g = {"wv": h2.T @ du, "bv": np.array([du.sum()], np.float32)}
+            dh2 = np.outer(du, p["wv"]) * (h2 > 0)
+            g["w2"] = h1.T @ dh2
+            g["b2"] = dh2.sum(0)
+            dh1 = (dh2 @ p["w2"].T) * (h1 > 0)
+            g["w1"] = xb.T @ dh1
+            g["b1"] = dh1.sum(0)
+            self.model.adam(g, lr)
+            total += float(((v - ret[i]) ** 2).sum())
+        return total / max(len(ret), 1)
+
+
+def train_critic(args: argparse.Namespace, model: Model, out: Path) -> None:
+    """Learn the whole-position value from the player's own games (``--critic`` iterations;
+    resumable from ``critic.npz``): the player samples its moves against itself or greedy."""
+    path = out / "critic.npz"
+    rng = np.random.default_rng(args.seed + 17)
+    start = 0
+    if path.exists():
+        with np.load(path) as data:
+            critic = Critic({k: data[f"c_{k}"] for k in Critic.NAMES})
+            critic.model.m = {k: data[f"m_{k}"] for k in Critic.NAMES}
+            critic.model.v = {k: data[f"v_{k}"] for k in Critic.NAMES}
+            meta = json.loads(str(data["meta"]))
+        critic.model.steps, start = meta["steps"], meta["iteration"]
+        rng.bit_generator.state = meta["rng"]
+    else:
+        critic = Critic.init(rng, args.critic_hidden)
+    history: list[dict[str, Any]] = []
+    hist_path = out / "critic_history.json"
+    if hist_path.exists() and start:
+        history = json.loads(hist_path.read_text())
+    started = time.time()
+    for it in range(start, args.critic):
+        B = args.games
+        opp = np.where(rng.random(B) < args.greedy, GREEDY, LEARNER)
+        who = np.stack([np.full(B, LEARNER), opp], axis=1).astype(np.int64)
+        flip = rng.random(B) < 0.5
+        who[flip] = who[flip][:, ::-1]
+        seen: list[tuple[Floats, Ints, Ints]] = []
+        seed = int(args.seed) * 1_000_033 + it
+        _, winner = play({LEARNER: model}, who, seed, rng, sample=True, whole=seen)
+        x = np.concatenate([s[0] for s in seen])
+        ret = results(
+            winner, np.concatenate([s[1] for s in seen]), np.concatenate([s[2] for s in seen])
+        )
+        # held out: the first tenth of this iteration's games, before fitting on the rest
+        test = np.isin(np.concatenate([s[1] for s in seen]), np.arange(B // 10))
+        v, _ = critic.forward(x[test])
+        held = float(((v - ret[test]) ** 2).mean())
+        mse = critic.fit(x[~test], ret[~test], rng, args.critic_lr, args.batch)
+        history.append({"iteration": it + 1, "positions": len(ret), "mse": round(mse, 4),
+                        "held_out_mse": round(held, 4)})  # fmt: skip
+        arrays: dict[str, Any] = {f"c_{k}": v for k, v in critic.model.p.items()}
+        arrays.update({f"m_{k}": v for k, v in critic.model.m.items()})
+        arrays.update({f"v_{k}": v for k, v in critic.model.v.items()})
+        arrays["meta"] = np.array(json.dumps({"iteration": it + 1, "steps": critic.model.steps,
+                                              "rng": rng.bit_generator.state}))  # fmt: skip
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez(tmp, **arrays)
+        tmp.replace(path)
+        hist_path.write_text(json.dumps(history, indent=0) + "\n")
+        bar(it + 1, args.critic, started, f"critic: held-out squared error {held:.3f}")
+    sys.stderr.write("\n")
+    # the shipped file holds the player and the critic: one set of weights to read
+    arrays = dict(model.net().arrays())
+    arrays.update({f"critic_{k}": v for k, v in critic.model.p.items()})
+    tmp = (out / "net.npz").with_suffix(".tmp.npz")
+    np.savez_compressed(tmp, **arrays)
+    tmp.replace(out / "net.npz")
 
 
 def evaluate(model: Model, opponent: int, pairs: int, seed: int) -> float:
@@ -488,6 +612,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--past-every", type=int, default=25, help="iterations between freezes")
     ap.add_argument("--eval-every", type=int, default=10)
     ap.add_argument("--eval-pairs", type=int, default=500)
+    ap.add_argument("--critic", type=int, default=0, help="then iterations of learning the "
+                    "whole-position value (resumable)")  # fmt: skip
+    ap.add_argument("--critic-hidden", type=int, default=256)
+    ap.add_argument("--critic-lr", type=float, default=1e-3)
     ap.add_argument("--ship", action="store_true", help="copy net.npz and the curve into place")
     args = ap.parse_args(argv)
 
@@ -548,6 +676,8 @@ def main(argv: list[str] | None = None) -> int:
             note += f" | vs greedy {last['vs_greedy']:.3f} vs random {last['vs_random']:.3f}"
         bar(it, args.iterations, started, note)
     sys.stderr.write("\n")
+    if args.critic:
+        train_critic(args, model, out)
     if args.ship:
         shutil.copyfile(out / "net.npz", SHIPPED)
         SHIPPED_CURVE.parent.mkdir(parents=True, exist_ok=True)

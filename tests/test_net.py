@@ -18,7 +18,15 @@ import pytest
 from hanamikoji.ai import make_agent, parse_agent
 from hanamikoji.ai.net import WEIGHTS, Net, NetAgent, default_net, features, forward
 from hanamikoji.kernel.actions import NUM_ACTIONS
-from hanamikoji.kernel.features import LAYOUT, NFEAT, encode, field_slices
+from hanamikoji.kernel.features import (
+    HIDDEN,
+    LAYOUT,
+    NFEAT,
+    NFULL,
+    encode,
+    encode_full,
+    field_slices,
+)
 from hanamikoji.kernel.row import C_DECK, C_DISCARD, C_HAND, C_REMOVED, C_SECRET, row_of
 from hanamikoji.kernel.tables import T
 from hanamikoji.state import Rules, State
@@ -68,8 +76,9 @@ def encoded(row: np.ndarray, max_rounds: int = 3) -> np.ndarray:
 
 def test_the_layout_is_declared_once() -> None:
     parts = field_slices()
-    assert list(parts) == [name for name, _ in LAYOUT]
-    assert max(p.stop for p in parts.values()) == NFEAT
+    assert list(parts) == [name for name, _ in LAYOUT + HIDDEN]
+    assert max(p.stop for p in parts.values()) == NFULL
+    assert parts[LAYOUT[-1][0]].stop == NFEAT
 
 
 def test_the_view_gives_the_rows_features() -> None:
@@ -208,7 +217,7 @@ def test_the_searchs_value_is_the_value_head() -> None:
     want = forward(net, inputs(states))[1]
     for state, value in zip(states, want, strict=True):
         row = row_of(state.position())
-        got = row_value(row, 3, T, net.w1, net.b1, net.w2, net.b2, net.wv, net.bv, x, h1, h2)
+        got = row_value(row, False, 3, T, net.w1, net.b1, net.w2, net.b2, net.wv, net.bv, x, h1, h2)
         assert got == pytest.approx(float(value), abs=1e-5)
 
 
@@ -223,3 +232,38 @@ def test_master_with_the_learned_value_is_deterministic() -> None:
         again = agent.search(view, state.legal_moves, random.Random(4))  # type: ignore[attr-defined]
         assert first.moves == again.moves and first.iterations == 2000
         assert all(0.0 <= m.value <= 1.0 for m in first.moves)
+
+
+def test_the_full_input_adds_the_opponents_hidden_cards() -> None:
+    for state in decisions(100, seed=10):
+        seat = state.to_move
+        assert seat is not None
+        row = row_of(state.position())
+        full = np.zeros(NFULL, np.float32)
+        encode_full(row, 3, T, full)
+        assert np.array_equal(full[:NFEAT], encoded(row))
+        parts = field_slices()
+        other = 1 - seat
+        hidden = (state.hand(other), state.secret(other) or "", state.discard(other) or "")
+        for name, cards in zip(("opp_hand", "opp_secret", "opp_discard"), hidden, strict=True):
+            want = [0.5 * cards.count(str(g)) for g in range(1, 8)]
+            assert full[parts[name]].tolist() == want
+
+
+def test_the_critic_in_numba_is_its_numpy_forward_pass() -> None:
+    from hanamikoji.ai.net import row_value
+
+    rng = np.random.default_rng(11)
+    shapes = ((NFULL, 16), (16,), (16, 16), (16,), (16,), (1,))
+    w1, b1, w2, b2, wv, bv = (rng.standard_normal(s).astype(np.float32) * 0.3 for s in shapes)
+    x = np.empty(NFULL, np.float32)
+    h1 = np.empty(16, np.float32)
+    h2 = np.empty(16, np.float32)
+    for state in decisions(50, seed=12):
+        row = row_of(state.position())
+        full = np.zeros(NFULL, np.float32)
+        encode_full(row, 3, T, full)
+        hidden = np.maximum(np.maximum(full @ w1 + b1, 0) @ w2 + b2, 0)
+        want = float(np.tanh(hidden @ wv + bv[0]))
+        got = row_value(row, True, 3, T, w1, b1, w2, b2, wv, bv, x, h1, h2)
+        assert got == pytest.approx(want, abs=1e-5)

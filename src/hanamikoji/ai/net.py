@@ -36,7 +36,7 @@ import numpy.typing as npt
 
 from hanamikoji.cards import pack
 from hanamikoji.kernel.actions import IDS, NUM_ACTIONS
-from hanamikoji.kernel.features import NFEAT, encode
+from hanamikoji.kernel.features import NFEAT, encode, encode_full
 from hanamikoji.kernel.jit import jit
 from hanamikoji.kernel.row import (
     C_ACTIONS,
@@ -113,8 +113,12 @@ class Net:
     wq: Floats
     wv: Floats
     bv: Floats
+    critic: tuple[Floats, ...] | None = None
+    """The whole-position value's weights (w1, b1, w2, b2, wv, bv over ``encode_full``), for
+    the search's leaves; None if the file has none."""
 
     NAMES = ("w1", "b1", "w2", "b2", "wp", "bp", "wq", "wv", "bv")
+    CRITIC = ("w1", "b1", "w2", "b2", "wv", "bv")
 
     @classmethod
     def load(cls, path: Path | str) -> Net:
@@ -124,7 +128,12 @@ class Net:
             if missing:
                 raise ValueError(f"{path}: not the network's weights (lacks {missing})")
             arrays = {n: np.ascontiguousarray(data[n], dtype=np.float32) for n in cls.NAMES}
-        net = cls(**arrays)
+            critic = None
+            if "critic_w1" in data:
+                critic = tuple(
+                    np.ascontiguousarray(data[f"critic_{n}"], dtype=np.float32) for n in cls.CRITIC
+                )
+        net = cls(**arrays, critic=critic)
         if net.w1.shape[0] != NFEAT or net.wp.shape[1] != NUM_ACTIONS:
             raise ValueError(
                 f"{path}: weights for {net.w1.shape[0]} features and {net.wp.shape[1]} actions; "
@@ -134,7 +143,10 @@ class Net:
 
     def arrays(self) -> dict[str, Floats]:
         """The weights by name (as saved)."""
-        return {n: getattr(self, n) for n in self.NAMES}
+        out = {n: getattr(self, n) for n in self.NAMES}
+        if self.critic is not None:
+            out.update({f"critic_{n}": w for n, w in zip(self.CRITIC, self.critic, strict=True)})
+        return out
 
 
 @cache
@@ -155,6 +167,7 @@ def forward(net: Net, x: Floats) -> tuple[Floats, Floats]:
 @jit
 def row_value(
     row: Any,
+    full: bool,
     max_rounds: int,
     T: Any,
     w1: Any,
@@ -167,9 +180,13 @@ def row_value(
     h1: Any,
     h2: Any,
 ) -> float:
-    """The value head of ``forward`` for the seat to move in a kernel row, in numba (for the
-    search's leaves): 1 win, -1 loss. ``x``, ``h1``, ``h2``: work arrays of the layers' sizes."""
-    encode(row, max_rounds, T, x)
+    """A value for the seat to move in a kernel row, in numba (for the search's leaves): 1 win,
+    -1 loss. ``full``: the critic's, over the whole position (``encode_full``), else the value
+    head of ``forward``. ``x``, ``h1``, ``h2``: work arrays of the layers' sizes."""
+    if full:
+        encode_full(row, max_rounds, T, x)
+    else:
+        encode(row, max_rounds, T, x)
     n1 = h1.shape[0]
     n2 = h2.shape[0]
     h1[:] = b1

@@ -28,6 +28,11 @@ round           3     one-hot, round 1, 2, 3 or later
 first           1     1 if it played first this round
 last            1     1 if this is the last round the limit allows
 =============== ===== ===========================================================================
+
+The **full** input (``encode_full``, ``NFULL``) adds what the seat cannot see, for a value that
+judges a whole position (the search's leaves are whole positions, its worlds): the opponent's
+hand, Secret and Discard (7 each, halved), so the rest of ``unseen`` is the removed card and the
+pile. Only the search and training read it; a player's own decisions never do.
 """
 
 from __future__ import annotations
@@ -53,7 +58,18 @@ from hanamikoji.kernel.row import (
 )
 from hanamikoji.kernel.tables import CHARMS, T_CODE, T_PAIR1, T_TYPE
 
-__all__ = ["LAYOUT", "NFEAT", "empty", "encode", "encode_rows", "field_slices"]
+__all__ = [
+    "HIDDEN",
+    "LAYOUT",
+    "NFEAT",
+    "NFULL",
+    "empty",
+    "encode",
+    "encode_full",
+    "encode_full_rows",
+    "encode_rows",
+    "field_slices",
+]
 
 LAYOUT: tuple[tuple[str, int], ...] = (
     ("hand", 7),
@@ -81,11 +97,18 @@ NFEAT = sum(width for _, width in LAYOUT)
 """The number of features."""
 
 
+HIDDEN: tuple[tuple[str, int], ...] = (("opp_hand", 7), ("opp_secret", 7), ("opp_discard", 7))
+"""The fields the full input adds after ``LAYOUT``."""
+
+NFULL = NFEAT + sum(width for _, width in HIDDEN)
+"""The number of features of the full input."""
+
+
 def field_slices() -> dict[str, slice]:
-    """Where each field of ``LAYOUT`` lies in the feature vector."""
+    """Where each field of ``LAYOUT`` (then ``HIDDEN``) lies in the feature vector."""
     out = {}
     at = 0
-    for name, width in LAYOUT:
+    for name, width in LAYOUT + HIDDEN:
         out[name] = slice(at, at + width)
         at += width
     return out
@@ -172,6 +195,31 @@ def encode(row: Any, max_rounds: int, T: Any, out: Any) -> None:
     out[F_ROUND + min(rnd, 3) - 1] = 1.0
     out[F_FIRST] = 1.0 if row[C_FIRST] == seat else 0.0
     out[F_LAST] = 1.0 if max_rounds > 0 and rnd >= max_rounds else 0.0
+
+
+@jit
+def encode_full(row: Any, max_rounds: int, T: Any, out: Any) -> None:
+    """``encode`` and then the opponent's hidden cards (NFULL floats): a whole position."""
+    encode(row, max_rounds, T, out)
+    other = 1 - row[C_TO_MOVE]
+    hand = row[C_HAND + other]
+    secret = row[C_SECRET + other]
+    discard = row[C_DISCARD + other]
+    for g in range(7):
+        s = 4 * g
+        out[NFEAT + g] = 0.5 * ((hand >> s) & 15)
+        out[NFEAT + 7 + g] = 0.5 * ((secret >> s) & 15)
+        out[NFEAT + 14 + g] = 0.5 * ((discard >> s) & 15)
+
+
+@jit
+def encode_full_rows(S: Any, max_rounds: int, T: Any, out: Any) -> None:
+    """``encode_full`` of each row of ``S`` (a game over gives zeros) into the rows of ``out``."""
+    for i in range(S.shape[0]):
+        if S[i, C_TO_MOVE] < 0:
+            out[i, :] = 0.0
+        else:
+            encode_full(S[i], max_rounds, T, out[i])
 
 
 @jit

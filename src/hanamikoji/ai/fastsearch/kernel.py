@@ -67,6 +67,7 @@ def search(
     spare: Any,
     cumulative: Any,
     netvalue: float,
+    full: bool,
     net: Any,
 ) -> None:
     """Run up to ``iterations`` more iterations on the tree (node 0 is the root).
@@ -75,7 +76,8 @@ def search(
     still to be drawn; the rest of ``unseen`` (packed single cards, shuffled in place) is the
     removed card and the opponent's Discard. Stops early when the node arrays are full.
     ``netvalue`` > 0: a leaf within the round is valued that much by the network's value head
-    (``net``: w1, b1, w2, b2, wv, bv), the rest by the playout.
+    (``net``: w1, b1, w2, b2, wv, bv; ``full``: a critic over the whole position, the world's
+    hidden cards included), the rest by the playout.
     """
     w1, b1, w2, b2, wv, bv = net
     x = np.empty(w1.shape[0], dtype=np.float32)
@@ -249,8 +251,8 @@ def search(
             if nu > 0 or pos[C_TURN] >= 8:
                 break
         if netvalue > 0.0 and pos[C_TURN] < 8:
-            # The network judges the leaf from the seat to move's information in this world.
-            v = row_value(pos, max_rounds, T, w1, b1, w2, b2, wv, bv, x, h1, h2)
+            # The network judges the leaf for the seat to move in this world.
+            v = row_value(pos, full, max_rounds, T, w1, b1, w2, b2, wv, bv, x, h1, h2)
             learned = 0.5 * (v + 1.0)
             if pos[C_TO_MOVE] != 0:
                 learned = 1.0 - learned

@@ -147,7 +147,7 @@ class FastSearch:
         self.exploration = config.exploration
         self.hidden_greedy = config.hidden == "greedy"
         self.netvalue = config.netvalue
-        self.net = _net_arrays(config.netvalue > 0)
+        self.whole, self.net = _net_arrays(config.netvalue > 0)
 
     def _allocate(self, capacity: int) -> None:
         """Node arrays for ``capacity`` nodes, the edge table twice that or more; keeps the tree."""
@@ -223,6 +223,7 @@ class FastSearch:
             self.spare,
             self.cumulative,
             self.netvalue,
+            self.whole,
             self.net,
         )
 
@@ -241,14 +242,24 @@ class FastSearch:
         return out
 
 
-def _net_arrays(used: bool) -> tuple[npt.NDArray[np.float32], ...]:
-    """The value head's weights for the kernel (w1, b1, w2, b2, wv, bv); placeholders of the
-    same types when the search does not use them (one compiled kernel either way)."""
+def _net_arrays(used: bool) -> tuple[bool, tuple[npt.NDArray[np.float32], ...]]:
+    """(whether they judge whole positions, the weights of the value for the kernel: w1, b1,
+    w2, b2, wv, bv): the critic's if the shipped file has one, else the player's value head;
+    placeholders of the same types when the search does not use them (one compiled kernel)."""
     if not used:
         one = np.zeros(1, dtype=np.float32)
-        return (np.zeros((1, 1), np.float32), one, np.zeros((1, 1), np.float32), one, one, one)
+        return False, (
+            np.zeros((1, 1), np.float32),
+            one,
+            np.zeros((1, 1), np.float32),
+            one,
+            one,
+            one,
+        )
     net = default_net()
-    return (net.w1, net.b1, net.w2, net.b2, net.wv, net.bv)
+    if net.critic is not None:
+        return True, net.critic
+    return False, (net.w1, net.b1, net.w2, net.b2, net.wv, net.bv)
 
 
 def _dealing(view: View, rng: random.Random, rules: Rules | None) -> Dealing:
