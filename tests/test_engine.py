@@ -379,7 +379,9 @@ def test_engine_subcommand_names_an_unknown_agent_then_what_name_may_be() -> Non
     assert done.returncode == 2
     error, names = done.stderr.splitlines()
     assert error == "hanamikoji engine: unknown agent 'stockfish'"
-    assert names.startswith("hanamikoji engine: NAME is an agent (greedy, ismcts, master, random)")
+    assert names.startswith(
+        "hanamikoji engine: NAME is an agent (greedy, ismcts, master, master-1, net, random)"
+    )
     assert "level:NAME (beginner, easy, medium, hard, master)" in names
 
 
