@@ -193,7 +193,7 @@ export class ChatBox {
   }
 }
 
-/** The chat of a finished game in its review: each room given, as lists ($root gets them). */
+/** The chat of a finished game in its review: each room with messages, as lists (none: hidden). */
 export function renderReviewChat(root, rooms, nameOfSeat, mySeat) {
   const sections = [];
   const room = (title, lines, name, mine) =>
@@ -201,11 +201,9 @@ export function renderReviewChat(root, rooms, nameOfSeat, mySeat) {
       "section",
       { class: "chat-room" },
       h("h3", { text: title }),
-      lines.length
-        ? h("ol", { class: "chat-lines" }, lines.map((l) => lineItem(l, name, mine(l))))
-        : h("p", { class: "muted small", text: t("chat.none") }),
+      h("ol", { class: "chat-lines" }, lines.map((l) => lineItem(l, name, mine(l)))),
     );
-  if (rooms.players) {
+  if (rooms.players?.length) {
     sections.push(room(t("chat.title_players"), rooms.players, (l) => (l.seat === mySeat ? t("chat.you") : nameOfSeat(l.seat)), (l) => l.seat === mySeat));
   }
   if (rooms.spectators?.length) {
