@@ -83,6 +83,9 @@ async def test_mute_disable_remove_and_the_log(
         # Remove: gone from the room, for good.
         status, out, _ = await admin(capsys, db, "remove", rude, "--reason", "insult")
         assert status == 0 and "remove" in out and rude in out
+        if db.startswith("postgresql"):  # the server hears of it at once, and tells the pages
+            for seat in (anna, bob):
+                assert (await next_of(seat, "chat-removed"))["id"] == rude
         await bob.send(type="chat-history")
         assert (await next_of(bob, "chat-history"))["lines"] == []
         status, _, err = await admin(capsys, db, "remove", rude, "--reason", "again")
