@@ -76,6 +76,9 @@ UNTIMED_MS = 2000
 """The ``clock_ms`` of a decision in an untimed game (and the most of any)."""
 
 
+_DISABLED = "this bot, or its owner, was disabled by the server's moderators"
+
+
 def hash_token(token: str) -> str:
     """What the database keeps of a bot's token."""
     return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
@@ -342,8 +345,7 @@ class BotHub:
             await self._refuse(wire, "revoked", why, 4401)
             return None
         if bot.barred is not None:
-            why = "this bot, or its owner, was disabled by the server's moderators"
-            await self._refuse(wire, "disabled", why, 4403)
+            await self._refuse(wire, "disabled", _DISABLED, 4403)
             return None
         other = self.links.get(bot.player_id)
         if other is not None:
@@ -747,11 +749,18 @@ class BotHub:
         assert again is not None
         return {"bot": self._json(again)}
 
-    async def _cut(self, bot: BotRow, code: str, why: str) -> None:
+    async def _cut(self, bot: BotRow, code: str, why: str, close: int = 4401) -> None:
         link = self.links.get(bot.player_id)
         if link is not None:
             await link.wire.send(_error(code, why))
-            await link.wire.close(4401, code)
+            await link.wire.close(close, code)
+
+    async def disabled(self, player_id: str) -> None:
+        """A moderator disabled ``player_id``: its bot's link here, and those of the bots it
+        owns, are cut off (``disabled``, as a bot refused at its hello is told)."""
+        for link in list(self.links.values()):
+            if player_id in (link.bot.player_id, link.bot.owner_id):
+                await self._cut(link.bot, "disabled", _DISABLED, 4403)
 
     # -- the house bots --------------------------------------------------------------------------
 

@@ -151,6 +151,7 @@ class ChatRooms:
     )
     _stop: Callable[[], Awaitable[None]] | None = None
     _last_at: int = 0
+    _removed: dict[str, None] = field(default_factory=dict)  # removals told here (the latest)
 
     def __post_init__(self) -> None:
         limits = self.service.limits.limits
@@ -301,16 +302,30 @@ class ChatRooms:
         spectators = (await self.history(row, "spectators", None, player))["lines"]
         return {"players": players, "spectators": spectators}
 
+    async def removed(self, line_id: str) -> None:
+        """A moderator removed a message: the sockets here showing its room are told, once
+        (heard on PostgreSQL's channel and read in the moderation log alike)."""
+        if line_id in self._removed:
+            return
+        self._removed[line_id] = None  # (before reading: the other path may come meanwhile)
+        if len(self._removed) > 1000:  # only recent removals arrive twice: forget the oldest
+            del self._removed[next(iter(self._removed))]
+        line = await self.service.store.chat_line(line_id)
+        if line is None or not line.removed:
+            self._removed.pop(line_id, None)
+            return
+        message = {"type": "chat-removed", "room": line.room, "id": line.id}
+        room = self.seats if line.room == "players" else self.watchers
+        for conn in list(room(line.game)):
+            await conn.send(message)
+
     async def _heard(self, item: str) -> None:
         """Another process stored (``ID``) or a moderator removed (``-ID``) a message."""
-        line = await self.service.store.chat_line(item.removeprefix("-"))
-        if line is None:
-            return
         if item.startswith("-"):
-            message = {"type": "chat-removed", "room": line.room, "id": line.id}
-            room = self.seats if line.room == "players" else self.watchers
-            for conn in list(room(line.game)):
-                await conn.send(message)
+            await self.removed(item[1:])
+            return
+        line = await self.service.store.chat_line(item)
+        if line is None:
             return
         game = await self.service.get(line.game)
         if game is not None and not line.removed:

@@ -5,22 +5,48 @@ messages; every act is written to the moderation log (who, what, to whom, when, 
 transaction, and ``hanamikoji admin log`` shows it. The servers read the flags at each chat
 message and each seat's connection: a muted player's messages are refused, a disabled player
 cannot sign in or open a seat and their sessions end (docs/web.md, "Moderation").
+
+A server follows the log (:class:`Follower`, every ``POLL_S`` seconds) and applies each new act
+to its own sockets at once: a disabled player's sockets close, a removed message leaves the
+pages open, on SQLite as on PostgreSQL.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import getpass
+import logging
 import secrets
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 from hanamikoji.terminal import printable
 from hanamikoji.web.store import ChatRow, ModerationRow, PlayerRow, Store, StoreError, open_store
 
-__all__ = ["FLAGS", "ModerationError", "configure", "find_player", "moderate", "remove", "run"]
+__all__ = [
+    "FLAGS",
+    "POLL_S",
+    "Follower",
+    "ModerationError",
+    "configure",
+    "find_player",
+    "moderate",
+    "remove",
+    "run",
+    "subject",
+]
+
+log = logging.getLogger(__name__)
+
+POLL_S = 2.0
+"""How often a server reads the moderation log's new acts."""
+LATE_S = 30.0
+"""How far back each read looks: an act committed up to this late (its id, led by the time it
+was made, sorting before acts already read) is still applied, once."""
 
 FLAGS = {
     "mute": ("muted", True),
@@ -133,7 +159,8 @@ async def find_player(store: Store, text: str) -> PlayerRow:
 
 
 def _who(player: PlayerRow) -> str:
-    """A player as the log names them: the id, and the user name of an account."""
+    """A player as the log names them: the id, and the user name of an account (the target's
+    second word is always the id: see :func:`subject`)."""
     return f"player {player.id} (@{player.username})" if player.username else f"guest {player.id}"
 
 
@@ -162,6 +189,77 @@ async def remove(store: Store, message_id: str, moderator: str, reason: str) -> 
     return entry
 
 
+def subject(entry: ModerationRow) -> str:
+    """The id an act is about: the player's (``player ID (@name)``, ``guest ID``), or the
+    message's (``message ID by ...``); ids have no spaces."""
+    words = entry.target.split()
+    return words[1] if len(words) > 1 else ""
+
+
+def _time_id(ns: int) -> str:
+    """An act's id, or the floor of ids, at ``ns`` nanoseconds (fixed width: ids sort by time)."""
+    return f"{max(0, ns):016x}"
+
+
+class Follower:
+    """The moderation log as one server follows it: each act made after :meth:`start` is
+    passed to ``apply`` once, within about ``every`` seconds of its commit."""
+
+    def __init__(
+        self,
+        store: Store,
+        apply: Callable[[ModerationRow], Awaitable[None]],
+        every: float = POLL_S,
+    ) -> None:
+        self.store = store
+        self.apply = apply
+        self.every = every
+        self._done: dict[str, int] = {}  # the acts applied (or older than the start), by id
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Take the acts made so far as done (a new socket is checked as it opens), then
+        follow the log."""
+        await self.poll(apply=False)
+        self._task = asyncio.create_task(self._follow())
+
+    async def close(self) -> None:
+        """Stop following."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def poll(self, *, apply: bool = True) -> int:
+        """Read the acts of the last ``LATE_S`` seconds and apply the new ones; how many."""
+        now = time.time_ns()
+        floor = now - int(LATE_S * 1e9)
+        for act_id, at in list(self._done.items()):
+            if at < floor:
+                del self._done[act_id]
+        count = 0
+        for entry in await self.store.moderation_after(_time_id(floor)):
+            if entry.id in self._done:
+                continue
+            self._done[entry.id] = now
+            if apply:
+                count += 1
+                try:
+                    await self.apply(entry)
+                except Exception:  # one act that fails must not stop the others
+                    log.exception("applying the moderation act %s failed", entry.id)
+        return count
+
+    async def _follow(self) -> None:
+        while True:
+            await asyncio.sleep(self.every)
+            try:
+                await self.poll()
+            except Exception:  # a database hiccup: the next poll reads the same acts again
+                log.exception("reading the moderation log failed")
+
+
 def _entry(moderator: str, action: str, target: str, reason: str) -> ModerationRow:
     reason = printable(" ".join(reason.split()))[:500]
     if not reason:
@@ -169,7 +267,9 @@ def _entry(moderator: str, action: str, target: str, reason: str) -> ModerationR
     now = time.time_ns()
     at = datetime.fromtimestamp(now / 1e9, UTC).isoformat(timespec="milliseconds")
     # The id starts with the time, so the log keeps the order of acts of one millisecond.
-    return ModerationRow(f"{now:x}-{secrets.token_hex(3)}", at, moderator, action, target, reason)
+    return ModerationRow(
+        f"{_time_id(now)}-{secrets.token_hex(3)}", at, moderator, action, target, reason
+    )
 
 
 def _entry_line(entry: ModerationRow) -> str:

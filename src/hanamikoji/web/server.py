@@ -35,8 +35,17 @@ from hanamikoji.web.identity import SESSION_COOKIE, Accounts, FieldError, Identi
 from hanamikoji.web.limits import Limits, TooMany
 from hanamikoji.web.lobby import Lobby, challenge_json, rated_flag, time_control, visible
 from hanamikoji.web.messages import review_frames, seat_message
+from hanamikoji.web.moderation import Follower, subject
 from hanamikoji.web.service import GameService
-from hanamikoji.web.store import ChallengeRow, ChatFlags, GameRow, Store, open_store, safe_url
+from hanamikoji.web.store import (
+    ChallengeRow,
+    ChatFlags,
+    GameRow,
+    ModerationRow,
+    Store,
+    open_store,
+    safe_url,
+)
 from hanamikoji.web.watch import GamesOn, Watchers, spectator_message
 
 __all__ = ["SERVICE", "STATIC", "Settings", "create_app", "read_json", "serve"]
@@ -178,6 +187,7 @@ class Connection:
     seat: int
     transport: Any = None
     client: str = ""  # the address it came from (for the limits)
+    player: str | None = None  # whose it is (a seat's player, a signed-in spectator): moderation
     sent: list[str] | None = None  # every message sent, when a test asks to keep them
     opened: float = field(default_factory=time.monotonic)
     queue: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(SEND_QUEUE))
@@ -231,9 +241,9 @@ class Connection:
         with contextlib.suppress(asyncio.QueueFull):
             self.queue.put_nowait(None)
 
-    async def close(self, code: int, why: str) -> None:
-        """Close politely: an error message saying why, then the closing handshake."""
-        await self.send(_error("replaced", why))
+    async def close(self, code: int, why: str, error: str = "replaced") -> None:
+        """Close politely: an error message (``error``, saying why), then the closing handshake."""
+        await self.send(_error(error, why))
         with contextlib.suppress(Exception):  # the message leaves before the closing frame
             await asyncio.wait_for(self.queue.join(), 2)
         with contextlib.suppress(Exception):
@@ -671,6 +681,7 @@ async def _socket(request: web.Request) -> web.StreamResponse:
         await ws.close(code=4403 if forbidden else 4404, message=e.code.encode())
         return ws
     conn = Connection(ws, seat, transport=request.transport, client=client_of(request))
+    conn.player = opened.row.players[seat]
     conn.start()
     if hub.on_connect is not None:
         hub.on_connect(conn)
@@ -775,12 +786,35 @@ async def _handle(hub: Hub, game_id: str, conn: Connection, text: str) -> None:
 # -- chat (docs/web.md "Chat") --------------------------------------------------------------------
 
 
+DISABLED = "this account has been disabled by the server's moderators"
+
+
 async def _not_disabled(service: GameService, player: str | None) -> None:
     """Refuse a seat whose player a moderator disabled."""
     if player is not None:
         flags = (await service.store.chat_flags([player])).get(player, ChatFlags())
         if flags.disabled:
-            raise WebError("disabled", "this account has been disabled by the server's moderators")
+            raise WebError("disabled", DISABLED)
+
+
+async def _moderated(app: web.Application, entry: ModerationRow) -> None:
+    """Apply a new act of the moderation log to this process's sockets: a disabled player's
+    close saying why (a bot's link is cut off, and its owner's bots'), a removed message leaves
+    the pages (a mute refuses the next message by itself)."""
+    if entry.action == "remove":
+        await app[CHAT].removed(subject(entry))
+        return
+    if entry.action != "disable":
+        return
+    player = subject(entry)
+    hub = app[HUB]
+    conns = [c for held in hub.games.values() for c in held]
+    conns += [c for held in hub.watchers.games.values() for c in held]
+    conns += [lc.conn for lc in app[LOBBY].conns]
+    for conn in conns:
+        if conn.player == player:
+            hub.spawn(conn.close(4403, DISABLED, "disabled"))
+    await app[BOTS].disabled(player)
 
 
 def _chat_error(e: WebError) -> dict[str, Any]:
@@ -933,6 +967,8 @@ async def _watch_socket(request: web.Request) -> web.StreamResponse:
         await ws.close(code=4404 if e.code == "not-found" else 4429, message=e.code.encode())
         return ws
     conn = Connection(ws, -1, transport=request.transport, client=client)  # -1: no seat
+    identity = await identify(request)
+    conn.player = identity.player.id if identity is not None else None
     conn.start()
     if hub.on_connect is not None:
         hub.on_connect(conn)
@@ -1076,7 +1112,7 @@ async def _lobby_socket(request: web.Request) -> web.StreamResponse:
     pid, key = _lobby_player(identity)
     ws = web.WebSocketResponse(heartbeat=30, max_msg_size=MAX_MESSAGE)
     await ws.prepare(request)
-    conn = Connection(ws, -1, transport=request.transport, client=client_of(request))
+    conn = Connection(ws, -1, transport=request.transport, client=client_of(request), player=pid)
     conn.start()
     here = LobbyConnection(conn, pid, key)
     hub.conns.add(here)
@@ -1519,13 +1555,20 @@ def create_app(
 
     bots.on_change = bots_changed
 
+    async def moderated(entry: ModerationRow) -> None:
+        await _moderated(app, entry)
+
+    follower = Follower(service.store, moderated)
+
     async def lifecycle(app: web.Application) -> AsyncIterator[None]:
         await service.start(lobby=lobby.changed_elsewhere)
         await bots.load()
         if house_bots:
             await bots.start_house()
         await chat.start()
+        await follower.start()
         yield
+        await follower.close()
         await chat.close()
         await bots.close()
         await service.close()

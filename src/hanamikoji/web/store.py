@@ -1316,6 +1316,10 @@ _MODERATION_LOG = (
     "SELECT id, at, moderator, action, target, reason FROM moderation "
     "ORDER BY at DESC, id DESC LIMIT ?"
 )
+_MODERATION_AFTER = (
+    "SELECT id, at, moderator, action, target, reason FROM moderation WHERE id > ? "
+    "ORDER BY id LIMIT ?"
+)
 
 
 def _chat_row(values: Sequence[Any]) -> ChatRow:
@@ -1382,6 +1386,10 @@ class ChatStore(Protocol):
 
     async def moderation_log(self, limit: int = 50) -> list[ModerationRow]:
         """The moderation log, newest first."""
+        ...
+
+    async def moderation_after(self, after: str, limit: int = 500) -> list[ModerationRow]:
+        """The acts whose id sorts after ``after`` (ids start with the time), oldest first."""
         ...
 
     async def listen_chat(self, callback: ChatListener) -> Callable[[], Awaitable[None]]:
@@ -1476,6 +1484,10 @@ class _Chat:
 
     async def moderation_log(self, limit: int = 50) -> list[ModerationRow]:
         return [ModerationRow(*map(str, r)) for r in await self._all(_MODERATION_LOG, (limit,))]
+
+    async def moderation_after(self, after: str, limit: int = 500) -> list[ModerationRow]:
+        rows = await self._all(_MODERATION_AFTER, (after, limit))
+        return [ModerationRow(*map(str, r)) for r in rows]
 
     async def listen_chat(self, callback: ChatListener) -> Callable[[], Awaitable[None]]:
         return _nothing
