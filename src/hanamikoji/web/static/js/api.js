@@ -68,8 +68,9 @@ export function tokenFromSearch() {
   return new URLSearchParams(location.search).get("t");
 }
 
-/** No seat, no game, or this window was closed for a newer one: reconnecting cannot help. */
-const STOP = ["bad-token", "not-found", "replaced"];
+/** No seat, no game, this window was closed for a newer one, or the account was disabled by a
+ * moderator: reconnecting cannot help. */
+const STOP = ["bad-token", "not-found", "replaced", "disabled"];
 /** The server's close codes for the same, should its error message not have come first (4429: a
  * spectator over the limits). */
 const CLOSE_CODES = { 4403: "bad-token", 4404: "not-found", 4409: "replaced", 4429: "too-many" };

@@ -52,8 +52,9 @@ const ui = {
 /** The state messages not yet shown, and the timer of the move on show (null: none). */
 const feed = { queue: [], timer: null };
 
-/** Errors after which the socket stays closed: no seat, no game, or a newer window took over. */
-const FINAL = ["bad-token", "not-found", "replaced"];
+/** Errors after which the socket stays closed: no seat, no game, a newer window took over, or a
+ * moderator disabled the account. */
+const FINAL = ["bad-token", "not-found", "replaced", "disabled"];
 
 let socket = null;
 let scoring = null;
@@ -458,7 +459,7 @@ function renderNoSeat(noSeat) {
   }
   const why = ui.conn === "not-found" ? "not_found" : ui.conn === "replaced" ? "replaced" : "no_seat";
   $("#no-seat-title").textContent = t(`no_seat.${why}_title`);
-  $("#no-seat-text").textContent = t(`no_seat.${why}_text`);
+  $("#no-seat-text").textContent = ui.conn === "disabled" ? t("errors.disabled") : t(`no_seat.${why}_text`);
 }
 
 /** A spectator's banner: who plays whom. */

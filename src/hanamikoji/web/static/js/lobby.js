@@ -12,7 +12,7 @@ const lobby = {
   challenges: new Map(), // id -> challenge, as the server shows it to this visitor
   waiting: null, // this visitor's own open challenge from Play someone now or Create
   error: null, // {key, params} or {reason}
-  conn: "connecting", // connecting | open | lost
+  conn: "connecting", // connecting | open | lost | disabled
   starting: false,
   bots: [], // the bots connected now, as the server lists them (docs/bots.md)
 };
@@ -97,7 +97,7 @@ function render() {
   root.dataset.count = String(list.length);
   const conn = $("#lobby-conn");
   conn.hidden = lobby.conn === "open";
-  conn.textContent = lobby.conn === "lost" ? t("lobby.conn_lost") : t("lobby.conn_connecting");
+  conn.textContent = { lost: t("lobby.conn_lost"), disabled: t("errors.disabled") }[lobby.conn] ?? t("lobby.conn_connecting");
   const error = $("#lobby-error");
   error.hidden = !lobby.error;
   error.textContent = lobby.error ? (lobby.error.reason ? t("lobby.errors.failed", { reason: reasonOf(lobby.error.reason) }) : t(lobby.error.key, lobby.error.params || {})) : "";
@@ -237,6 +237,8 @@ function onMessage(msg) {
     return start(msg.url);
   } else if (msg.type === "bots") {
     lobby.bots = msg.bots;
+  } else if (msg.type === "error" && msg.code === "disabled") {
+    lobby.conn = "disabled"; // a moderator disabled the account: the page says so, and stops
   }
   render();
 }
@@ -261,7 +263,7 @@ function connect(delay = 500) {
   });
   socket.addEventListener("close", () => {
     clearInterval(pinger);
-    if (lobby.starting) return;
+    if (lobby.starting || lobby.conn === "disabled") return;
     lobby.conn = "lost";
     render();
     setTimeout(() => connect(Math.min(delay * 2, 15000)), delay);
