@@ -493,7 +493,7 @@ class BotHub:
             raise WebError("declined", f"declined for the bot: it {why}")
         me = PlayerRow(bot.player_id, bot.name, bot.username)
         link.offered.discard(challenge_id)  # taken (or gone): the bot is not told it went
-        game, seat = await self.lobby.accept(me, challenge_id, f"bot:{bot.player_id}")
+        game, seat = await self.lobby.accept(me, challenge_id, f"bot:{bot.player_id}", bot=True)
         await self._open(link, game, seat)
 
     async def _bot_declines(self, link: BotLink, challenge_id: Any) -> None:

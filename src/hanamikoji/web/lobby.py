@@ -224,15 +224,18 @@ class Lobby:
         return c
 
     async def accept(
-        self, player: PlayerRow | None, challenge_id: Any, client: str = ""
+        self, player: PlayerRow | None, challenge_id: Any, client: str = "", *, bot: bool = False
     ) -> tuple[LiveGame, int]:
         """Accept an open challenge: the new game and the acceptor's seat. Of two players
-        racing for one challenge, exactly one gets it (the database decides)."""
+        racing for one challenge, exactly one gets it (the database decides). A person's
+        acceptances count against their client's games a minute; a ``bot``'s do not (its owner's
+        games-at-once setting bounds them: docs/bots.md)."""
         me = _someone(player)
         c = await self._find(challenge_id)
         now = self.games.now_ms()
         self._check(c, me, now)
-        self._admit(client)
+        if not bot:
+            self._admit(client)
         creator = int(c.seat) if c.seat != "random" else self.games.random_seat()
         names = ["", ""]
         names[creator] = c.name or f"Player {creator + 1}"
@@ -251,7 +254,8 @@ class Lobby:
             again = await self._find(c.id)
             self._check(again, me, self.games.now_ms())
             raise _closed(again)
-        self.games.limits.created(client, row.id, ai=False)
+        if not bot:
+            self.games.limits.created(client, row.id, ai=False)
         game = self.games.hold(row)
         accepted = await self._find(c.id)
         await self.publish(accepted)
