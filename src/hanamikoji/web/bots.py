@@ -381,7 +381,10 @@ class BotHub:
         for row, _ in await self.store.player_games(bot.player_id, "playing", 100):
             game = await self.service.get(row.id)
             if game is not None and bot.player_id in game.row.players:
-                await self._open(link, game, game.row.players.index(bot.player_id))
+                seat = game.row.players.index(bot.player_id)
+                await self._open(link, game, seat)
+                await self.service.seen(game.id, seat)
+                await self.service.publish(game.id)  # its opponent learns it is back
         now = self.service.now_ms()
         for c in await self.store.open_challenges(SHOWN):
             if c.to_key == link.key and self.lobby.live(c, now):
@@ -393,16 +396,31 @@ class BotHub:
         if self.links.get(link.bot.player_id) is link:
             del self.links[link.bot.player_id]
             self._by_key.pop(link.key, None)
-        for game_id in link.games:
+        for game_id, seat in list(link.games.items()):
             held = self._by_game.get(game_id)
             if held is not None:
                 held.discard(link.bot.player_id)
                 if not held:
                     del self._by_game[game_id]
+            # Apart from this handler, which aiohttp cancels once the peer has gone.
+            task = asyncio.create_task(self._departed(link, game_id, seat))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         for challenge_id in list(link.offered):
             await self._decline(challenge_id)
         with contextlib.suppress(Exception):
             await self.on_change()
+
+    async def _departed(self, link: BotLink, game_id: str, seat: int) -> None:
+        """Its opponent learns the bot left; an absence counts from now (the claim of an
+        untimed game: docs/bots.md, "A bot that leaves")."""
+        if self.online(game_id, seat):
+            return  # back already
+        try:
+            await self.service.seen(game_id, seat)
+            await self.service.publish(game_id)
+        except Exception:  # the database failed: the absence counts from an earlier sight
+            log.exception("the departure of bot %s from game %s", link.bot.username, game_id)
 
     async def _handle(self, link: BotLink, text: str) -> None:
         data = _read(text)

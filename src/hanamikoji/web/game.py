@@ -107,6 +107,8 @@ def forfeit_why(entry: str, control: str | None) -> str:
         kind = how[len("engine-") :]
         return f"seat {seat}: {kind}: {ENGINE_FAILURES.get(kind, 'the bot forfeited')}"
     if how == "abandoned":
+        if control in (None, "none"):  # an untimed game's bot that stayed away (docs/bots.md)
+            return f"seat {seat} left the game and the win was claimed (no clock)"
         return f"seat {seat} left the game and the win was claimed ({control} clock)"
     return f"seat {seat} ran out of time ({control} clock)"
 

@@ -315,6 +315,12 @@ class Hub:
         bots = self.bot_seats(game) if self.bot_seats is not None else []
         if any(bots):  # a bot is marked at the table (docs/bots.md): a game with one only
             message["game"]["bots"] = bots
+            if game.clock is None:  # untimed: a bot gone long enough may be claimed all the same
+                gone = not message["game"]["opponent_online"]
+                message["game"]["claim_at"] = (
+                    self.service.claim_at(game, 1 - seat) if gone else None
+                )
+                message["game"]["now"] = self.service.now_ms()
         return message
 
     def spectator_state(self, game: LiveGame) -> dict[str, Any]:
@@ -1541,7 +1547,7 @@ def create_app(
     lobby.present = lobby_hub.present
     app[BOTS] = bots = BotHub(service, lobby)
     hub.bot_online = bots.online
-    hub.bot_seats = bots.seats
+    hub.bot_seats = service.bot_seats = bots.seats
     service.publish = _then(hub.publish, bots.game_changed)
     service.connected = lambda: sorted(set(hub.connected()) | set(bots.connected()))
     lobby.publish = _then(lobby_hub.publish, bots.challenge_changed)

@@ -28,7 +28,6 @@ from hanamikoji.clock import (
     Kind,
     TimeControl,
     claim_allowed_at,
-    may_claim_abandoned,
 )
 from hanamikoji.moves import InvalidMoveError, Move
 from hanamikoji.record import Record
@@ -67,6 +66,11 @@ TICK_S = 0.25
 PRESENCE_MS = 5_000
 """How often a server records the seats of real-time games connected to it (for the
 abandonment claim: far below its 30 s minimum, so a seat connected elsewhere is never gone)."""
+
+
+BOT_GONE_MS = 60_000
+"""How long a bot's bridge must have been gone before its opponent may claim an untimed game
+(docs/bots.md, "A bot that leaves")."""
 
 
 _NO_SEARCH = ("beginner", "easy")  # levels whose moves take a millisecond: never refused as busy
@@ -121,6 +125,8 @@ class GameService:
         self.publish: Publisher = _nobody
         self.online: Callable[[str, int], bool] = lambda game_id, seat: False  # the server's
         self.connected: Callable[[], list[tuple[str, int]]] = list  # (game, seat) held here
+        self.bot_seats: Callable[[LiveGame], list[bool]] = lambda game: [False, False]
+        self._started_ms = 0  # an absence counts from this server's start at the earliest
         self.on_beat: list[Callable[[int], Awaitable[None]]] = []  # each heartbeat (the lobby)
         self._ticker: asyncio.Task[None] | None = None
         self._presence_at = 0
@@ -131,6 +137,7 @@ class GameService:
         """Resume after a (re)start: give the clocks back the time no server ran, then keep the
         heartbeat and the deadlines; make every AI move that is due; follow other processes
         (``lobby(challenge_id)``: another process changed a challenge)."""
+        self._started_ms = self.now_ms()
         # Start the workers now, so the first AI move does not wait for the search to load.
         self.ai.warm_up()
         await self.resume_clocks()
@@ -208,23 +215,40 @@ class GameService:
             await asyncio.sleep(self.tick)
 
     def _timed_seats(self) -> list[tuple[str, int]]:
-        """The connected seats of real-time games held here (their presence is recorded)."""
+        """The connected seats whose absence could be claimed, of games held here (their
+        presence is recorded)."""
         out = []
         for game_id, seat in self.connected():
             game = self._games.get(game_id)
-            clock = game.clock if game is not None else None
-            if clock is not None and clock.control.kind is Kind.REAL_TIME and clock.running:
+            if game is not None and self._claimable(game, seat):
                 out.append((game_id, seat))
         return out
 
+    def _claimable(self, game: LiveGame, seat: int) -> bool:
+        """Whether ``seat``'s absence can be claimed: a real-time game's seat, or a bot's seat
+        in an untimed game (its opponent would otherwise wait for ever)."""
+        clock = game.clock
+        if clock is None:
+            return self.bot_seats(game)[seat]
+        return clock.control.kind is Kind.REAL_TIME and clock.running
+
+    def claim_at(self, game: LiveGame, absent: int) -> int | None:
+        """When ``absent``'s opponent may claim the game, should ``absent`` be gone (None:
+        never): :func:`hanamikoji.clock.claim_allowed_at` in a real-time game; in an untimed
+        game against a bot, ``BOT_GONE_MS`` after the bot was last seen (or this server
+        started)."""
+        if game.state.is_over or not self._claimable(game, absent):
+            return None
+        clock = game.clock
+        if clock is not None:
+            return claim_allowed_at(clock, absent, game.row.seen[absent] or 0)
+        return max(game.row.seen[absent] or 0, self._started_ms) + BOT_GONE_MS
+
     async def seen(self, game_id: str, seat: int) -> None:
-        """``seat`` of a real-time game connected or left now: record it (told to the other
-        processes), so that an absence counts from here."""
+        """``seat`` connected or left now, in a game whose absences can be claimed: record it
+        (told to the other processes), so that an absence counts from here."""
         game = self._games.get(game_id)
-        clock = game.clock if game is not None else None
-        if game is None or clock is None or clock.control.kind is not Kind.REAL_TIME:
-            return
-        if game.state.is_over:
+        if game is None or game.state.is_over or not self._claimable(game, seat):
             return
         now = self.now_ms()
         async with self._lock(game_id):
@@ -254,8 +278,9 @@ class GameService:
         return True
 
     async def claim(self, game_id: str, seat: int) -> LiveGame:
-        """``seat`` claims the win of a real-time game its opponent left (the server checks the
-        absence: ``hanamikoji.clock.may_claim_abandoned``)."""
+        """``seat`` claims the win of a real-time game its opponent left, or of an untimed game
+        whose bot has been gone ``BOT_GONE_MS`` (the server checks the absence: :meth:`claim_at`,
+        as ``hanamikoji.clock.may_claim_abandoned``)."""
         other = 1 - seat
         async with self._lock(game_id):
             game = await self._reload(game_id)  # the other servers' record of the absence
@@ -264,17 +289,18 @@ class GameService:
             if game.state.is_over:
                 raise WebError("over", "the game is over")
             clock = game.clock
-            if clock is None or clock.control.kind is not Kind.REAL_TIME or not clock.running:
-                raise WebError("not-allowed", "only a real-time game can be claimed")
+            if not self._claimable(game, other):
+                raise WebError(
+                    "not-allowed",
+                    "only a real-time game, or an untimed game against a bot, can be claimed",
+                )
             now = self.now_ms()
-            late = clock.flag(now)
+            late = clock.flag(now) if clock is not None else None
             if late is not None:  # out of time: lost that way, whoever claims
                 stored = await self._end_by_clock(game, late, "time", now)
             else:
-                allowed = claim_allowed_at(clock, other, game.row.seen[other] or 0)
-                if self.online(game_id, other) or not may_claim_abandoned(
-                    clock, other, game.row.seen[other] or 0, now
-                ):
+                allowed = self.claim_at(game, other)
+                if self.online(game_id, other) or allowed is None or now < allowed:
                     wait = "" if allowed is None else f" (in {max(1, (allowed - now) // 1000)} s)"
                     raise WebError(
                         "not-allowed",
@@ -288,13 +314,13 @@ class GameService:
         return game
 
     async def _end_by_clock(self, game: LiveGame, seat: int, how: str, now: int) -> bool:
-        """Store ``seat``'s loss by the clock (``how``: time or abandoned); False if the game
-        moved on meanwhile (another process wrote first)."""
+        """Store ``seat``'s loss by the clock (``how``: time or abandoned: an untimed game's
+        bot has no clock); False if the game moved on meanwhile (another process wrote first)."""
         clock = game.clock
-        assert clock is not None
         entry = f"{FORFEIT}{seat}:{how}"
         state = concede(game.state, entry, game.row.control)
-        return await self._store(game, [(seat, entry)], state, clock.stop(now))
+        stopped = clock.stop(now) if clock is not None else None
+        return await self._store(game, [(seat, entry)], state, stopped)
 
     async def _store(
         self, game: LiveGame, entries: list[tuple[int, str]], state: State, clock: Clock | None

@@ -1548,7 +1548,8 @@ _SET_BOT_TOKEN = "UPDATE bots SET token_hash = ? WHERE player_id = ?"
 # A revoked token stays known as such, so that a bridge still using it is told so.
 _REVOKE_BOT = (
     "UPDATE bots SET token_hash = 'revoked:' || token_hash "
-    "WHERE player_id = ? AND token_hash NOT LIKE 'revoked:%'"
+    # (not LIKE 'revoked:%': psycopg would read its % as a placeholder)
+    "WHERE player_id = ? AND substr(token_hash, 1, 8) <> 'revoked:'"
 )
 _SET_BOT_ACCEPTS = "UPDATE bots SET accepts = ? WHERE player_id = ?"
 # A bot declines a challenge addressed to it (only while it is open).

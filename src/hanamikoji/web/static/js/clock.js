@@ -4,7 +4,8 @@
 // `now`. The page counts the running seat's time down from the moment that message arrived (on
 // this page's monotonic clock), so an error in this computer's clock changes nothing. Under 20 s
 // a real-time clock turns red, and the player's own is announced once to screen readers. The
-// "Claim the win" box shows once the server's `claim_at` has come.
+// "Claim the win" box shows once the server's `claim_at` has come (in an untimed game against a
+// bot, the game's own `claim_at`: the bot's bridge has been gone a minute, docs/bots.md).
 
 import { $, h } from "./dom.js";
 import { t } from "./i18n.js";
@@ -15,6 +16,8 @@ const TICK_MS = 100;
 
 const clocks = {
   clock: null, // the last state message's `clock` (null: no time control)
+  claimAt: null, // when this seat may claim the game (the server's time; null: not now)
+  now: 0, // the server's time when the last state message was written
   at: 0, // performance.now() when it arrived
   seat: null, // this page's seat
   spectator: false, // a spectator's table: no clock is "yours", nothing announced, no claim
@@ -28,6 +31,8 @@ const clocks = {
 /** Take the clocks of a state message (call it when the message arrives, before any pacing). */
 export function clockReceived(msg) {
   clocks.clock = msg.clock || null;
+  clocks.claimAt = (msg.clock ? msg.clock.claim_at : msg.game.claim_at) ?? null;
+  clocks.now = (msg.clock ? msg.clock.now : msg.game.now) ?? 0;
   clocks.at = performance.now();
   clocks.seat = msg.view.seat;
   clocks.spectator = Boolean(msg.spectator);
@@ -50,7 +55,7 @@ export function initClocks({ claim }) {
 
 /** The server's time now, as this page estimates it from the last message. */
 function serverNow() {
-  return clocks.clock.now + (performance.now() - clocks.at);
+  return clocks.now + (performance.now() - clocks.at);
 }
 
 /** A seat's time left now (ms, never below 0), or null without a clock. */
@@ -116,11 +121,19 @@ function paint(node, seat) {
 }
 
 function update() {
-  if (!clocks.clock) {
-    const box = $("#claim-box");
-    if (box) box.hidden = true;
-    return;
+  if (clocks.clock) paintClocks();
+  const box = $("#claim-box");
+  if (box) {
+    const at = clocks.claimAt;
+    const open = at !== null && !clocks.over && !clocks.spectator && serverNow() >= at;
+    if (box.hidden === open) {
+      box.hidden = !open;
+      if (open) $("#claim").disabled = false;
+    }
   }
+}
+
+function paintClocks() {
   for (const node of document.querySelectorAll("[data-clock-seat]")) paint(node, Number(node.dataset.clockSeat));
   const mine = left(clocks.seat);
   const key = `${clocks.game}:${clocks.seat}`;
@@ -129,15 +142,6 @@ function update() {
     clocks.announced.add(key);
     const alert = $("#clock-alert");
     if (alert) alert.textContent = t("clock.low");
-  }
-  const box = $("#claim-box");
-  if (box) {
-    const at = clocks.clock.claim_at;
-    const open = at !== null && at !== undefined && !clocks.over && !clocks.spectator && serverNow() >= at;
-    if (box.hidden === open) {
-      box.hidden = !open;
-      if (open) $("#claim").disabled = false;
-    }
   }
 }
 

@@ -1,0 +1,55 @@
+"""An untimed game whose bot stays away (docs/bots.md, "A bot that leaves"): once its bridge has
+been gone ``BOT_GONE_MS``, its opponent may claim the win, as in a real-time game; before, and
+while the bot is connected, the claim is refused saying why, and an untimed game between people
+cannot be claimed at all."""
+
+from __future__ import annotations
+
+from bot_support import bridge, new_bot, signed_up
+from hanamikoji.web.service import BOT_GONE_MS
+from lobby_support import Server, call, challenge, meet, site, table  # noqa: F401 (fixture)
+from test_web_bots import started
+
+
+async def test_an_untimed_game_whose_bot_left_may_be_claimed(site: Server) -> None:  # noqa: F811
+    async with site.browser() as owner, site.browser() as anna:
+        await signed_up(owner, "owner_g")
+        token = await new_bot(owner, "gone_bot", controls=["none"], rated=False)
+        await signed_up(anna, "anna_g")
+        async with bridge(site, token):
+            made = await challenge(anna, control="none", to="gone_bot", seat=0)
+            game = (await started(anna, made["challenge"]["id"]))["game"]
+            seat = await table(anna, game)
+            assert seat.state is not None
+            assert seat.state["game"]["opponent_online"] and seat.state["game"]["claim_at"] is None
+            await seat.send(type="claim")
+            refused = await seat.error()
+            assert refused["code"] == "not-allowed" and "still here" in refused["message"]
+        # The bridge went: the page learns it, and when the claim opens.
+        left = await seat.until(lambda s: not s["game"]["opponent_online"])
+        claim_at = left["game"]["claim_at"]
+        assert claim_at is not None and claim_at - left["game"]["now"] > BOT_GONE_MS - 5_000
+        await seat.send(type="claim")
+        early = await seat.error()
+        assert early["code"] == "not-allowed" and "gone long enough" in early["message"]
+        site.now.shift(BOT_GONE_MS + 1_000)
+        await seat.send(type="claim")
+        end = await seat.until(lambda s: s["game"]["status"] == "over")
+        assert end["result"]["winner"] == 0 and end["result"]["reason"] == "forfeit"
+        assert "left the game and the win was claimed (no clock)" in end["result"]["why"]
+        await seat.ws.close()
+        record = await call(anna, "GET", f"/api/games/{game}/record", 200)
+        assert record["result"]["winner"] == 0
+
+
+async def test_an_untimed_game_between_people_cannot_be_claimed(site: Server) -> None:  # noqa: F811
+    async with site.browser() as anna, site.browser() as bob:
+        host, guest = await meet(site, anna, bob, control="none")
+        await guest.ws.close()
+        state = await host.until(lambda s: not s["game"]["opponent_online"])
+        assert "claim_at" not in state["game"]  # no bot: nothing to claim
+        site.now.shift(BOT_GONE_MS * 10)
+        await host.send(type="claim")
+        refused = await host.error()
+        assert refused["code"] == "not-allowed" and "against a bot" in refused["message"]
+        await host.ws.close()
