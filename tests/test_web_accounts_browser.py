@@ -209,6 +209,29 @@ def test_the_account_page_and_the_games_list_are_accessible(
             "() => document.querySelector('#account').dataset.state === 'account'",
             why="account",
         )
+        # Chat, on by default, turned off here for every game, kept by the server.
+        chat = page.locator("#chat-pref")
+        until(page, "() => !document.querySelector('#chat-pref').disabled", why="no chat box")
+        assert chat.is_checked()
+        chat.click()
+        until(
+            page,
+            "() => /Chat is off/.test(document.querySelector('#account-status').textContent)",
+            why="not saved",
+        )
+        kept = page.evaluate("fetch('/api/me/chat').then((r) => r.json())")
+        assert kept == {"chat": False}
+        page.reload()
+        until(page, "() => !document.querySelector('#chat-pref').disabled", why="no chat box")
+        assert not page.locator("#chat-pref").is_checked()
+        findings.check(page, "account: chat off")
+        page.locator("#chat-pref").click()
+        until(
+            page,
+            "() => /Chat is on/.test(document.querySelector('#account-status').textContent)",
+            why="not saved",
+        )
+        assert page.evaluate("fetch('/api/me/chat').then((r) => r.json())") == {"chat": True}
         page.locator("#delete-form button[type=submit]").click()  # not confirmed
         until(
             page, "() => !document.querySelector('#delete-form .form-error').hidden", why="confirm"

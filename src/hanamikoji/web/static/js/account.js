@@ -1,5 +1,6 @@
 // The account page (/account): a guest creates an account or signs in; a signed-in player
-// changes their name or password, signs out, or deletes the account (docs/web.md, "Identity").
+// changes their name or password, signs out, or deletes the account (docs/web.md, "Identity");
+// anyone turns chat on or off for every game (docs/web.md, "Chat").
 
 import { $, $$ } from "./dom.js";
 import { reasonOf } from "./errors.js";
@@ -67,6 +68,37 @@ function render() {
   }
 }
 
+/** The chat preference as the server keeps it (GET /api/me/chat); the box waits for it. */
+async function loadChat() {
+  const box = $("#chat-pref");
+  try {
+    const response = await fetch("/api/me/chat", { credentials: "same-origin" });
+    if (!response.ok) return;
+    box.checked = Boolean((await response.json()).chat);
+    box.disabled = false;
+  } catch {
+    /* offline: the box stays disabled */
+  }
+}
+
+/** Keep the box's new value (POST /api/me/chat); a refusal puts it back and says why. */
+async function saveChat() {
+  const box = $("#chat-pref");
+  const on = box.checked;
+  box.disabled = true;
+  const answer = await send("/api/me/chat", { chat: on });
+  box.disabled = false;
+  page.errors = {};
+  if (answer.ok) {
+    box.checked = Boolean(answer.body?.chat);
+    page.status = { key: box.checked ? "account.chat_on" : "account.chat_off" };
+  } else {
+    box.checked = !on;
+    page.errors["chat-box"] = explain(answer);
+  }
+  render();
+}
+
 /** Read who the visitor is now and show it; ``status`` says what just happened. */
 async function refresh(status = null) {
   page.me = await whoAmI();
@@ -75,6 +107,7 @@ async function refresh(status = null) {
   if (document.activeElement !== $("#name")) $("#name").value = page.me.name || "";
   for (const input of $$('input[type="password"]')) input.value = "";
   for (const input of $$("[aria-invalid]")) input.removeAttribute("aria-invalid");
+  await loadChat(); // (the player's own: another after signing in or out)
   render();
   if (status) $("#account-title").focus(); // the forms changed under the focus: start again at the top
 }
@@ -137,6 +170,7 @@ async function main() {
   wire($("#delete-form"), "/api/account/delete", ["password"], () => refresh({ key: "account.deleted" }), () =>
     $("#delete-confirm").checked ? null : { key: "account.errors.confirm" },
   );
+  $("#chat-pref").addEventListener("change", saveChat);
   $("#signout").addEventListener("click", async () => {
     const answer = await send("/api/account/signout", {});
     if (answer.ok || answer.body?.code === "not-signed-in") {
