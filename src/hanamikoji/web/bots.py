@@ -406,6 +406,12 @@ class BotHub:
             task = asyncio.create_task(self._departed(link, game_id, seat))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
+        task = asyncio.create_task(self._gone(link))  # apart from the handler, as above
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _gone(self, link: BotLink) -> None:
+        """The challenges offered to a bot that went are declined, and the lobby's list told."""
         for challenge_id in list(link.offered):
             await self._decline(challenge_id)
         with contextlib.suppress(Exception):
