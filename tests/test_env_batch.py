@@ -530,3 +530,18 @@ def test_the_rounds_history_block_is_the_core_engines() -> None:
     sim.reset(seed=1)
     sim.set_state(saved)
     assert np.array_equal(twin.observe_history(1), sim.observe_history(1))
+
+
+def test_random_steps_keeps_no_history_until_a_reset() -> None:
+    sim = BatchSim(8, seed=3)
+    sim.observe_history(0)
+    sim.random_steps(5)
+    with pytest.raises(ValueError, match="random_steps keeps no round history"):
+        sim.observe_history(0)
+    twin = sim.clone()
+    sim.reset()
+    assert not sim.observe_history(1)[:, OBS_SIZE:].any()  # no turn played yet
+    with pytest.raises(ValueError, match="random_steps keeps no round history"):
+        twin.observe_history(0)
+    twin.set_state(sim)
+    twin.observe_history(0)

@@ -146,36 +146,43 @@ assert _H_TURN * HISTORY_TURNS == HISTORY_SIZE
 
 # -- the kernels: one game row at a time ------------------------------------------------------
 @jit_inline
-def _apply(
-    row: Any, rec: Any, a: int, T: Any, deals: Any, max_rounds: int, auto_reset: bool
-) -> int:
+def _apply(row: Any, a: int, T: Any, deals: Any, max_rounds: int, auto_reset: bool) -> int:
     """Apply legal action a (a finished game restarts instead); 1 if a was applied.
 
     A round's end is scored; the game then ends, or the next round is dealt (there is a deal:
-    callers check first, with ``_lacks_deal``). ``rec`` (8, 3) is the round's record: per turn
-    the actor + 1 (0: not played yet), its action and the pick (-1: none).
+    callers check first, with ``_lacks_deal``).
     """
     if row[C_TO_MOVE] < 0:
-        if auto_reset and new_game(row, deals):
-            rec[:, 0] = 0
+        if auto_reset:
+            new_game(row, deals)
         return 0
-    turn = row[C_TURN]
-    if row[C_OFFER] >= 0:
-        rec[turn, 2] = a
-    else:
-        rec[turn, 0] = row[C_TO_MOVE] + 1
-        rec[turn, 1] = a
-        rec[turn, 2] = -1
     if apply(row, a, T):
         winner, reason = score_round(row, max_rounds)
         if reason == 0:
             row[C_ROUND] += 1
             row[C_FIRST] = 1 - row[C_FIRST]
             start_round(row, deals)
-            rec[:, 0] = 0
         else:
             end_game(row, winner, reason)  # the last round's record stays readable
     return 1
+
+
+@jit_inline
+def _note(row: Any, R: Any, g: int, a: int) -> None:
+    """Record decision a (before it is applied) in game g's round record ``R[g]`` (8, 3): per
+    turn the actor, its action and the pick (-1: none). Only the round's turns so far are valid
+    (``turn``, and the turn whose offer is being answered), so nothing is cleared between rounds.
+    ``random_steps`` keeps no record: its loop ran a tenth slower with one.
+    """
+    if row[C_TO_MOVE] < 0:
+        return
+    turn = row[C_TURN]
+    if row[C_OFFER] >= 0:
+        R[g, turn, 2] = a
+    else:
+        R[g, turn, 0] = row[C_TO_MOVE]
+        R[g, turn, 1] = a
+        R[g, turn, 2] = -1
 
 
 @jit_inline
@@ -246,7 +253,7 @@ def _charm_lead(row: Any) -> int:
 @jit_inline
 def _decide(
     row: Any,
-    rec: Any,
+    g: int,
     a: int,
     T: Any,
     deals: Any,
@@ -258,20 +265,20 @@ def _decide(
     tally: Any,
 ) -> int:
     """``_apply`` with its rewards (the result, and ``weight`` x the change of the charm lead
-    over 21 at each scoring) added into rewards (2,); 1 if a was applied."""
+    over 21 at each scoring) added into rewards[g]; 1 if a was applied."""
     lead = _charm_lead(row) if weight != 0.0 else 0
-    applied = _apply(row, rec, a, T, deals, max_rounds, auto_reset)
+    applied = _apply(row, a, T, deals, max_rounds, auto_reset)
     if applied:
         if weight != 0.0:
             shaped = weight * (_charm_lead(row) - lead) / TOTAL_CHARM
-            rewards[0] += shaped
-            rewards[1] -= shaped
+            rewards[g, 0] += shaped
+            rewards[g, 1] -= shaped
         if row[C_TO_MOVE] < 0:
-            done[0] = True
+            done[g] = True
             winner = row[C_WINNER]
             if winner >= 0:
-                rewards[winner] += 1.0
-                rewards[1 - winner] -= 1.0
+                rewards[g, winner] += 1.0
+                rewards[g, 1 - winner] -= 1.0
             _tally_end(row, tally)
     return applied
 
@@ -296,23 +303,27 @@ def _step(
     n = 0
     for g in range(S.shape[0]):
         row = S[g]
-        applied = _decide(
-            row,
-            R[g],
-            actions[g],
-            T,
-            deals[g],
-            max_rounds,
-            auto_reset,
-            weight,
-            rewards[g],
-            done[g:],
-            tally,
-        )
+        # _decide's body, written out: calling it here made the step half as slow again
+        # (numba's nested inlining; measured with bench/env.py's batch rows).
+        lead = _charm_lead(row) if weight != 0.0 else 0
+        _note(row, R, g, actions[g])
+        applied = _apply(row, actions[g], T, deals[g], max_rounds, auto_reset)
         n += applied
         if not applied:
             ignored[g] = True
             reset[g] = row[C_TO_MOVE] >= 0
+            continue
+        if weight != 0.0:
+            shaped = weight * (_charm_lead(row) - lead) / TOTAL_CHARM
+            rewards[g, 0] += shaped
+            rewards[g, 1] -= shaped
+        if row[C_TO_MOVE] < 0:
+            done[g] = True
+            winner = row[C_WINNER]
+            if winner >= 0:
+                rewards[g, winner] += 1.0
+                rewards[g, 1 - winner] -= 1.0
+            _tally_end(row, tally)
     return n
 
 
@@ -359,9 +370,8 @@ def _play_opponent(
             a = _greedy(row, T, H, F, rel, ids) if greedy else random_action(row, T, H)
             if _lacks_deal(row, a, T, max_rounds):
                 return n, g
-            n += _decide(
-                row, R[g], a, T, deals[g], max_rounds, False, weight, rewards[g], done[g:], tally
-            )
+            _note(row, R, g, a)
+            n += _decide(row, g, a, T, deals[g], max_rounds, False, weight, rewards, done, tally)
     return n, -1
 
 
@@ -375,7 +385,6 @@ def _random_actions(S: Any, T: Any, H: Any, out: Any) -> None:
 @jit
 def _random_steps(
     S: Any,
-    R: Any,
     n_steps: int,
     T: Any,
     H: Any,
@@ -406,7 +415,7 @@ def _random_steps(
                 a = chosen[g]
             elif row[C_TO_MOVE] >= 0:
                 a = random_action(row, T, H)
-            applied = _apply(row, R[g], a, T, deals[g], max_rounds, auto_reset)
+            applied = _apply(row, a, T, deals[g], max_rounds, auto_reset)
             n += applied
             if applied and row[C_TO_MOVE] < 0:
                 _tally_end(row, tally)
@@ -505,11 +514,10 @@ def _observe(S: Any, seats: Any, T: Any, max_rounds: int, out: Any) -> None:
 
 
 @jit
-def _reset_all(S: Any, R: Any, deals: Any) -> None:
+def _reset_all(S: Any, deals: Any) -> None:
     for g in range(S.shape[0]):
         S[g, C_DEAL] = 0
         new_game(S[g], deals[g])
-        R[g, :, 0] = 0
 
 
 @jit
@@ -519,10 +527,9 @@ def _observe_history(S: Any, R: Any, seats: Any, T: Any, out: Any) -> None:
         seat = seats[g]
         row = out[g]
         row[:] = 0.0
-        for t in range(8):
-            actor = R[g, t, 0] - 1
-            if actor < 0:
-                break
+        played = S[g, C_TURN] + (1 if S[g, C_OFFER] >= 0 else 0)
+        for t in range(played):
+            actor = R[g, t, 0]
             at = t * _H_TURN
             row[at + (_H_OWN if actor == seat else _H_OPP)] = 1.0
             a = R[g, t, 1]
@@ -600,6 +607,7 @@ class BatchState(NamedTuple):
     table: Int64Array
     tally: Int64Array
     record: Int64Array
+    history_kept: bool = True
 
 
 class BatchSim:
@@ -684,10 +692,11 @@ class BatchSim:
         """The state matrix, one row per game (see the module docstring). Read only."""
         self.table[:, C_NDEALS] = counts
         self._tally = np.zeros((3, 4), dtype=np.int64)
-        # Per game and turn of the round: actor + 1 (0: not yet), action, pick (-1: none).
+        # Per game and turn of the round: actor, action, pick (-1: none); see _apply.
         self._record = np.zeros((len(counts), HISTORY_TURNS, 3), dtype=np.int64)
+        self._history_kept = True
         self._seed(seed)
-        _reset_all(self.table, self._record, self._deals)
+        _reset_all(self.table, self._deals)
 
     def _seed(self, seed: int | None) -> None:
         streams = np.random.SeedSequence(seed).generate_state(self.batch_size, np.uint64)
@@ -703,7 +712,8 @@ class BatchSim:
         if seed is not None:
             self._seed(seed)
         self._tally[:] = 0
-        _reset_all(self.table, self._record, self._deals)
+        self._history_kept = True
+        _reset_all(self.table, self._deals)
 
     def legal_mask(self, out: BoolArray | None = None) -> BoolArray:
         """(B, NUM_ACTIONS) bool, True where an action is legal; all False in a finished game
@@ -850,7 +860,9 @@ class BatchSim:
 
     def get_state(self) -> BatchState:
         """A copy of every game's state and the tally, for :meth:`set_state`."""
-        return BatchState(self.table.copy(), self._tally.copy(), self._record.copy())
+        return BatchState(
+            self.table.copy(), self._tally.copy(), self._record.copy(), self._history_kept
+        )
 
     def set_state(self, state: BatchState | BatchSim) -> None:
         """Put every game back as in ``state`` (from :meth:`get_state`, or another simulator of
@@ -859,7 +871,7 @@ class BatchSim:
             state = state.get_state()
         if not isinstance(state, BatchState):
             raise ValueError(f"state must be a BatchState or a BatchSim, got {state!r}")
-        table, tally, record = state
+        table, tally, record, kept = state
         if record.shape != self._record.shape:
             raise ValueError(f"state's record must have shape {self._record.shape}")
         if table.shape != self.table.shape or table.dtype != np.int64:
@@ -872,6 +884,7 @@ class BatchSim:
         self.table[:] = table
         self._tally[:] = tally
         self._record[:] = record
+        self._history_kept = bool(kept)
 
     def random_steps(self, n_steps: int) -> int:
         """Run ``n_steps`` batch steps of uniformly random legal moves, all inside numba.
@@ -880,9 +893,9 @@ class BatchSim:
         as there), far faster. Returns the number of decisions made (restarts are none).
         """
         n_steps = _check_count(n_steps, "n_steps", 0)
+        self._history_kept = False
         n, g, step = _random_steps(
             self.table,
-            self._record,
             n_steps,
             T,
             H,
@@ -920,7 +933,14 @@ class BatchSim:
         self, seat: int | npt.ArrayLike, out: Float32Array | None = None
     ) -> Float32Array:
         """(B, OBS_SIZE + HISTORY_SIZE) float32: :meth:`observe` followed by the round's public
-        history, as ``hanamikoji.env.observation.observe_history`` gives it."""
+        history, as ``hanamikoji.env.observation.observe_history`` gives it (for games played by
+        :meth:`step` and :meth:`play_opponent`; after :meth:`random_steps`, :meth:`reset`
+        first)."""
+        if not self._history_kept:
+            raise ValueError(
+                "random_steps keeps no round history (for its speed): observe_history needs "
+                "the games played by step and play_opponent since the last reset()"
+            )
         seats = self._seats(seat)
         shape = (self.batch_size, OBS_SIZE + HISTORY_SIZE)
         if out is None:
