@@ -413,7 +413,7 @@ def train_critic(args: argparse.Namespace, model: Model, out: Path) -> None:
         np.savez(tmp, **arrays)
         tmp.replace(path)
         hist_path.write_text(json.dumps(history, indent=0) + "\n")
-        bar(it + 1, args.critic, started, f"critic: held-out squared error {held:.3f}")
+        bar(it + 1, args.critic, started, f"critic: held-out squared error {held:.3f}", start)
     sys.stderr.write("\n")
     # the shipped file holds the player and the critic: one set of weights to read
     arrays = dict(model.net().arrays())
@@ -580,12 +580,12 @@ def curve(history: list[dict[str, Any]]) -> str:
     return "\n".join(out) + "\n"
 
 
-def bar(done: int, total: int, started: float, note: str) -> None:
-    """One progress line on stderr."""
+def bar(done: int, total: int, started: float, note: str, first: int = 0) -> None:
+    """One progress line on stderr (``first``: where this run resumed, for the time left)."""
     width = 30
     fill = int(width * done / max(total, 1))
     spent = time.time() - started
-    eta = spent / max(done, 1) * (total - done)
+    eta = spent / max(done - first, 1) * (total - done)
     sys.stderr.write(
         f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{total} "
         f"{spent / 60:5.1f} min, ~{eta / 60:4.1f} left  {note}\x1b[K"
@@ -674,7 +674,7 @@ def main(argv: list[str] | None = None) -> int:
         note = f"{'imitate' if imitate else 'self-play'} value {losses['value']:.3f}"
         if last:
             note += f" | vs greedy {last['vs_greedy']:.3f} vs random {last['vs_random']:.3f}"
-        bar(it, args.iterations, started, note)
+        bar(it, args.iterations, started, note, start)
     sys.stderr.write("\n")
     if args.critic:
         train_critic(args, model, out)
