@@ -168,3 +168,26 @@ async def test_refusals(client: Client, db: str, capsys: pytest.CaptureFixture[s
     assert exit_.value.code == 2
     status, out, _ = await admin(capsys, db, "log")
     assert out.strip() == "nothing logged yet"  # nothing refused was logged
+
+
+def test_a_database_that_is_not_there_is_said_not_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A mistyped --db names the missing file (never 'no player' from a new, empty database)."""
+    missing = tmp_path / "typo" / "games.sqlite3"
+    for db in (f"sqlite:///{missing}", str(missing)):
+        assert main(["admin", "mute", "carol", "--reason", "x", "--db", db]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"hanamikoji admin: no SQLite database at '{missing}'"), err
+    assert not missing.parent.exists()
+
+
+@pytest.mark.parametrize("limit", ["0", "-5", "abc"])
+def test_a_limit_below_one_is_a_usage_error(
+    limit: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for action in ("log", "messages"):
+        with pytest.raises(SystemExit) as exit_:
+            main(["admin", action, "--limit", limit, "--db", str(tmp_path / "x.sqlite3")])
+        assert exit_.value.code == 2
+        assert "argument --limit: expected " in capsys.readouterr().err

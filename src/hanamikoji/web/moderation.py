@@ -94,14 +94,25 @@ def configure(parser: argparse.ArgumentParser) -> None:
     listing.add_argument(
         "--player", default=None, metavar="PLAYER", help="only this player's (user name or id)"
     )
-    listing.add_argument("--limit", type=int, default=50, metavar="N", help="at most N (50)")
+    listing.add_argument("--limit", type=_count, default=50, metavar="N", help="at most N (50)")
     removal = actions.add_parser(
         "remove", parents=[common], help="remove a chat message (kept, marked, for the log)"
     )
     removal.add_argument("message", metavar="MESSAGE", help="the message's id (see messages)")
     removal.add_argument("--reason", required=True, help="why, for the log")
     log = actions.add_parser("log", parents=[common], help="the moderation log, the newest first")
-    log.add_argument("--limit", type=int, default=50, metavar="N", help="at most N (50)")
+    log.add_argument("--limit", type=_count, default=50, metavar="N", help="at most N (50)")
+
+
+def _count(text: str) -> int:
+    """``--limit``: a whole number of at least 1 (argparse says so otherwise)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -116,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _act(args: argparse.Namespace) -> list[str]:
-    store = await open_store(args.db)
+    store = await open_store(args.db, create=False)
     try:
         moderator = _moderator(args.by)
         if args.action in FLAGS:
@@ -129,11 +140,9 @@ async def _act(args: argparse.Namespace) -> list[str]:
             return [_entry_line(entry)]
         if args.action == "messages":
             player_id = (await find_player(store, args.player)).id if args.player else None
-            lines = await store.chat_lines(
-                game_id=args.game, player_id=player_id, limit=max(1, args.limit)
-            )
+            lines = await store.chat_lines(game_id=args.game, player_id=player_id, limit=args.limit)
             return [_chat_line(line) for line in lines] or ["no messages"]
-        entries = await store.moderation_log(max(1, args.limit))
+        entries = await store.moderation_log(args.limit)
         return [_entry_line(entry) for entry in entries] or ["nothing logged yet"]
     finally:
         await store.close()

@@ -1842,16 +1842,18 @@ def default_db_path() -> Path:
     return Path(base) / "hanamikoji" / "games.sqlite3"
 
 
-async def open_store(url: str | None, *, exclusive: bool = False) -> Store:
+async def open_store(url: str | None, *, exclusive: bool = False, create: bool = True) -> Store:
     """Open (and create or migrate) the database named by ``url``.
 
     ``None`` is the default SQLite file; ``sqlite:///PATH`` another file (``sqlite:////tmp/x``
     for an absolute path, as in SQLAlchemy); ``postgresql://...``
     a PostgreSQL database. A plain path is taken as an SQLite file. With ``exclusive`` (a server)
-    an SQLite file is locked for this process: a second server on it is refused.
+    an SQLite file is locked for this process: a second server on it is refused. Without
+    ``create`` (``hanamikoji admin``), an SQLite file that does not exist is :class:`StoreError`
+    instead of a new, empty database.
     """
     if url is None or not url.strip():
-        return SQLiteStore(default_db_path(), exclusive=exclusive)
+        return _sqlite(default_db_path(), exclusive, create)
     text = url.strip()
     scheme = urlparse(text).scheme.lower()
     if scheme in ("postgresql", "postgres"):
@@ -1864,12 +1866,21 @@ async def open_store(url: str | None, *, exclusive: bool = False) -> Store:
                 f"no file in {text!r}; expected sqlite:///relative/path.sqlite3 "
                 "or sqlite:////absolute/path.sqlite3"
             )
-        return SQLiteStore(Path(text[len("sqlite:///") :]), exclusive=exclusive)
+        return _sqlite(Path(text[len("sqlite:///") :]), exclusive, create)
     if scheme == "":
-        return SQLiteStore(Path(text), exclusive=exclusive)
+        return _sqlite(Path(text), exclusive, create)
     raise StoreError(
         f"unknown database {text!r}; expected sqlite:///PATH or postgresql://USER@HOST:PORT/DB"
     )
+
+
+def _sqlite(path: Path, exclusive: bool, create: bool) -> SQLiteStore:
+    if not create and not path.is_file():
+        raise StoreError(
+            f"no SQLite database at {str(path)!r}: give --db as the server has it "
+            "(hanamikoji serve --db URL makes it)"
+        )
+    return SQLiteStore(path, exclusive=exclusive)
 
 
 class SQLiteStore(_Players, _Lobby, _Ratings, _Chat, _Bots):
