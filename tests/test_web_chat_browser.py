@@ -159,3 +159,23 @@ def test_two_players_and_a_spectator_talk(server: Server, browser: Browser) -> N
     for page in (anna, bob, watcher):
         no_page_errors(page)
         page.context.close()
+
+
+def test_the_settings_with_chat_off_open_inside_a_phone_screen(
+    server: Server, browser: Browser
+) -> None:
+    """The ⚙ menu (where chat is turned off) sits left of the language picker: on a 390 px phone
+    its box opened from the gear's right edge, past the screen's left edge, Chat off unreachable."""
+    _, pages = friend_game(browser, server)
+    bob = pages[1]
+    bob.set_viewport_size(PHONE)
+    bob.locator("#prefs > summary").click()
+    box = bob.locator(".prefs-box").bounding_box()
+    assert box is not None
+    assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+    shot(bob, "chat-prefs-390x844.png", full_page=False)
+    bob.locator("#pref-chat").uncheck(timeout=5_000)
+    until(bob, "() => document.querySelector('#chat').hidden", why="chat off hides the box")
+    for page in pages:
+        no_page_errors(page)
+        page.context.close()
