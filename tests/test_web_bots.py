@@ -100,6 +100,21 @@ async def test_what_the_owner_allows_is_enforced_with_a_reason(site: Server) -> 
         assert other["_status"] == 404  # another account's bot is not yours to touch
 
 
+async def test_a_bot_that_would_accept_no_game_is_refused(site: Server) -> None:
+    nothing = {"rated": False, "casual": False}
+    async with site.browser() as owner:
+        await signed_up(owner, "owner_n")
+        body = {"username": "idle_bot", "accepts": nothing}
+        refused = await call(owner, "POST", "/api/bots", 400, json=body)
+        assert refused["field"] == "accepts" and "accept no game" in refused["error"]
+        await new_bot(owner, "idle_bot", rated=False)
+        body = {"accepts": {"casual": False}}
+        refused = await call(owner, "POST", "/api/bots/idle_bot/settings", 400, json=body)
+        assert refused["field"] == "accepts" and "accept no game" in refused["error"]
+        bots = await call(owner, "GET", "/api/bots", 200)
+        assert bots["bots"][0]["accepts"]["casual"] is True  # unchanged
+
+
 async def hello(site: Server, token: Any) -> tuple[aiohttp.ClientWebSocketResponse, Any]:
     session = aiohttp.ClientSession()
     ws = await session.ws_connect(f"{site.base}/ws/bot")

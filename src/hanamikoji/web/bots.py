@@ -132,6 +132,17 @@ class Accepts:
             raise FieldError("accepts", f"games must be a whole number from 1 to {MAX_GAMES}")
         return cls(tuple(read), flags["rated"], flags["casual"], games)
 
+    def some(self) -> Accepts:
+        """These settings, if they let the bot play something (an owner's new ones);
+        :class:`FieldError` for a bot that would accept no game."""
+        if not self.rated and not self.casual:
+            raise FieldError(
+                "accepts",
+                "rated and casual are both false: the bot would accept no game "
+                "(set one of them true)",
+            )
+        return self
+
     @classmethod
     def stored(cls, text: str) -> Accepts:
         """What the store keeps (written by :meth:`to_json`; unreadable: the defaults)."""
@@ -714,7 +725,7 @@ class BotHub:
     async def create(self, owner: PlayerRow, body: dict[str, Any]) -> dict[str, Any]:
         """``POST /api/bots``: a new bot of ``owner`` and its token (shown this once)."""
         name = check_username(body.get("username"))
-        accepts = Accepts.from_json(body.get("accepts"))
+        accepts = Accepts.from_json(body.get("accepts")).some()
         if len(await self.store.bots_of(owner.id)) >= MAX_BOTS:
             raise WebError("too-many", f"an account may have {MAX_BOTS} bots")
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
@@ -761,7 +772,7 @@ class BotHub:
     async def settings(self, owner: PlayerRow, name: Any, body: dict[str, Any]) -> dict[str, Any]:
         """What an owner's bot accepts from now on (its games on go on)."""
         bot = await self._own(owner, name)
-        accepts = Accepts.from_json(body.get("accepts"), Accepts.stored(bot.accepts))
+        accepts = Accepts.from_json(body.get("accepts"), Accepts.stored(bot.accepts)).some()
         text = json.dumps(accepts.to_json())
         await self.store.set_bot_accepts(bot.player_id, text)
         link = self.links.get(bot.player_id)
