@@ -146,6 +146,7 @@ async def test_html_and_control_characters_arrive_as_text_or_are_refused(client:
             ("nul\x00", "bad-request", "U+0000"),
             ("evil \u202eoverride", "bad-request", "U+202E"),
             ("bell\x07", "bad-request", "U+0007"),
+            ("half \ud83d", "bad-request", "U+D83D is half of a UTF-16 surrogate pair"),
             ("   ", "bad-request", "empty"),
             ("x" * (MAX_CHAT + 1), "too-long", f"at most {MAX_CHAT} characters"),
             (123, "bad-request", "text must be a string"),
@@ -162,6 +163,13 @@ async def test_html_and_control_characters_arrive_as_text_or_are_refused(client:
         assert "unknown keys" in (await anna.error())["message"]
         await anna.send(type="chat", text="ok", phrase="thanks")
         assert "not both" in (await anna.error())["message"]
+        # JSON that is not an object: said so, with what it is (not "unknown message type None")
+        for raw, what in (('["chat"]', "a list"), ('"chat"', "a string"), ("null", "null")):
+            await anna.ws.send_str(raw)
+            error = await anna.error()
+            assert error["code"] == "bad-request", error
+            assert error["message"].startswith("a message is a JSON object"), error
+            assert error["message"].endswith(f"this one is {what}"), error
         await quiet(bob)  # nothing refused was delivered
         await anna.send(type="chat-history")
         lines = (await next_of(anna, "chat-history"))["lines"]
@@ -245,6 +253,10 @@ async def test_spectators_have_a_room_of_their_own(client: Client) -> None:
             await spectator.send(type="chat-history", room="spectators")
             history = await next_of(spectator, "chat-history")
             assert history["room"] == "spectators" and history["lines"] == []
+        await eve.ws.send_str("[1]")
+        error = await eve.error()
+        assert error["code"] == "bad-request", error
+        assert error["message"].startswith("a message is a JSON object"), error
         # Never to the players' room, with or without naming it.
         for message in (
             {"type": "chat", "text": "psst"},

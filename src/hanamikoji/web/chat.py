@@ -85,10 +85,13 @@ def clean_text(text: Any) -> str:
         )
     bad = next((c for c in flat if not c.isprintable() and c != _JOINER), None)
     if bad is not None:
+        what = (
+            "half of a UTF-16 surrogate pair (broken Unicode)"
+            if 0xD800 <= ord(bad) <= 0xDFFF
+            else "a control or formatting character"
+        )
         raise WebError(
-            "bad-request",
-            f"a message must be printable text: U+{ord(bad):04X} is a control or formatting "
-            "character",
+            "bad-request", f"a message must be printable text: U+{ord(bad):04X} is {what}"
         )
     return flat
 

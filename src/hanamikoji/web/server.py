@@ -749,8 +749,11 @@ async def _handle(hub: Hub, game_id: str, conn: Connection, text: str) -> None:
             _error("bad-request", f'{e.message}: send a JSON object, e.g. {{"type": "ping"}}')
         )
         return
-    kind = data.get("type") if isinstance(data, dict) else None
-    if isinstance(data, dict) and "game" in data and data["game"] != game_id:
+    if not isinstance(data, dict):
+        await conn.send(_error("bad-request", _not_an_object(data)))
+        return
+    kind = data.get("type")
+    if "game" in data and data["game"] != game_id:
         await conn.send(
             _error("wrong-game", f"this connection plays game {game_id}, not {show(data['game'])}")
         )
@@ -997,13 +1000,22 @@ async def _watch_socket(request: web.Request) -> web.StreamResponse:
     return ws
 
 
+def _not_an_object(data: Any) -> str:
+    """What a socket says of valid JSON that is not an object (a list, a string, null...)."""
+    kinds = {list: "a list", str: "a string", bool: "true or false", type(None): "null"}
+    what = kinds.get(type(data), "a number")
+    return f'a message is a JSON object, e.g. {{"type": "ping"}}; this one is {what}'
+
+
 def _spectator_answer(text: str) -> dict[str, Any]:
     """A spectator may only ping: anything a player would send is refused, saying why."""
     try:
         data = read_json(text)
     except WebError as e:
         return _error("bad-request", f'{e.message}: send a JSON object, e.g. {{"type": "ping"}}')
-    kind = data.get("type") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return _error("bad-request", _not_an_object(data))
+    kind = data.get("type")
     if kind == "ping":
         return {"type": "pong"}
     if isinstance(kind, str) and kind in _NOT_FOR_SPECTATORS:
