@@ -54,6 +54,9 @@ async def test_a_bot_plays_a_whole_rated_game_against_a_person(site: Server) -> 
             seat = await table(anna, game)
             assert seat.state is not None and seat.state["game"]["names"][1] == "randy_bot"
             assert seat.state["game"]["rated"] and seat.state["game"]["opponent_online"]
+            await seat.send(type="chat", text="hello bot")  # its bridge would never read it
+            refused = await seat.error()
+            assert refused["code"] == "not-allowed" and "a bot does not chat" in refused["message"]
             await play_out([seat], random.Random(3))
             assert seat.state is not None and over(seat.state)
             for _ in range(100):

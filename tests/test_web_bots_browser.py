@@ -85,6 +85,7 @@ def test_a_bot_from_hanamikoji_bot_plays_a_rated_game_in_the_browser(
         game = game_id(page)
         until(page, "() => document.querySelector('#opp-name .bot-badge') !== null", why="no mark")
         assert page.locator("#opp-name").inner_text().startswith("bea_bot")
+        assert page.locator("#chat").is_hidden()  # a bot does not chat: no box to talk into
         play_by_clicks([page], random.Random(18))
         shot(page, "bots-game-over.png")
         no_page_errors(page)

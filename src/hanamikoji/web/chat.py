@@ -191,6 +191,11 @@ class ChatRooms:
             raise WebError(
                 "not-allowed", "the AI does not chat: the players' room is for games between people"
             )
+        if room == "players" and any(self.service.bot_seats(game)):
+            # A bot's bridge never reads chat (docs/bots.md): a message would go unheard.
+            raise WebError(
+                "not-allowed", "a bot does not chat: the players' room is for games between people"
+            )
         kind, body = parse_message(data)
         if author.player is not None:
             flags = (await self.service.store.chat_flags([author.player])).get(author.player)

@@ -157,8 +157,10 @@ export class ChatBox {
   render(scroll = false) {
     const msg = this.msg;
     const players = this.room === "players";
-    // Nothing to show: against the AI (it does not talk), with chat off, before the first state.
-    const shown = Boolean(msg) && this.on && !(players && msg.game.mode === "ai");
+    // Nothing to show: against the AI or a bot (they do not talk), with chat off, before the
+    // first state.
+    const silent = msg && (msg.game.mode === "ai" || (msg.game.bots || []).some(Boolean));
+    const shown = Boolean(msg) && this.on && !(players && silent);
     this.root.hidden = !shown;
     if (!shown) return;
     this.title.textContent = players ? t("chat.title") : t("chat.title_spectators");
