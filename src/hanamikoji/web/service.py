@@ -183,7 +183,8 @@ class GameService:
             games = await self.store.skip_downtime(alive_at, now, rewrite)
             if games is not None:
                 moved = len(games)
-                log.info("no server ran for %d ms: %d clocks paused over it", now - alive_at, moved)
+                if alive_at > 0:  # 0: no heartbeat yet, a database no server has run on
+                    log.info("no server ran for %d ms: %d clocks paused", now - alive_at, moved)
                 for game_id in games:
                     if game_id in self._games:
                         await self._reload(game_id)
