@@ -672,19 +672,29 @@ class PlayerStore(Protocol):
         ...
 
 
-class _Players:
-    """:class:`PlayerStore` written once, over three primitives each database provides."""
+class _Primitives:
+    """What each database provides, and the parts of the store written once over it use."""
 
     async def _one(self, sql: str, values: Sequence[Any]) -> tuple[Any, ...] | None:
+        """The first row ``sql`` selects, or None."""
         raise NotImplementedError
 
     async def _all(self, sql: str, values: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """Every row ``sql`` selects."""
         raise NotImplementedError
 
     async def _tx(self, steps: Sequence[Step], *, announce: int | None = None) -> list[Done]:
         """Run ``steps`` in one transaction; the game ids step ``announce`` selects are
         announced to the other processes. A unique value taken raises :class:`Duplicate`."""
         raise NotImplementedError
+
+    def _atomic(self) -> contextlib.AbstractAsyncContextManager[Atomic]:
+        """One transaction (committed when the block ends, rolled back on an exception)."""
+        raise NotImplementedError
+
+
+class _Players(_Primitives):
+    """:class:`PlayerStore` written once, over the primitives each database provides."""
 
     async def new_player(
         self, player_id: str, name: str | None, session: str, expires: str
@@ -909,11 +919,8 @@ async def _rate_in(run: Query, game_id: str, end: RatedEnd, lock: str = "") -> N
         )
 
 
-class _Ratings:
+class _Ratings(_Primitives):
     """Reading ratings, written once over the databases' ``_all``."""
-
-    async def _all(self, sql: str, values: Sequence[Any]) -> list[tuple[Any, ...]]:
-        raise NotImplementedError
 
     async def ratings(self, player_id: str) -> dict[str, Standing]:
         """``player_id``'s ratings by family (only families with a rated game)."""
@@ -1136,18 +1143,8 @@ class LobbyStore(Protocol):
         ...
 
 
-class _Lobby:
+class _Lobby(_Primitives):
     """:class:`LobbyStore` written once, over the primitives each database provides."""
-
-    async def _one(self, sql: str, values: Sequence[Any]) -> tuple[Any, ...] | None:
-        raise NotImplementedError
-
-    async def _all(self, sql: str, values: Sequence[Any]) -> list[tuple[Any, ...]]:
-        raise NotImplementedError
-
-    def _atomic(self) -> contextlib.AbstractAsyncContextManager[Atomic]:
-        """One transaction (committed when the block ends, rolled back on an exception)."""
-        raise NotImplementedError
 
     async def add_challenge(self, challenge: ChallengeRow, most: int) -> bool:
         async with self._atomic() as tx:
@@ -1402,17 +1399,8 @@ async def _nothing() -> None:
     return None
 
 
-class _Chat:
+class _Chat(_Primitives):
     """:class:`ChatStore` written once, over the primitives each database provides."""
-
-    async def _one(self, sql: str, values: Sequence[Any]) -> tuple[Any, ...] | None:
-        raise NotImplementedError
-
-    async def _all(self, sql: str, values: Sequence[Any]) -> list[tuple[Any, ...]]:
-        raise NotImplementedError
-
-    async def _tx(self, steps: Sequence[Step], *, announce: int | None = None) -> list[Done]:
-        raise NotImplementedError
 
     async def _announce_chat(self, item: str) -> None:
         """Tell the other processes (PostgreSQL; SQLite serves one process)."""
@@ -1640,17 +1628,8 @@ class BotStore(Protocol):
         ...
 
 
-class _Bots:
+class _Bots(_Primitives):
     """:class:`BotStore` written once, over the primitives each database provides."""
-
-    async def _one(self, sql: str, values: Sequence[Any]) -> tuple[Any, ...] | None:
-        raise NotImplementedError
-
-    async def _all(self, sql: str, values: Sequence[Any]) -> list[tuple[Any, ...]]:
-        raise NotImplementedError
-
-    async def _tx(self, steps: Sequence[Step], *, announce: int | None = None) -> list[Done]:
-        raise NotImplementedError
 
     async def add_bot(
         self,
