@@ -375,7 +375,7 @@ def test_look_alike_letters_and_digits_fold_together() -> None:
         ("Ωmega", "'\\u03a9' is not one of them"),
         ("x" * 5000, "got 5000 characters"),
         (42, "got 42"),
-        (None, "got None"),
+        (None, "got null"),
     ],
 )
 async def test_a_bad_user_name_says_what_is_allowed(server: Server, name: Any, why: str) -> None:

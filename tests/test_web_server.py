@@ -94,7 +94,7 @@ async def test_create_sets_the_seat_cookie_that_opens_the_socket(client: Client)
         ({"name": "x" * 41}, "name must be at most 40 characters"),
         ({"name": 5}, "name must be a string"),
         ({"mode": "friend", "level": "easy"}, "a game with a friend has no AI level"),
-        ({"colour": "red"}, "unknown keys ['colour']"),
+        ({"colour": "red"}, 'unknown keys ["colour"]'),
     ],
 )
 async def test_bad_requests_say_what_was_expected(

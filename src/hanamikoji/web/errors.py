@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 __all__ = ["MAX_NAME", "WebError", "clean_name", "show"]
@@ -45,9 +46,17 @@ def clean_name(name: Any, default: str) -> str:
 
 
 def show(value: Any, limit: int = 40) -> str:
-    """``value`` as it appears in an error message: its repr, shortened, always printable."""
+    """``value`` as it appears in an error message, shortened and always printable: a string
+    quoted, anything else spelled as JSON (``null``, ``true``, ``[1, 2]``), since it came from
+    a JSON request and its sender reads JSON."""
     try:
-        text = repr(value)
+        if isinstance(value, str):
+            text = repr(value)
+        else:
+            try:
+                text = json.dumps(value, ensure_ascii=True)
+            except TypeError:  # not JSON (a caller's own value): as Python writes it
+                text = repr(value)
     except ValueError:  # an integer too long to print in decimal
         return "a number too large"
     text = text.encode("ascii", "backslashreplace").decode()
