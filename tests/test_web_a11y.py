@@ -831,3 +831,34 @@ def test_the_theme_chosen_at_the_table_holds_on_the_home_rules_and_invitation_pa
         no_page_errors(page)
     finally:
         context.close()
+
+
+def test_a_status_that_scrolls_takes_the_keyboard(
+    server: Server, browser: Browser, findings: Findings
+) -> None:
+    """On a phone the status scrolls once it tells many moves: it is then a tab stop (axe's
+    scrollable-region-focusable), and no tab stop while it fits."""
+    context = a11y_context(browser)
+    try:
+        page = open_page(context)
+        page.set_viewport_size(VIEWPORTS["390x844"])
+        start_ai_game(page, server, seat="0")
+        wait_for_my_turn(page)
+        assert page.locator("#status").get_attribute("tabindex") is None
+        page.evaluate(
+            """() => {
+              const status = document.querySelector('#status');
+              for (let i = 0; i < 12; i++) {
+                const p = document.createElement('p');
+                p.textContent = 'a move told at length, one of many';
+                status.append(p);
+              }
+              window.dispatchEvent(new Event('resize'));
+            }"""
+        )
+        assert page.locator("#status").get_attribute("tabindex") == "0"
+        findings.check(page, "game: a status that scrolls", ("390x844",))
+        no_page_errors(page)
+    finally:
+        context.close()
+    findings.assert_clean()

@@ -781,7 +781,17 @@ function renderStatus(msg) {
   if (!msg.spectator && !ai && game.opponent_joined && !game.opponent_online && !over) lines.push(h("p", { class: "offline", text: t("status.opp_offline") }));
   fill(status, lines);
   status.classList.toggle("mine", myDecision(msg) && !pacing);
+  keyboardScrollable(status);
 }
+
+// A region that scrolls (the status on a phone, with many moves to tell) takes the keyboard's
+// focus so that it can be scrolled without a mouse; one that does not is no extra tab stop.
+function keyboardScrollable(el) {
+  if (!el) return;
+  if (el.scrollHeight > el.clientHeight + 1) el.tabIndex = 0;
+  else el.removeAttribute("tabindex");
+}
+window.addEventListener("resize", () => keyboardScrollable($("#status")));
 
 function renderPanel(msg) {
   const { game } = msg;
