@@ -114,6 +114,7 @@ def speed() -> dict[str, int]:
         "ismcts:iterations=3000,playout=greedy",
         "master:iterations=40000",
         "master:iterations=40000,guide=0",
+        "master-1:iterations=40000",
     ):
         agent = parse_agent(spec)
         assert isinstance(agent, IsmctsAgent)

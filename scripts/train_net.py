@@ -6,7 +6,10 @@ Run: ``nice -n 10 .venv/bin/python scripts/train_net.py --out runs/net [--minute
 (one line of figures per iteration), ``net.npz`` (the weights in the shipped format, the last
 evaluated) and ``curve.svg`` (the learning curve: the network alone against greedy and random).
 ``--ship`` copies ``net.npz`` to ``src/hanamikoji/ai/data/net.npz`` and the curve to
-``docs/img/net_curve.svg``.
+``docs/img/net_curve.svg`` (``--ship-as net-small.npz``: ``net-small.npz`` and
+``net_small_curve.svg``). ``--teacher W --hidden N`` distils the weights W into a network of
+N units instead of phase 1 and 2 (the search's model of its opponent is such a distilled
+network: docs/ai.md).
 
 The method, in two phases, both on whole games of the batch simulator (``BatchSim``, 3 rounds):
 
@@ -496,6 +499,42 @@ def update(
     return {k: s / max(count, 1) for k, s in sums.items()}
 
 
+def distil(
+    model: Model,
+    teacher: Model,
+    d: Decisions,
+    rng: np.random.Generator,
+    *,
+    lr: float,
+    epochs: int,
+    batch: int,
+) -> dict[str, float]:
+    """Minibatch steps pulling the model's legal-move probabilities and value towards the
+    teacher's on the decisions ``d`` (cross-entropy to the teacher's probabilities, squared
+    error to its value); returns the mean losses (the policy's is the KL divergence)."""
+    t_logits, t_value, _ = teacher.forward(d.x)
+    t_probs, t_logp = masked_softmax(t_logits, d.mask)
+    n = len(d.ret)
+    sums = {"policy": 0.0, "value": 0.0, "entropy": 0.0}
+    count = 0
+    for _ in range(epochs):
+        order = rng.permutation(n)
+        for start in range(0, n, batch):
+            i = order[start : start + batch]
+            m = len(i)
+            logits, v, cache = model.forward(d.x[i])
+            probs, logp = masked_softmax(logits, d.mask[i])
+            target = t_probs[i]
+            dlogits = ((probs - target) * d.mask[i] / m).astype(np.float32)
+            dv = (2.0 * (v - t_value[i]) / m).astype(np.float32)
+            model.adam(model.backward(cache, dlogits, dv), lr)
+            sums["policy"] += float((target * (t_logp[i] - logp)).sum(axis=1).mean())
+            sums["value"] += float(((v - t_value[i]) ** 2).mean())
+            sums["entropy"] += float(-(probs * logp).sum(axis=1).mean())
+            count += 1
+    return {k: s / max(count, 1) for k, s in sums.items()}
+
+
 # -- checkpoints, the curve, the progress line ----------------------------------------------
 def save(path: Path, model: Model, it: int, rng: np.random.Generator, past: Model | None) -> None:
     """Everything needed to resume, written atomically."""
@@ -617,7 +656,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--critic-hidden", type=int, default=256)
     ap.add_argument("--critic-lr", type=float, default=1e-3)
     ap.add_argument("--ship", action="store_true", help="copy net.npz and the curve into place")
+    ap.add_argument("--teacher", type=Path, help="distil these weights (a net.npz) into a "
+                    "network of --hidden units instead of learning by self-play: the student "
+                    "plays the teacher or itself and learns the teacher's probabilities and "
+                    "values at its own decisions")  # fmt: skip
+    ap.add_argument("--ship-as", default="net.npz", help="the shipped file's name (--ship)")
     args = ap.parse_args(argv)
+    teacher = None
+    if args.teacher:
+        t = Net.load(args.teacher)
+        teacher = Model({k: getattr(t, k) for k in Net.NAMES})
 
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
@@ -638,9 +686,16 @@ def main(argv: list[str] | None = None) -> int:
     while it < args.iterations and time.time() < deadline:
         t0 = time.time()
         seed = int(args.seed) * 1_000_003 + it
-        imitate = it < args.imitate
+        imitate = it < args.imitate and teacher is None
         B = args.games
-        if imitate:
+        if teacher is not None:
+            # half the games against the teacher, half against itself: its own positions
+            opp = np.where(rng.random(B) < 0.5, PAST, LEARNER)
+            who = np.stack([np.full(B, LEARNER), opp], axis=1).astype(np.int64)
+            flip = rng.random(B) < 0.5
+            who[flip] = who[flip][:, ::-1]
+            d, _ = play({LEARNER: model, PAST: teacher}, who, seed, rng, sample=True)
+        elif imitate:
             who = np.full((B, 2), GREEDY, np.int64)
             d, _ = play({}, who, seed, rng, sample=True, explore=0.1, teacher=True)
         else:
@@ -653,10 +708,14 @@ def main(argv: list[str] | None = None) -> int:
             flip = rng.random(B) < 0.5
             who[flip] = who[flip][:, ::-1]
             d, _ = play({LEARNER: model, PAST: past}, who, seed, rng, sample=True)
-        losses = update(
-            model, d, rng, imitate=imitate, lr=args.lr * (3 if imitate else 1),
-            epochs=args.epochs, batch=args.batch, entropy=args.entropy,
-        )  # fmt: skip
+        if teacher is not None:
+            losses = distil(model, teacher, d, rng, lr=args.lr, epochs=args.epochs,
+                            batch=args.batch)  # fmt: skip
+        else:
+            losses = update(
+                model, d, rng, imitate=imitate, lr=args.lr * (3 if imitate else 1),
+                epochs=args.epochs, batch=args.batch, entropy=args.entropy,
+            )  # fmt: skip
         games += B
         it += 1
         row: dict[str, Any] = {"iteration": it, "games": games, "decisions": len(d.ret),
@@ -671,7 +730,8 @@ def main(argv: list[str] | None = None) -> int:
         if "vs_greedy" in row:
             (out / "curve.svg").write_text(curve(history))
         last = next((h for h in reversed(history) if "vs_greedy" in h), None)
-        note = f"{'imitate' if imitate else 'self-play'} value {losses['value']:.3f}"
+        phase = "distil" if teacher is not None else "imitate" if imitate else "self-play"
+        note = f"{phase} value {losses['value']:.3f}"
         if last:
             note += f" | vs greedy {last['vs_greedy']:.3f} vs random {last['vs_random']:.3f}"
         bar(it, args.iterations, started, note, start)
@@ -679,10 +739,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.critic:
         train_critic(args, model, out)
     if args.ship:
-        shutil.copyfile(out / "net.npz", SHIPPED)
-        SHIPPED_CURVE.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(out / "curve.svg", SHIPPED_CURVE)
-        print(f"shipped {SHIPPED} and {SHIPPED_CURVE}", file=sys.stderr)
+        weights = SHIPPED.with_name(args.ship_as)
+        stem = Path(args.ship_as).stem
+        plot = SHIPPED_CURVE.with_name(f"{stem.replace('-', '_')}_curve.svg")
+        shutil.copyfile(out / "net.npz", weights)
+        plot.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(out / "curve.svg", plot)
+        print(f"shipped {weights} and {plot}", file=sys.stderr)
     return 0
 
 

@@ -267,3 +267,36 @@ def test_the_critic_in_numba_is_its_numpy_forward_pass() -> None:
         want = float(np.tanh(hidden @ wv + bv[0]))
         got = row_value(row, True, 3, T, w1, b1, w2, b2, wv, bv, x, h1, h2)
         assert got == pytest.approx(want, abs=1e-5)
+
+
+def test_the_searchs_opponent_draws_from_the_policy() -> None:
+    """row_pick (numba) draws move k exactly when u falls in k's share of the numpy forward
+    pass's legal-move probabilities."""
+    from hanamikoji.ai.net import policy_arrays, row_pick
+    from hanamikoji.kernel.rules import legal
+    from hanamikoji.kernel.tables import H
+
+    net = default_net()
+    policy = policy_arrays(net)
+    x = np.empty(NFEAT, np.float32)
+    h1 = np.empty(net.w1.shape[1], np.float32)
+    h2 = np.empty(net.w2.shape[1], np.float32)
+    z = np.empty(600, np.float32)
+    ids = np.empty(600, np.int64)
+    states = decisions(60, seed=13)
+    logits = forward(net, inputs(states))[0].astype(np.float64)
+    many = 0
+    for state, row_logits in zip(states, logits, strict=True):
+        row = row_of(state.position())
+        n = legal(row, T, H, ids)
+        p = np.exp(row_logits[ids[:n]] - row_logits[ids[:n]].max())
+        edges = np.cumsum(p / p.sum())
+        many += n > 1
+        for k in range(n):
+            low = edges[k - 1] if k else 0.0
+            if edges[k] - low < 1e-4:
+                continue  # too thin a share to hit from inside at float32's precision
+            for u in (low + 1e-5, 0.5 * (low + edges[k]), edges[k] - 1e-5):
+                got = row_pick(row, ids, n, 3, T, policy, x, h1, h2, z, u)
+                assert got == ids[k], (state, k, u)
+    assert many > 30

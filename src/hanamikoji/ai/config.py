@@ -173,6 +173,19 @@ _DECLARED = (
         "(0: the playout alone, 1: the network alone, no playout)",
         low=0.0, high=1.0, search="fast",
     ),
+    Option(
+        "opponent", str, "search",
+        "the opponent's moves in the tree: searched from our side (UCB over them, with guide "
+        "and adapt), drawn from the network's policy with the hand each world gives it "
+        "(net), or searched at its own information sets, the hand, Secret and Discard each "
+        "world gives it, with the network's policy as the prior (infoset)",
+        choices=("search", "net", "infoset"), search="fast",
+    ),
+    Option(
+        "puct", float, 1.0,
+        "with opponent=infoset: how much the opponent's search follows the network's prior",
+        low=0.0, search="fast",
+    ),
 )  # fmt: skip
 
 OPTIONS: dict[str, Option] = {o.name: o for o in _DECLARED}
@@ -230,6 +243,8 @@ class SearchConfig:
     mix: bool = _default("mix")
     adapt: float = _default("adapt")
     netvalue: float = _default("netvalue")
+    opponent: str = _default("opponent")
+    puct: float = _default("puct")
 
     def __post_init__(self) -> None:
         for name, option in OPTIONS.items():
@@ -295,5 +310,7 @@ MASTER_1 = SearchConfig(
 """The ``master-1`` agent: master as #12 left it (what won matches then: docs/ai.md, What went
 into master), kept unchanged so that every later master is measured against it."""
 
-MASTER = MASTER_1
-"""The ``master`` agent: the strongest settings measured so far (today still ``master-1``'s)."""
+MASTER = MASTER_1.replace(opponent="infoset", adapt=0.0, hidden="random")
+"""The ``master`` agent: the strongest settings measured so far: ``master-1``'s with the
+opponent searched at its own information sets, the learned policy its prior (``adapt`` and
+``hidden`` shape the opponent searched from our side, so they are off: docs/ai.md)."""

@@ -37,7 +37,7 @@ import numpy.typing as npt
 from hanamikoji.cards import pack
 from hanamikoji.kernel.actions import IDS, NUM_ACTIONS
 from hanamikoji.kernel.features import NFEAT, encode, encode_full
-from hanamikoji.kernel.jit import jit
+from hanamikoji.kernel.jit import jit, jit_fast
 from hanamikoji.kernel.row import (
     C_ACTIONS,
     C_DISCARD,
@@ -67,14 +67,21 @@ __all__ = [
     "default_net",
     "features",
     "forward",
+    "policy_arrays",
     "row_of_view",
+    "row_pick",
+    "row_probs",
     "row_value",
+    "small_net",
 ]
 
 Floats = npt.NDArray[np.float32]
 
 WEIGHTS = Path(__file__).resolve().parent / "data" / "net.npz"
 """The shipped weights."""
+
+SMALL = WEIGHTS.with_name("net-small.npz")
+"""The shipped network distilled into fewer units: the fast search's model of its opponent."""
 
 NAF = 19
 """The number of action features: type (5), cards (7), second part (7)."""
@@ -155,6 +162,13 @@ def default_net() -> Net:
     return Net.load(WEIGHTS)
 
 
+@cache
+def small_net() -> Net:
+    """The shipped network distilled into fewer units (read once; ``scripts/train_net.py
+    --teacher``): as good a guess at a move, some four times faster."""
+    return Net.load(SMALL)
+
+
 def forward(net: Net, x: Floats) -> tuple[Floats, Floats]:
     """(logits (n, 534), values (n,)) of feature rows ``x`` (n, NFEAT); float32."""
     h = np.maximum(x @ net.w1 + net.b1, 0.0)
@@ -206,6 +220,111 @@ def row_value(
         if h2[j] > 0.0:
             u += h2[j] * wv[j]
     return float(np.tanh(u))
+
+
+def policy_arrays(net: Net) -> tuple[Floats, ...]:
+    """The policy's weights laid out for :func:`row_pick`: w1, b1, w2, b2, the per-action
+    weights one row an action (534, hidden), bp, wq and :data:`ACTION_FEATURES`."""
+    return (
+        net.w1,
+        net.b1,
+        net.w2,
+        net.b2,
+        np.ascontiguousarray(net.wp.T),
+        net.bp,
+        np.ascontiguousarray(net.wq),
+        ACTION_FEATURES,
+    )
+
+
+@jit_fast
+def row_probs(
+    row: Any,
+    ids: Any,
+    n: int,
+    max_rounds: int,
+    T: Any,
+    policy: Any,
+    x: Any,
+    h1: Any,
+    h2: Any,
+    z: Any,
+) -> None:
+    """The network's probability of each of the ``n`` legal action ids in ``ids`` for the seat
+    to move in a kernel row, into ``z[:n]``, in numba (the search's model of its opponent).
+    ``policy``: :func:`policy_arrays`; ``x``, ``h1``, ``h2``: work arrays of the layers'
+    sizes."""
+    w1, b1, w2, b2, wpt, bp, wq, af = policy
+    if n == 1:
+        z[0] = 1.0
+        return
+    encode(row, max_rounds, T, x)
+    n1 = h1.shape[0]
+    n2 = h2.shape[0]
+    h1[:] = b1
+    for i in range(x.shape[0]):  # the input is mostly zeros: skip them
+        xi = x[i]
+        if xi != 0.0:
+            for j in range(n1):
+                h1[j] += xi * w1[i, j]
+    h2[:] = b2
+    for i in range(n1):
+        hi = h1[i]
+        if hi > 0.0:  # ReLU: the negative ones are zeros
+            for j in range(n2):
+                h2[j] += hi * w2[i, j]
+    for j in range(n2):
+        if h2[j] < 0.0:
+            h2[j] = 0.0
+    nf = af.shape[1]
+    g = np.zeros(nf, dtype=np.float32)  # the state's judgement of each action feature
+    for j in range(n2):
+        hj = h2[j]
+        if hj > 0.0:
+            for f in range(nf):
+                g[f] += hj * wq[j, f]
+    top = np.float32(-np.inf)
+    for k in range(n):
+        a = ids[k]
+        v = bp[a]
+        for j in range(n2):
+            v += h2[j] * wpt[a, j]
+        for f in range(nf):
+            v += g[f] * af[a, f]
+        z[k] = v
+        if v > top:
+            top = v
+    total = np.float32(0.0)
+    for k in range(n):
+        z[k] = np.exp(z[k] - top)
+        total += z[k]
+    for k in range(n):
+        z[k] /= total
+
+
+@jit
+def row_pick(
+    row: Any,
+    ids: Any,
+    n: int,
+    max_rounds: int,
+    T: Any,
+    policy: Any,
+    x: Any,
+    h1: Any,
+    h2: Any,
+    z: Any,
+    u: float,
+) -> np.int64:
+    """One of the ``n`` legal action ids in ``ids``, drawn from :func:`row_probs` with the
+    uniform number ``u`` in [0, 1)."""
+    row_probs(row, ids, n, max_rounds, T, policy, x, h1, h2, z)
+    r = u
+    for k in range(n):
+        r -= z[k]
+        if r < 0.0:
+            return np.int64(ids[k])
+    return np.int64(ids[n - 1])
 
 
 _ACTIONS = {"S": 1, "D": 2, "G": 4, "C": 8}

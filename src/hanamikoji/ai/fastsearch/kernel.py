@@ -11,11 +11,20 @@ import numpy as np
 
 from hanamikoji.ai.fastplay import MAX_MOVES, NRESULT, choose, relative, round_end
 from hanamikoji.ai.fastplay import score as greedy_score
-from hanamikoji.ai.net import row_value
+from hanamikoji.ai.net import row_pick, row_probs, row_value
 from hanamikoji.kernel.actions import NUM_ACTIONS
 from hanamikoji.kernel.jit import jit, jit_inline
-from hanamikoji.kernel.row import C_HAND, C_OFFER, C_PLAYED, C_RNG, C_SECRET, C_TO_MOVE, C_TURN
-from hanamikoji.kernel.rules import apply, legal, rand_below
+from hanamikoji.kernel.row import (
+    C_DISCARD,
+    C_HAND,
+    C_OFFER,
+    C_PLAYED,
+    C_RNG,
+    C_SECRET,
+    C_TO_MOVE,
+    C_TURN,
+)
+from hanamikoji.kernel.rules import GOLDEN, apply, legal, mix, rand_below
 from hanamikoji.kernel.tables import T_TYPE
 
 from .tree import C_DONE, C_NODES, K_DISCARD, K_SECRET, NKEYS, next_seed, slot
@@ -69,6 +78,14 @@ def search(
     netvalue: float,
     full: bool,
     net: Any,
+    netopp: bool,
+    policy: Any,
+    infoset: bool,
+    puct: float,
+    okeys: Any,
+    oN: Any,
+    oW: Any,
+    oused: Any,
 ) -> None:
     """Run up to ``iterations`` more iterations on the tree (node 0 is the root).
 
@@ -77,7 +94,13 @@ def search(
     removed card and the opponent's Discard. Stops early when the node arrays are full.
     ``netvalue`` > 0: a leaf within the round is valued that much by the network's value head
     (``net``: w1, b1, w2, b2, wv, bv; ``full``: a critic over the whole position, the world's
-    hidden cards included), the rest by the playout.
+    hidden cards included), the rest by the playout. ``netopp``: the opponent's moves in the
+    tree are drawn from the network's policy (``policy``: :func:`~hanamikoji.ai.net.
+    policy_arrays`) with the hand each world gives it, instead of searched. ``infoset``: the
+    opponent's moves are searched per information set of its own (this node and the hand,
+    Secret and Discard the world gives it), PUCT with the network's probabilities as the prior
+    (``puct`` its constant), its statistics in the table ``okeys``/``oN``/``oW`` (``oused[0]``
+    entries used; the search stops when it is half full).
     """
     w1, b1, w2, b2, wv, bv = net
     x = np.empty(w1.shape[0], dtype=np.float32)
@@ -97,9 +120,18 @@ def search(
     rels = np.empty((2, 7), dtype=np.int64)
     more = np.empty(MAX_MOVES, dtype=np.int64)
     out = np.empty(NRESULT, dtype=np.int64)
+    px = np.empty(policy[0].shape[0], dtype=np.float32)
+    ph1 = np.empty(policy[0].shape[1], dtype=np.float32)
+    ph2 = np.empty(policy[2].shape[1], dtype=np.float32)
+    pz = np.empty(MAX_MOVES, dtype=np.float32)
+    oslots = np.empty(MAX_MOVES, dtype=np.int64)
+    opath = np.empty(64, dtype=np.int64)
+    omask = np.int64(okeys.shape[0] - 1)
     capacity = N.shape[0]
     for _ in range(iterations):
         if counters[C_NODES] + 1 > capacity:  # an iteration adds one node at most
+            return
+        if infoset and 2 * (oused[0] + 64) > okeys.shape[0]:  # keep the table half empty
             return
         pos[:] = template
         pos[C_RNG] = next_seed(counters)
@@ -113,6 +145,111 @@ def search(
         while True:
             mover = pos[C_TO_MOVE]
             offer = pos[C_OFFER]
+            if infoset and mover != me:
+                # The opponent's own bandit at its information set in this world: PUCT over
+                # its legal moves, the network's probabilities (from its hand) the prior.
+                n = legal(pos, T, H, ids)
+                row_probs(pos, ids, n, max_rounds, T, policy, px, ph1, ph2, pz)
+                info = mix(
+                    np.uint64(node) * GOLDEN
+                    ^ np.uint64(pos[C_HAND + mover]) * np.uint64(0xBF58476D1CE4E5B9)
+                    ^ np.uint64(pos[C_SECRET + mover]) * np.uint64(0x94D049BB133111EB)
+                    ^ np.uint64(pos[C_DISCARD + mover])
+                )
+                visits = 0
+                for i in range(n):
+                    ok = np.int64(mix(info + np.uint64(ids[i] + 1)) >> np.uint64(1)) | 1
+                    j = np.int64(np.uint64(ok) * GOLDEN >> np.uint64(40)) & omask
+                    while okeys[j] != ok and okeys[j] != 0:
+                        j = (j + 1) & omask
+                    oslots[i] = j
+                    if okeys[j] != 0:
+                        visits += oN[j]
+                # an untried move is valued as this node's mean for the mover
+                fpu = 0.5
+                if node != 0 and N[node] > 0:
+                    fpu = W[node] / N[node]
+                    if mover != movers[depth - 1]:
+                        fpu = 1.0 - fpu
+                root = math.sqrt(visits + 1.0)
+                best = -math.inf
+                pick = 0
+                for i in range(n):
+                    j = oslots[i]
+                    q = fpu
+                    m = 0
+                    if okeys[j] != 0:
+                        m = oN[j]
+                        if m > 0:
+                            q = oW[j] / m
+                    score = q + puct * pz[i] * root / (1.0 + m)
+                    if score > best:
+                        best = score
+                        pick = i
+                j = oslots[pick]
+                if okeys[j] == 0:
+                    okeys[j] = np.int64(mix(info + np.uint64(ids[pick] + 1)) >> np.uint64(1)) | 1
+                    oN[j] = 0
+                    oW[j] = 0.0
+                    oused[0] += 1
+                a = int(ids[pick])
+                key = a
+                if offer < 0 and T[a, T_TYPE] <= 1:
+                    key = K_SECRET if T[a, T_TYPE] == 0 else K_DISCARD
+                hk = node * NKEYS + key
+                s = slot(hkeys, shift, hk)
+                fresh = hkeys[s] == 0
+                if fresh:
+                    ch = counters[C_NODES]
+                    counters[C_NODES] = ch + 1
+                    N[ch] = 0
+                    W[ch] = 0.0
+                    A[ch] = 1
+                    hkeys[s] = hk + 1
+                    hvals[s] = ch
+                else:
+                    ch = hvals[s]
+                    A[ch] += 1
+                path[depth] = ch
+                opath[depth] = j
+                movers[depth] = mover
+                depth += 1
+                apply(pos, a, T)
+                node = ch
+                if fresh or pos[C_TURN] >= 8:
+                    break
+                continue
+            if netopp and mover != me:
+                # The opponent as the network would play with the hand this world gives it.
+                n = legal(pos, T, H, ids)
+                draw = rand_below(pos, 1 << 30) / float(1 << 30)
+                a = int(row_pick(pos, ids, n, max_rounds, T, policy, px, ph1, ph2, pz, draw))
+                key = a
+                if offer < 0 and T[a, T_TYPE] <= 1:
+                    key = K_SECRET if T[a, T_TYPE] == 0 else K_DISCARD
+                hk = node * NKEYS + key
+                s = slot(hkeys, shift, hk)
+                fresh = hkeys[s] == 0
+                if fresh:
+                    ch = counters[C_NODES]
+                    counters[C_NODES] = ch + 1
+                    N[ch] = 0
+                    W[ch] = 0.0
+                    A[ch] = 1
+                    hkeys[s] = hk + 1
+                    hvals[s] = ch
+                else:
+                    ch = hvals[s]
+                    A[ch] += 1
+                path[depth] = ch
+                opath[depth] = -1
+                movers[depth] = mover
+                depth += 1
+                apply(pos, a, T)
+                node = ch
+                if fresh or pos[C_TURN] >= 8:
+                    break
+                continue
             if model_pick and mover != me and offer >= 0:
                 # The opponent picks as greedy would with the hand this world gives it.
                 relative(pos, mover, rel)
@@ -244,6 +381,7 @@ def search(
             else:
                 a = key
             path[depth] = kids[pick]
+            opath[depth] = -1
             movers[depth] = mover
             depth += 1
             apply(pos, a, T)
@@ -265,6 +403,10 @@ def search(
             value0 = rollout(pos, T, H, F, horizon, max_rounds, out, rels, more)
         for d in range(depth):
             ch = path[d]
+            mine = value0 if movers[d] == 0 else 1.0 - value0
             N[ch] += 1
-            W[ch] += value0 if movers[d] == 0 else 1.0 - value0
+            W[ch] += mine
+            if opath[d] >= 0:
+                oN[opath[d]] += 1
+                oW[opath[d]] += mine
         counters[C_DONE] += 1

@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from hanamikoji.ai.config import SearchConfig
 from hanamikoji.ai.fastplay import position_row, tables
-from hanamikoji.ai.net import default_net
+from hanamikoji.ai.net import default_net, policy_arrays, small_net
 from hanamikoji.kernel.actions import IDS
 from hanamikoji.kernel.tables import H, T
 from hanamikoji.moves import Move
@@ -148,6 +148,17 @@ class FastSearch:
         self.hidden_greedy = config.hidden == "greedy"
         self.netvalue = config.netvalue
         self.whole, self.net = _net_arrays(config.netvalue > 0)
+        self.netopp = config.opponent == "net"
+        self.infoset = config.opponent == "infoset"
+        self.policy = _policy(self.netopp or self.infoset)
+        self.puct = config.puct
+        # the opponent's statistics by its information set: room for some 4 entries a node
+        size = 1 << max(4, (4 * self.limit).bit_length()) if self.infoset else 1
+        size = min(size, 1 << 23)
+        self.okeys = np.zeros(size, dtype=np.int64)
+        self.oN = np.zeros(size, dtype=np.int32)
+        self.oW = np.zeros(size, dtype=np.float64)
+        self.oused = np.zeros(1, dtype=np.int64)
 
     def _allocate(self, capacity: int) -> None:
         """Node arrays for ``capacity`` nodes, the edge table twice that or more; keeps the tree."""
@@ -186,7 +197,9 @@ class FastSearch:
 
     @property
     def full(self) -> bool:
-        """Whether the tree has grown to its limit."""
+        """Whether the tree (or the opponent's table) has grown to its limit."""
+        if self.infoset and 2 * (int(self.oused[0]) + 64) > len(self.okeys):
+            return True
         return bool(self.counters[C_NODES] + 1 > self.limit)
 
     def run(self, iterations: int) -> None:
@@ -225,6 +238,14 @@ class FastSearch:
             self.netvalue,
             self.whole,
             self.net,
+            self.netopp,
+            self.policy,
+            self.infoset,
+            self.puct,
+            self.okeys,
+            self.oN,
+            self.oW,
+            self.oused,
         )
 
     def root(self, legal: Sequence[Move]) -> list[tuple[Move, int, float]]:
@@ -260,6 +281,16 @@ def _net_arrays(used: bool) -> tuple[bool, tuple[npt.NDArray[np.float32], ...]]:
     if net.critic is not None:
         return True, net.critic
     return False, (net.w1, net.b1, net.w2, net.b2, net.wv, net.bv)
+
+
+def _policy(used: bool) -> tuple[npt.NDArray[np.float32], ...]:
+    """The network's policy for the kernel (:func:`~hanamikoji.ai.net.policy_arrays`), or
+    placeholders of the same types when the search does not use it (one compiled kernel)."""
+    if used:
+        return policy_arrays(small_net())
+    one = np.zeros(1, dtype=np.float32)
+    two = np.zeros((1, 1), dtype=np.float32)
+    return (two, one, two, one, two, one, two, two)
 
 
 def _dealing(view: View, rng: random.Random, rules: Rules | None) -> Dealing:
