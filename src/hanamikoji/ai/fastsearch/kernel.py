@@ -27,7 +27,7 @@ from hanamikoji.kernel.row import (
 from hanamikoji.kernel.rules import GOLDEN, apply, legal, mix, rand_below
 from hanamikoji.kernel.tables import T_TYPE
 
-from .tree import C_DONE, C_NODES, K_DISCARD, K_SECRET, NKEYS, next_seed, slot
+from .tree import C_DONE, C_NODES, K_SECRET, NKEYS, child, next_seed, seen, slot
 from .worlds import deal, pool_draw
 
 __all__ = ["search"]
@@ -193,56 +193,18 @@ def search(
                     oW[j] = 0.0
                     oused[0] += 1
                 a = int(ids[pick])
-                key = a
-                if offer < 0 and T[a, T_TYPE] <= 1:
-                    key = K_SECRET if T[a, T_TYPE] == 0 else K_DISCARD
-                hk = node * NKEYS + key
-                s = slot(hkeys, shift, hk)
-                fresh = hkeys[s] == 0
-                if fresh:
-                    ch = counters[C_NODES]
-                    counters[C_NODES] = ch + 1
-                    N[ch] = 0
-                    W[ch] = 0.0
-                    A[ch] = 1
-                    hkeys[s] = hk + 1
-                    hvals[s] = ch
-                else:
-                    ch = hvals[s]
-                    A[ch] += 1
-                path[depth] = ch
                 opath[depth] = j
-                movers[depth] = mover
-                depth += 1
-                apply(pos, a, T)
-                node = ch
-                if fresh or pos[C_TURN] >= 8:
-                    break
-                continue
             if netopp and mover != me:
                 # The opponent as the network would play with the hand this world gives it.
                 n = legal(pos, T, H, ids)
                 draw = rand_below(pos, 1 << 30) / float(1 << 30)
                 a = int(row_pick(pos, ids, n, max_rounds, T, policy, px, ph1, ph2, pz, draw))
-                key = a
-                if offer < 0 and T[a, T_TYPE] <= 1:
-                    key = K_SECRET if T[a, T_TYPE] == 0 else K_DISCARD
-                hk = node * NKEYS + key
-                s = slot(hkeys, shift, hk)
-                fresh = hkeys[s] == 0
-                if fresh:
-                    ch = counters[C_NODES]
-                    counters[C_NODES] = ch + 1
-                    N[ch] = 0
-                    W[ch] = 0.0
-                    A[ch] = 1
-                    hkeys[s] = hk + 1
-                    hvals[s] = ch
-                else:
-                    ch = hvals[s]
-                    A[ch] += 1
-                path[depth] = ch
                 opath[depth] = -1
+            if (infoset or netopp) and mover != me:
+                ch, fresh = child(
+                    hkeys, hvals, shift, node * NKEYS + seen(a, offer, T), counters, N, W, A
+                )
+                path[depth] = ch
                 movers[depth] = mover
                 depth += 1
                 apply(pos, a, T)
@@ -266,13 +228,9 @@ def search(
                     n = m
             nk = 0
             for i in range(n):
-                key = ids[i]
-                if mover != me and offer < 0:
-                    kind = T[key, T_TYPE]
-                    if kind == 0:
-                        key = K_SECRET
-                    elif kind == 1:
-                        key = K_DISCARD
+                key = int(ids[i])
+                if mover != me:
+                    key = seen(key, offer, T)
                 if nk > 0 and keys[nk - 1] == key:
                     continue
                 keys[nk] = key
@@ -299,9 +257,9 @@ def search(
                 k = -1
                 for i in range(n):
                     v = greedy_score(ids[i], offer, hand, mine, theirs, rel, T, F)
-                    key = ids[i]
-                    if mover != me and offer < 0 and T[key, T_TYPE] <= 1:
-                        key = K_SECRET if T[key, T_TYPE] == 0 else K_DISCARD
+                    key = int(ids[i])
+                    if mover != me:
+                        key = seen(key, offer, T)
                     if k < 0 or keys[k] != key:
                         k += 1
                         marks[k] = v

@@ -15,8 +15,19 @@ import numpy as np
 from hanamikoji.kernel.actions import NUM_ACTIONS
 from hanamikoji.kernel.jit import jit, jit_inline
 from hanamikoji.kernel.rules import GOLDEN, mix
+from hanamikoji.kernel.tables import T_TYPE
 
-__all__ = ["C_DONE", "C_NODES", "C_RNG", "K_DISCARD", "K_SECRET", "NKEYS", "next_seed"]
+__all__ = [
+    "C_DONE",
+    "C_NODES",
+    "C_RNG",
+    "K_DISCARD",
+    "K_SECRET",
+    "NKEYS",
+    "child",
+    "next_seed",
+    "seen",
+]
 
 K_SECRET = NUM_ACTIONS  # the opponent's Secret, as the searcher sees it
 K_DISCARD = NUM_ACTIONS + 1  # the opponent's Discard
@@ -52,3 +63,33 @@ def next_seed(counters: Any) -> np.int64:
     s = np.uint64(counters[C_RNG]) + GOLDEN
     counters[C_RNG] = np.int64(s)
     return np.int64(mix(s) >> np.uint64(1))
+
+
+@jit_inline
+def seen(a: int, offer: int, T: Any) -> int:
+    """The edge of the opponent's action ``a`` as the searching seat sees it: a Secret or
+    Discard (not a pick: ``offer`` is -1) is ``K_SECRET`` or ``K_DISCARD``, the rest itself."""
+    if offer < 0 and T[a, T_TYPE] <= 1:
+        return K_SECRET if T[a, T_TYPE] == 0 else K_DISCARD
+    return a
+
+
+@jit_inline
+def child(
+    hkeys: Any, hvals: Any, shift: int, hk: int, counters: Any, N: Any, W: Any, A: Any
+) -> tuple[int, bool]:
+    """(the child at key ``hk`` (node * NKEYS + edge), whether it was made now): an existing
+    child's availability counts one more; a new one starts with no visits."""
+    s = slot(hkeys, shift, hk)
+    if hkeys[s] != 0:
+        ch = int(hvals[s])
+        A[ch] += 1
+        return ch, False
+    ch = int(counters[C_NODES])
+    counters[C_NODES] = ch + 1
+    N[ch] = 0
+    W[ch] = 0.0
+    A[ch] = 1
+    hkeys[s] = hk + 1
+    hvals[s] = ch
+    return ch, True
