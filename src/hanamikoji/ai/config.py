@@ -312,5 +312,6 @@ into master), kept unchanged so that every later master is measured against it."
 
 MASTER = MASTER_1.replace(opponent="infoset", adapt=0.0, hidden="random")
 """The ``master`` agent: the strongest settings measured so far: ``master-1``'s with the
-opponent searched at its own information sets, the learned policy its prior (``adapt`` and
-``hidden`` shape the opponent searched from our side, so they are off: docs/ai.md)."""
+opponent searched at its own information sets, the learned policy its prior (``hidden`` shapes
+only the opponent searched from our side; ``adapt``, greedy's picks for an opponent the belief
+finds greedy-like, is off: a model of one opponent. docs/ai.md)."""

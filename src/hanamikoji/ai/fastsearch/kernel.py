@@ -145,7 +145,7 @@ def search(
         while True:
             mover = pos[C_TO_MOVE]
             offer = pos[C_OFFER]
-            if infoset and mover != me:
+            if infoset and mover != me and not (model_pick and offer >= 0):
                 # The opponent's own bandit at its information set in this world: PUCT over
                 # its legal moves, the network's probabilities (from its hand) the prior.
                 n = legal(pos, T, H, ids)
