@@ -145,7 +145,10 @@ def search(
         while True:
             mover = pos[C_TO_MOVE]
             offer = pos[C_OFFER]
-            if infoset and mover != me and not (model_pick and offer >= 0):
+            # The opponent's move from its own search or the network (greedy's picks instead
+            # when adapt finds it greedy-like), else below, searched from our side.
+            own = (infoset or netopp) and mover != me and not (model_pick and offer >= 0)
+            if own and infoset:
                 # The opponent's own bandit at its information set in this world: PUCT over
                 # its legal moves, the network's probabilities (from its hand) the prior.
                 n = legal(pos, T, H, ids)
@@ -194,13 +197,13 @@ def search(
                     oused[0] += 1
                 a = int(ids[pick])
                 opath[depth] = j
-            if netopp and mover != me:
+            if own and netopp:
                 # The opponent as the network would play with the hand this world gives it.
                 n = legal(pos, T, H, ids)
                 draw = rand_below(pos, 1 << 30) / float(1 << 30)
                 a = int(row_pick(pos, ids, n, max_rounds, T, policy, px, ph1, ph2, pz, draw))
                 opath[depth] = -1
-            if (infoset or netopp) and mover != me:
+            if own:
                 ch, fresh = child(
                     hkeys, hvals, shift, node * NKEYS + seen(a, offer, T), counters, N, W, A
                 )
