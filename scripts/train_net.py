@@ -40,6 +40,7 @@ import json  # noqa: E402
 import shutil  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
@@ -157,6 +158,15 @@ class Model:
                 np.float32
             )
         return norm
+
+
+def minibatches(n: int, epochs: int, batch: int, rng: np.random.Generator) -> Iterator[Ints]:
+    """Index arrays of ``batch`` rows (the last smaller) of a fresh permutation of ``n``, each
+    epoch in turn."""
+    for _ in range(epochs):
+        order = rng.permutation(n)
+        for start in range(0, n, batch):
+            yield order[start : start + batch]
 
 
 def masked_softmax(logits: Floats, mask: Bools) -> tuple[Floats, Floats]:
@@ -463,39 +473,36 @@ def update(
         _, v_old, _ = model.forward(d.x)
         adv_all = d.ret - v_old
         adv_all = ((adv_all - adv_all.mean()) / (adv_all.std() + 1e-6)).astype(np.float32)
-    for _ in range(epochs):
-        order = rng.permutation(n)
-        for start in range(0, n, batch):
-            i = order[start : start + batch]
-            m = len(i)
-            logits, v, cache = model.forward(d.x[i])
-            probs, logp = masked_softmax(logits, d.mask[i])
-            a = d.action[i]
-            rows = np.arange(m)
-            onehot = np.zeros_like(probs)
-            onehot[rows, a] = 1.0
-            ent = -(probs * logp).sum(axis=1)
-            if imitate:
-                loss_p = -logp[rows, a]
-                dlogits = probs - onehot
-            else:
-                adv = adv_all[i]
-                ratio = np.exp(logp[rows, a] - d.logp[i])
-                clipped = np.clip(ratio, 1 - clip, 1 + clip)
-                loss_p = -np.minimum(ratio * adv, clipped * adv)
-                # the gradient flows where the unclipped term is the smaller one
-                active = (ratio * adv) <= (clipped * adv)
-                coef = np.where(active, -ratio * adv, 0.0).astype(np.float32)
-                dlogits = coef[:, None] * (onehot - probs)
-                # the entropy bonus: d(-H)/dz_j = p_j (log p_j + H)
-                dlogits += entropy * probs * (logp + ent[:, None])
-            dlogits = (dlogits * d.mask[i] / m).astype(np.float32)
-            dv = (value_weight * 2.0 * (v - d.ret[i]) / m).astype(np.float32)
-            model.adam(model.backward(cache, dlogits, dv), lr)
-            sums["policy"] += float(loss_p.mean())
-            sums["value"] += float(((v - d.ret[i]) ** 2).mean())
-            sums["entropy"] += float(ent.mean())
-            count += 1
+    for i in minibatches(n, epochs, batch, rng):
+        m = len(i)
+        logits, v, cache = model.forward(d.x[i])
+        probs, logp = masked_softmax(logits, d.mask[i])
+        a = d.action[i]
+        rows = np.arange(m)
+        onehot = np.zeros_like(probs)
+        onehot[rows, a] = 1.0
+        ent = -(probs * logp).sum(axis=1)
+        if imitate:
+            loss_p = -logp[rows, a]
+            dlogits = probs - onehot
+        else:
+            adv = adv_all[i]
+            ratio = np.exp(logp[rows, a] - d.logp[i])
+            clipped = np.clip(ratio, 1 - clip, 1 + clip)
+            loss_p = -np.minimum(ratio * adv, clipped * adv)
+            # the gradient flows where the unclipped term is the smaller one
+            active = (ratio * adv) <= (clipped * adv)
+            coef = np.where(active, -ratio * adv, 0.0).astype(np.float32)
+            dlogits = coef[:, None] * (onehot - probs)
+            # the entropy bonus: d(-H)/dz_j = p_j (log p_j + H)
+            dlogits += entropy * probs * (logp + ent[:, None])
+        dlogits = (dlogits * d.mask[i] / m).astype(np.float32)
+        dv = (value_weight * 2.0 * (v - d.ret[i]) / m).astype(np.float32)
+        model.adam(model.backward(cache, dlogits, dv), lr)
+        sums["policy"] += float(loss_p.mean())
+        sums["value"] += float(((v - d.ret[i]) ** 2).mean())
+        sums["entropy"] += float(ent.mean())
+        count += 1
     return {k: s / max(count, 1) for k, s in sums.items()}
 
 
@@ -517,21 +524,18 @@ def distil(
     n = len(d.ret)
     sums = {"policy": 0.0, "value": 0.0, "entropy": 0.0}
     count = 0
-    for _ in range(epochs):
-        order = rng.permutation(n)
-        for start in range(0, n, batch):
-            i = order[start : start + batch]
-            m = len(i)
-            logits, v, cache = model.forward(d.x[i])
-            probs, logp = masked_softmax(logits, d.mask[i])
-            target = t_probs[i]
-            dlogits = ((probs - target) * d.mask[i] / m).astype(np.float32)
-            dv = (2.0 * (v - t_value[i]) / m).astype(np.float32)
-            model.adam(model.backward(cache, dlogits, dv), lr)
-            sums["policy"] += float((target * (t_logp[i] - logp)).sum(axis=1).mean())
-            sums["value"] += float(((v - t_value[i]) ** 2).mean())
-            sums["entropy"] += float(-(probs * logp).sum(axis=1).mean())
-            count += 1
+    for i in minibatches(n, epochs, batch, rng):
+        m = len(i)
+        logits, v, cache = model.forward(d.x[i])
+        probs, logp = masked_softmax(logits, d.mask[i])
+        target = t_probs[i]
+        dlogits = ((probs - target) * d.mask[i] / m).astype(np.float32)
+        dv = (2.0 * (v - t_value[i]) / m).astype(np.float32)
+        model.adam(model.backward(cache, dlogits, dv), lr)
+        sums["policy"] += float((target * (t_logp[i] - logp)).sum(axis=1).mean())
+        sums["value"] += float(((v - t_value[i]) ** 2).mean())
+        sums["entropy"] += float(-(probs * logp).sum(axis=1).mean())
+        count += 1
     return {k: s / max(count, 1) for k, s in sums.items()}
 
 
