@@ -37,7 +37,7 @@ import numpy.typing as npt
 from hanamikoji.cards import pack
 from hanamikoji.kernel.actions import IDS, NUM_ACTIONS
 from hanamikoji.kernel.features import NFEAT, encode, encode_full
-from hanamikoji.kernel.jit import jit, jit_fast
+from hanamikoji.kernel.jit import jit, jit_fast, jit_inline
 from hanamikoji.kernel.row import (
     C_ACTIONS,
     C_DISCARD,
@@ -178,6 +178,28 @@ def forward(net: Net, x: Floats) -> tuple[Floats, Floats]:
     return logits, value
 
 
+@jit_inline
+def hidden(x: Any, w1: Any, b1: Any, w2: Any, b2: Any, h1: Any, h2: Any) -> None:
+    """The two ReLU layers of input ``x`` into ``h1`` and ``h2`` (in numba, for one row)."""
+    n1 = h1.shape[0]
+    n2 = h2.shape[0]
+    h1[:] = b1
+    for i in range(x.shape[0]):  # the input is mostly zeros: skip them
+        xi = x[i]
+        if xi != 0.0:
+            for j in range(n1):
+                h1[j] += xi * w1[i, j]
+    h2[:] = b2
+    for i in range(n1):
+        hi = h1[i]
+        if hi > 0.0:  # ReLU: the negative ones are zeros
+            for j in range(n2):
+                h2[j] += hi * w2[i, j]
+    for j in range(n2):
+        if h2[j] < 0.0:
+            h2[j] = 0.0
+
+
 @jit
 def row_value(
     row: Any,
@@ -201,22 +223,9 @@ def row_value(
         encode_full(row, max_rounds, T, x)
     else:
         encode(row, max_rounds, T, x)
-    n1 = h1.shape[0]
-    n2 = h2.shape[0]
-    h1[:] = b1
-    for i in range(x.shape[0]):  # the input is mostly zeros: skip them
-        xi = x[i]
-        if xi != 0.0:
-            for j in range(n1):
-                h1[j] += xi * w1[i, j]
-    h2[:] = b2
-    for i in range(n1):
-        hi = h1[i]
-        if hi > 0.0:  # ReLU: the negative ones are zeros
-            for j in range(n2):
-                h2[j] += hi * w2[i, j]
+    hidden(x, w1, b1, w2, b2, h1, h2)
     u = bv[0]
-    for j in range(n2):
+    for j in range(h2.shape[0]):
         if h2[j] > 0.0:
             u += h2[j] * wv[j]
     return float(np.tanh(u))
@@ -259,23 +268,8 @@ def row_probs(
         z[0] = 1.0
         return
     encode(row, max_rounds, T, x)
-    n1 = h1.shape[0]
+    hidden(x, w1, b1, w2, b2, h1, h2)
     n2 = h2.shape[0]
-    h1[:] = b1
-    for i in range(x.shape[0]):  # the input is mostly zeros: skip them
-        xi = x[i]
-        if xi != 0.0:
-            for j in range(n1):
-                h1[j] += xi * w1[i, j]
-    h2[:] = b2
-    for i in range(n1):
-        hi = h1[i]
-        if hi > 0.0:  # ReLU: the negative ones are zeros
-            for j in range(n2):
-                h2[j] += hi * w2[i, j]
-    for j in range(n2):
-        if h2[j] < 0.0:
-            h2[j] = 0.0
     nf = af.shape[1]
     g = np.zeros(nf, dtype=np.float32)  # the state's judgement of each action feature
     for j in range(n2):
