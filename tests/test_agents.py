@@ -23,7 +23,11 @@ def play(agents: tuple[Agent, Agent], seed: int) -> State:
 
 
 # Search agents get a small fixed budget: fast, and deterministic for a seed.
-BUDGET = {"ismcts": {"iterations": "60"}, "master": {"iterations": "60"}}
+BUDGET = {
+    "ismcts": {"iterations": "60"},
+    "master": {"iterations": "60"},
+    "master-1": {"iterations": "60"},
+}
 
 
 def quick(name: str) -> Agent:
