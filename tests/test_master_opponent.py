@@ -75,3 +75,23 @@ def test_a_full_table_stops_the_search() -> None:
     assert tree.full
     assert tree.iterations < 100_000
     assert 2 * (int(tree.oused[0]) + 64) > len(tree.okeys) or tree.counters[0] + 1 > tree.limit
+
+
+def test_the_opponents_prior_is_computed_once_for_each_information_set() -> None:
+    """The cache of the network's priors changes no statistic: a search that may not keep any
+    (no room for their probabilities) grows the same tree, and one that may keeps fewer priors
+    than the opponent made decisions (its information sets recur)."""
+    for state in positions(3, seed=6):
+        seat = state.to_move
+        assert seat is not None
+        cached = FastSearch(state.view(seat), random.Random(3), capacity=3001, config=MASTER)
+        cached.run(3000)
+        fresh = FastSearch(state.view(seat), random.Random(3), capacity=3001, config=MASTER)
+        fresh.pflat = np.empty(0, dtype=np.float32)
+        fresh.run(3000)
+        assert int(fresh.oused[1]) == 0
+        kept = int(cached.oused[1])
+        assert 0 < kept < int(cached.oN.sum())
+        assert int(cached.oused[2]) > kept  # each holds its legal moves' probabilities
+        assert np.array_equal(cached.oN, fresh.oN) and np.array_equal(cached.oW, fresh.oW)
+        assert np.array_equal(cached.N, fresh.N) and np.array_equal(cached.W, fresh.W)

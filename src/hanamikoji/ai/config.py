@@ -168,6 +168,12 @@ _DECLARED = (
         low=0.0, high=1.0, search="fast",
     ),
     Option(
+        "adapted", str, "picks",
+        "with adapt: which decisions of an opponent found greedy-like are searched as greedy's: "
+        "its picks, or all its decisions",
+        choices=("picks", "all"), search="fast",
+    ),
+    Option(
         "netvalue", float, 0.0,
         "the learned value's share at the tree's leaves, with the greedy playout's the rest "
         "(0: the playout alone, 1: the network alone, no playout)",
@@ -242,6 +248,7 @@ class SearchConfig:
     guide: float = _default("guide")
     mix: bool = _default("mix")
     adapt: float = _default("adapt")
+    adapted: str = _default("adapted")
     netvalue: float = _default("netvalue")
     opponent: str = _default("opponent")
     puct: float = _default("puct")

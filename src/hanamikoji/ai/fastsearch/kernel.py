@@ -71,6 +71,7 @@ def search(
     iterations: int,
     hidden_greedy: bool,
     model_pick: bool,
+    model_all: bool,
     guide: float,
     pool: Any,
     spare: Any,
@@ -86,6 +87,9 @@ def search(
     oN: Any,
     oW: Any,
     oused: Any,
+    pkeys: Any,
+    pbase: Any,
+    pflat: Any,
 ) -> None:
     """Run up to ``iterations`` more iterations on the tree (node 0 is the root).
 
@@ -100,7 +104,9 @@ def search(
     opponent's moves are searched per information set of its own (this node and the hand,
     Secret and Discard the world gives it), PUCT with the network's probabilities as the prior
     (``puct`` its constant), its statistics in the table ``okeys``/``oN``/``oW`` (``oused[0]``
-    entries used; the search stops when it is half full).
+    entries used; the search stops when it is half full), the network's probabilities at each
+    information set kept once in ``pkeys``/``pbase``/``pflat`` (``oused[1]`` keys and
+    ``oused[2]`` floats used; once either is half full or full, the rest are computed anew).
     """
     w1, b1, w2, b2, wv, bv = net
     x = np.empty(w1.shape[0], dtype=np.float32)
@@ -127,6 +133,7 @@ def search(
     oslots = np.empty(MAX_MOVES, dtype=np.int64)
     opath = np.empty(64, dtype=np.int64)
     omask = np.int64(okeys.shape[0] - 1)
+    pmask = np.int64(pkeys.shape[0] - 1)
     capacity = N.shape[0]
     for _ in range(iterations):
         if counters[C_NODES] + 1 > capacity:  # an iteration adds one node at most
@@ -147,18 +154,38 @@ def search(
             offer = pos[C_OFFER]
             # The opponent's move from its own search or the network (greedy's picks instead
             # when adapt finds it greedy-like), else below, searched from our side.
-            own = (infoset or netopp) and mover != me and not (model_pick and offer >= 0)
+            modelled = model_pick and mover != me and (offer >= 0 or model_all)
+            own = (infoset or netopp) and mover != me and not modelled
             if own and infoset:
                 # The opponent's own bandit at its information set in this world: PUCT over
                 # its legal moves, the network's probabilities (from its hand) the prior.
                 n = legal(pos, T, H, ids)
-                row_probs(pos, ids, n, max_rounds, T, policy, px, ph1, ph2, pz)
                 info = mix(
                     np.uint64(node) * GOLDEN
                     ^ np.uint64(pos[C_HAND + mover]) * np.uint64(0xBF58476D1CE4E5B9)
                     ^ np.uint64(pos[C_SECRET + mover]) * np.uint64(0x94D049BB133111EB)
                     ^ np.uint64(pos[C_DISCARD + mover])
                 )
+                # The prior depends on the information set only: computed once for each (the
+                # same legal moves in the same order), looked up on every later visit.
+                pk = np.int64(info >> np.uint64(1)) | 1
+                pj = np.int64(info >> np.uint64(24)) & pmask
+                while pkeys[pj] != pk and pkeys[pj] != 0:
+                    pj = (pj + 1) & pmask
+                if pkeys[pj] == pk:
+                    base = pbase[pj]
+                    for i in range(n):
+                        pz[i] = pflat[base + i]
+                else:
+                    row_probs(pos, ids, n, max_rounds, T, policy, px, ph1, ph2, pz)
+                    base = oused[2]
+                    if 2 * (oused[1] + 1) <= pkeys.shape[0] and base + n <= pflat.shape[0]:
+                        pkeys[pj] = pk
+                        pbase[pj] = base
+                        for i in range(n):
+                            pflat[base + i] = pz[i]
+                        oused[1] += 1
+                        oused[2] = base + n
                 visits = 0
                 for i in range(n):
                     ok = np.int64(mix(info + np.uint64(ids[i] + 1)) >> np.uint64(1)) | 1
@@ -215,8 +242,8 @@ def search(
                 if fresh or pos[C_TURN] >= 8:
                     break
                 continue
-            if model_pick and mover != me and offer >= 0:
-                # The opponent picks as greedy would with the hand this world gives it.
+            if modelled:
+                # The opponent picks (or plays) as greedy would with the hand this world gives it.
                 relative(pos, mover, rel)
                 ids[0] = choose(pos, T, H, F, rel, ids)
                 n = 1

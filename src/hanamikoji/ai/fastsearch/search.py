@@ -158,7 +158,13 @@ class FastSearch:
         self.okeys = np.zeros(size, dtype=np.int64)
         self.oN = np.zeros(size, dtype=np.int32)
         self.oW = np.zeros(size, dtype=np.float64)
-        self.oused = np.zeros(1, dtype=np.int64)
+        # entries used in the opponent's table; keys and floats used in the cache of priors
+        self.oused = np.zeros(3, dtype=np.int64)
+        # the network's prior at each of the opponent's information sets, kept once: room for
+        # as many as the table has entries, some 4 moves each
+        self.pkeys = np.zeros(size, dtype=np.int64)
+        self.pbase = np.zeros(size, dtype=np.int64)
+        self.pflat = np.empty(4 * size, dtype=np.float32)
 
     def _allocate(self, capacity: int) -> None:
         """Node arrays for ``capacity`` nodes, the edge table twice that or more; keeps the tree."""
@@ -231,6 +237,7 @@ class FastSearch:
             iterations,
             self.hidden_greedy,
             self.model_pick,
+            self.model_pick and self.config.adapted == "all",
             self.guide,
             self.pool,
             self.spare,
@@ -246,6 +253,9 @@ class FastSearch:
             self.oN,
             self.oW,
             self.oused,
+            self.pkeys,
+            self.pbase,
+            self.pflat,
         )
 
     def root(self, legal: Sequence[Move]) -> list[tuple[Move, int, float]]:
