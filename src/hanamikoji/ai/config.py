@@ -168,12 +168,6 @@ _DECLARED = (
         low=0.0, high=1.0, search="fast",
     ),
     Option(
-        "adapted", str, "picks",
-        "with adapt: which decisions of an opponent found greedy-like are searched as greedy's: "
-        "its picks, or all its decisions",
-        choices=("picks", "all"), search="fast",
-    ),
-    Option(
         "netvalue", float, 0.0,
         "the learned value's share at the tree's leaves, with the greedy playout's the rest "
         "(0: the playout alone, 1: the network alone, no playout)",
@@ -222,6 +216,8 @@ RETIRED: dict[str, str] = {
     "odds": "carrying the belief's odds between rounds measured as no gain and was retired",
     "model": "the opponent modelled as greedy is no option any more: master's adapt does it "
     "when the opponent looks greedy",
+    "adapted": "every decision of a greedy-like opponent searched as greedy's (adapted=all) "
+    "gained against greedy what it lost against master-1 and was retired (docs/ai.md)",
     "fast": "the search is chosen by the agent: ismcts is the Python search, master the "
     "compiled one (master:fast=0, the Python master, was retired)",
 }
@@ -248,7 +244,6 @@ class SearchConfig:
     guide: float = _default("guide")
     mix: bool = _default("mix")
     adapt: float = _default("adapt")
-    adapted: str = _default("adapted")
     netvalue: float = _default("netvalue")
     opponent: str = _default("opponent")
     puct: float = _default("puct")

@@ -71,7 +71,6 @@ def search(
     iterations: int,
     hidden_greedy: bool,
     model_pick: bool,
-    model_all: bool,
     guide: float,
     pool: Any,
     spare: Any,
@@ -154,8 +153,7 @@ def search(
             offer = pos[C_OFFER]
             # The opponent's move from its own search or the network (greedy's picks instead
             # when adapt finds it greedy-like), else below, searched from our side.
-            modelled = model_pick and mover != me and (offer >= 0 or model_all)
-            own = (infoset or netopp) and mover != me and not modelled
+            own = (infoset or netopp) and mover != me and not (model_pick and offer >= 0)
             if own and infoset:
                 # The opponent's own bandit at its information set in this world: PUCT over
                 # its legal moves, the network's probabilities (from its hand) the prior.
@@ -242,8 +240,8 @@ def search(
                 if fresh or pos[C_TURN] >= 8:
                     break
                 continue
-            if modelled:
-                # The opponent picks (or plays) as greedy would with the hand this world gives it.
+            if model_pick and mover != me and offer >= 0:
+                # The opponent picks as greedy would with the hand this world gives it.
                 relative(pos, mover, rel)
                 ids[0] = choose(pos, T, H, F, rel, ids)
                 n = 1

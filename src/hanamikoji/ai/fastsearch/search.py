@@ -237,7 +237,6 @@ class FastSearch:
             iterations,
             self.hidden_greedy,
             self.model_pick,
-            self.model_pick and self.config.adapted == "all",
             self.guide,
             self.pool,
             self.spare,
