@@ -43,7 +43,7 @@ import time  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
+from typing import Any, NamedTuple  # noqa: E402
 
 import numpy as np  # noqa: E402
 import numpy.typing as npt  # noqa: E402
@@ -209,6 +209,33 @@ class Decisions:
     action: Ints
     logp: Floats
     ret: Floats
+
+
+class Step(NamedTuple):
+    """One minibatch's forward pass and the policy terms both PPO updates read: the value,
+    the cache for the backward pass, the probabilities and log-probabilities over the legal
+    actions, the actions taken (one-hot) and each row's entropy."""
+
+    v: Floats
+    cache: Any
+    probs: Floats
+    logp: Floats
+    action: Ints
+    rows: Ints
+    onehot: Floats
+    ent: Floats
+
+
+def step_terms(model: Model, d: Decisions, i: Ints) -> Step:
+    """The :class:`Step` of decisions ``i``."""
+    logits, v, cache = model.forward(d.x[i])
+    probs, logp = masked_softmax(logits, d.mask[i])
+    a = d.action[i]
+    rows = np.arange(len(i))
+    onehot = np.zeros_like(probs)
+    onehot[rows, a] = 1.0
+    ent = -(probs * logp).sum(axis=1)
+    return Step(v, cache, probs, logp, a, rows, onehot, ent)
 
 
 def play(
@@ -475,13 +502,7 @@ def update(
         adv_all = ((adv_all - adv_all.mean()) / (adv_all.std() + 1e-6)).astype(np.float32)
     for i in minibatches(n, epochs, batch, rng):
         m = len(i)
-        logits, v, cache = model.forward(d.x[i])
-        probs, logp = masked_softmax(logits, d.mask[i])
-        a = d.action[i]
-        rows = np.arange(m)
-        onehot = np.zeros_like(probs)
-        onehot[rows, a] = 1.0
-        ent = -(probs * logp).sum(axis=1)
+        v, cache, probs, logp, a, rows, onehot, ent = step_terms(model, d, i)
         if imitate:
             loss_p = -logp[rows, a]
             dlogits = probs - onehot
