@@ -140,9 +140,16 @@ _DECLARED = (
         low=0.0,
     ),
     Option(
+        "likelihood", str, "greedy",
+        "whose judgement the belief weighs the worlds by: greedy's scores softened by belief, "
+        "the network's policy (its logits as they are; with mix, scaled by 0, 1/9, 1/3 and "
+        "1), or both models side by side in one mixture",
+        choices=("greedy", "net", "both"), search="fast",
+    ),
+    Option(
         "pool", int, 0,
         "how many worlds the belief weighs (0: the default, 128 in Python, 65,536 compiled, "
-        "a quarter of that with mix)",
+        "a quarter of that with mix or the network's likelihood)",
         low=0,
     ),
     Option(
@@ -239,6 +246,7 @@ class SearchConfig:
     playout: str = _default("playout")
     prior: float = _default("prior")
     belief: float = _default("belief")
+    likelihood: str = _default("likelihood")
     pool: int = _default("pool")
     hidden: str = _default("hidden")
     guide: float = _default("guide")
@@ -312,8 +320,9 @@ MASTER_1 = SearchConfig(
 """The ``master-1`` agent: master as #12 left it (what won matches then: docs/ai.md, What went
 into master), kept unchanged so that every later master is measured against it."""
 
-MASTER = MASTER_1.replace(opponent="infoset", adapt=0.0, hidden="random")
+MASTER = MASTER_1.replace(opponent="infoset", adapt=0.0, hidden="random", likelihood="both")
 """The ``master`` agent: the strongest settings measured so far: ``master-1``'s with the
-opponent searched at its own information sets, the learned policy its prior (``hidden`` shapes
-only the opponent searched from our side; ``adapt``, greedy's picks for an opponent the belief
-finds greedy-like, is off: a model of one opponent. docs/ai.md)."""
+opponent searched at its own information sets, the learned policy its prior, and the worlds
+weighed by greedy's and the network's likelihoods of its decisions in one mixture (``hidden``
+shapes only the opponent searched from our side; ``adapt``, greedy's picks for an opponent the
+belief finds greedy-like, is off: a model of one opponent. docs/ai.md)."""

@@ -68,6 +68,7 @@ __all__ = [
     "features",
     "forward",
     "policy_arrays",
+    "row_logits",
     "row_of_view",
     "row_pick",
     "row_probs",
@@ -247,6 +248,43 @@ def policy_arrays(net: Net) -> tuple[Floats, ...]:
 
 
 @jit_fast
+def row_logits(
+    row: Any,
+    ids: Any,
+    n: int,
+    max_rounds: int,
+    T: Any,
+    policy: Any,
+    x: Any,
+    h1: Any,
+    h2: Any,
+    z: Any,
+) -> None:
+    """The network's logit of each of the ``n`` legal action ids in ``ids`` for the seat to
+    move in a kernel row, into ``z[:n]``, in numba. ``policy``: :func:`policy_arrays`; ``x``,
+    ``h1``, ``h2``: work arrays of the layers' sizes."""
+    w1, b1, w2, b2, wpt, bp, wq, af = policy
+    encode(row, max_rounds, T, x)
+    hidden(x, w1, b1, w2, b2, h1, h2)
+    n2 = h2.shape[0]
+    nf = af.shape[1]
+    g = np.zeros(nf, dtype=np.float32)  # the state's judgement of each action feature
+    for j in range(n2):
+        hj = h2[j]
+        if hj > 0.0:
+            for f in range(nf):
+                g[f] += hj * wq[j, f]
+    for k in range(n):
+        a = ids[k]
+        v = bp[a]
+        for j in range(n2):
+            v += h2[j] * wpt[a, j]
+        for f in range(nf):
+            v += g[f] * af[a, f]
+        z[k] = v
+
+
+@jit_fast
 def row_probs(
     row: Any,
     ids: Any,
@@ -260,34 +298,16 @@ def row_probs(
     z: Any,
 ) -> None:
     """The network's probability of each of the ``n`` legal action ids in ``ids`` for the seat
-    to move in a kernel row, into ``z[:n]``, in numba (the search's model of its opponent).
-    ``policy``: :func:`policy_arrays`; ``x``, ``h1``, ``h2``: work arrays of the layers'
-    sizes."""
-    w1, b1, w2, b2, wpt, bp, wq, af = policy
+    to move in a kernel row, into ``z[:n]``, in numba (the search's model of its opponent):
+    the softmax of :func:`row_logits`."""
     if n == 1:
         z[0] = 1.0
         return
-    encode(row, max_rounds, T, x)
-    hidden(x, w1, b1, w2, b2, h1, h2)
-    n2 = h2.shape[0]
-    nf = af.shape[1]
-    g = np.zeros(nf, dtype=np.float32)  # the state's judgement of each action feature
-    for j in range(n2):
-        hj = h2[j]
-        if hj > 0.0:
-            for f in range(nf):
-                g[f] += hj * wq[j, f]
+    row_logits(row, ids, n, max_rounds, T, policy, x, h1, h2, z)
     top = np.float32(-np.inf)
     for k in range(n):
-        a = ids[k]
-        v = bp[a]
-        for j in range(n2):
-            v += h2[j] * wpt[a, j]
-        for f in range(nf):
-            v += g[f] * af[a, f]
-        z[k] = v
-        if v > top:
-            top = v
+        if z[k] > top:
+            top = z[k]
     total = np.float32(0.0)
     for k in range(n):
         z[k] = np.exp(z[k] - top)

@@ -2,9 +2,10 @@
 
 With ``belief`` > 0 the fast search draws its worlds from a pool of dealt worlds, each in
 proportion to how likely the opponent's decisions this round are in it if it chose as greedy
-does, softened (a move's chance proportional to exp(beta * score)). :func:`opponent_decisions`
-reads those decisions from a VIEW; :func:`weigh` scores one world; :func:`belief_pool` deals and
-weighs a whole pool for several softnesses at once.
+does, softened (a move's chance proportional to exp(beta * score)), or as the network does
+(``likelihood=net``: its policy, its logits scaled by a softness). :func:`opponent_decisions`
+reads those decisions from a VIEW; :func:`weigh` and :func:`weigh_net` score one world;
+:func:`belief_pool` deals and weighs a whole pool for several softnesses of both at once.
 """
 
 from __future__ import annotations
@@ -16,10 +17,21 @@ import numpy as np
 import numpy.typing as npt
 
 from hanamikoji.ai.fastplay import MAX_MOVES, relative, score
+from hanamikoji.ai.net import row_logits
 from hanamikoji.cards import pack
 from hanamikoji.kernel.actions import IDS
 from hanamikoji.kernel.jit import jit, jit_inline
-from hanamikoji.kernel.row import C_ACTIONS, C_HAND, C_OFFER, C_RNG, C_SECRET, C_TO_MOVE
+from hanamikoji.kernel.row import (
+    C_ACTIONS,
+    C_DISCARD,
+    C_HAND,
+    C_OFFER,
+    C_PLAYED,
+    C_RNG,
+    C_SECRET,
+    C_TO_MOVE,
+    C_TURN,
+)
 from hanamikoji.kernel.rules import legal, rand_below
 from hanamikoji.kernel.tables import T_CODE, card_code
 from hanamikoji.moves import Action, Move
@@ -27,7 +39,15 @@ from hanamikoji.view import SeenMove, View
 
 from .worlds import deal
 
-__all__ = ["HIDDEN_IDS", "NX", "belief_pool", "opponent_decisions", "weigh", "weigh_one"]
+__all__ = [
+    "HIDDEN_IDS",
+    "NX",
+    "belief_pool",
+    "opponent_decisions",
+    "weigh",
+    "weigh_net",
+    "weigh_one",
+]
 
 
 # An opponent decision this round as the searching seat saw it (``belief``): kind (0 Secret,
@@ -55,6 +75,55 @@ def geisha(card: Any) -> Any:
         card >>= 4
         g += 1
     return g
+
+
+@jit_inline
+def decided(world: Any, discard: int, decisions: Any, k: int, opp: int, T: Any, hidden: Any) -> Any:
+    """(the move, the cards it took from the hand) of the opponent's decision ``k`` in
+    ``world``: its Secret and Discard are the world's (``discard``), the rest as seen."""
+    kind = decisions[k, X_KIND]
+    move = decisions[k, X_MOVE]
+    code = 0
+    if kind == 0:
+        code = world[C_SECRET + opp]
+        move = hidden[geisha(code)]
+    elif kind == 1:
+        code = discard
+        first = geisha(code & -code)  # the lower card's geisha, then the other's
+        move = hidden[7 + 7 * first + geisha(code - (1 << (4 * first)))]
+    elif kind <= 3:
+        code = T[move, T_CODE]
+    return move, code
+
+
+@jit_inline
+def slot_of(key: Any, cache: Any, used: Any) -> Any:
+    """The slot of ``key`` in an open-addressing ``cache`` (``key + 1`` where held, 0 where
+    free): its own, or a free one, the cache emptied first once it is half full."""
+    mask = cache.shape[0] - 1
+    i = (key * 0x9E3779B1) & mask
+    while cache[i] != 0 and cache[i] != key + 1:
+        i = (i + 1) & mask
+    if cache[i] == 0 and used[0] > mask // 2:  # half full: start it afresh
+        cache[:] = 0
+        used[0] = 0
+        i = (key * 0x9E3779B1) & mask
+    return i
+
+
+@jit_inline
+def undrawn(world: Any, hand: Any) -> Any:
+    """``hand`` before its turn's draw: one of its cards at random (which card came last is
+    hidden, and all are equally likely), from ``world``'s random stream."""
+    r = rand_below(world, count(hand))
+    g = 0
+    while True:
+        c = (hand >> (4 * g)) & 15
+        if r < c:
+            break
+        r -= c
+        g += 1
+    return hand - (1 << (4 * g))
 
 
 @jit_inline
@@ -87,35 +156,16 @@ def weigh(
     """
     hand = world[C_HAND + opp]
     total = 0.0
-    mask = cache.shape[0] - 1
     relative(world, opp, rel)  # the markers: the same all round
     for k in range(decisions.shape[0] - 1, -1, -1):
-        kind = decisions[k, X_KIND]
-        move = decisions[k, X_MOVE]
-        if kind == 0:
-            code = world[C_SECRET + opp]
-            move = hidden_ids[geisha(code)]
-        elif kind == 1:
-            code = discard
-            first = geisha(code & -code)  # the lower card's geisha, then the other's
-            move = hidden_ids[7 + 7 * first + geisha(code - (1 << (4 * first)))]
-        elif kind <= 3:
-            code = T[move, T_CODE]
-        else:
-            code = 0
+        move, code = decided(world, discard, decisions, k, opp, T, hidden_ids)
         hand += code
         secret = world[C_SECRET + opp] if decisions[k, X_SECRET] else 0
         mine = decisions[k, X_PLAYED + opp] + secret
         theirs = decisions[k, X_PLAYED + 1 - opp]
         offer = decisions[k, X_OFFER]
         key = ((hand * 8 + (geisha(secret) + 1 if secret else 0)) << 4) + k
-        i = (key * 0x9E3779B1) & mask
-        while cache[i] != 0 and cache[i] != key + 1:
-            i = (i + 1) & mask
-        if cache[i] == 0 and used[0] > mask // 2:  # half full: start it afresh
-            cache[:] = 0
-            used[0] = 0
-            i = (key * 0x9E3779B1) & mask
+        i = slot_of(key, cache, used)
         if cache[i] == 0:
             used[0] += 1
             scratch[:] = world
@@ -140,16 +190,8 @@ def weigh(
         if not math.isnan(lognorm):
             chosen = score(move, offer, hand, mine, theirs, rel, T, F)
             total += beta * (chosen - top) - lognorm
-        if kind <= 3:  # before the action, the turn's draw: one of the hand's cards at random
-            r = rand_below(world, count(hand))
-            g = 0
-            while True:
-                c = (hand >> (4 * g)) & 15
-                if r < c:
-                    break
-                r -= c
-                g += 1
-            hand -= 1 << (4 * g)
+        if decisions[k, X_KIND] <= 3:  # before the action, the turn's draw
+            hand = undrawn(world, hand)
     return total
 
 
@@ -187,6 +229,91 @@ def weigh_one(
 
 
 @jit
+def weigh_net(
+    world: Any,
+    discard: int,
+    decisions: Any,
+    taus: Any,
+    opp: int,
+    max_rounds: int,
+    T: Any,
+    H: Any,
+    policy: Any,
+    hidden_ids: Any,
+    work: Any,
+    cache: Any,
+    cvals: Any,
+    used: Any,
+    out: Any,
+) -> None:
+    """The log-likelihood of the opponent's decisions in ``world`` if it chose as the network
+    does, its logits scaled by each softness in ``taus`` (1: the policy itself, 0: uniform),
+    into ``out``.
+
+    The hand at each decision is rebuilt as :func:`weigh` rebuilds it; the network reads what
+    the opponent knew then (its hand, its Secret and Discard once down, both sides' played
+    cards, the actions left, the offer, the turn). A decision's likelihoods depend on the
+    world only through the hand, the Secret, the Discard and the move behind a hidden one:
+    ``cache`` keeps them by that key. ``work``: (scratch row, ids, logits, x, h1, h2)."""
+    scratch, ids, z, x, h1, h2 = work
+    nt = taus.shape[0]
+    hand = world[C_HAND + opp]
+    out[:] = 0.0
+    for k in range(decisions.shape[0] - 1, -1, -1):
+        move, code = decided(world, discard, decisions, k, opp, T, hidden_ids)
+        hand += code
+        secret = world[C_SECRET + opp] if decisions[k, X_SECRET] else 0
+        dropped = discard if (decisions[k, X_ACTIONS + opp] & 2) == 0 else 0
+        # exact: hand 28 bits, move 10, Secret's geisha 3, Discard's two 6, decision 4
+        key = hand
+        key = (key << 10) + move
+        key = (key << 3) + (geisha(secret) + 1 if secret else 0)
+        if dropped:
+            low = geisha(dropped & -dropped)
+            key = (key << 6) + 1 + 7 * low + geisha(dropped - (1 << (4 * low)))
+        else:
+            key = key << 6
+        key = (key << 4) + k
+        i = slot_of(key, cache, used)
+        if cache[i] == 0:
+            used[0] += 1
+            scratch[:] = world
+            scratch[C_HAND + opp] = hand
+            scratch[C_PLAYED] = decisions[k, X_PLAYED]
+            scratch[C_PLAYED + 1] = decisions[k, X_PLAYED + 1]
+            scratch[C_SECRET + opp] = secret
+            scratch[C_DISCARD + opp] = dropped
+            scratch[C_ACTIONS] = decisions[k, X_ACTIONS]
+            scratch[C_ACTIONS + 1] = decisions[k, X_ACTIONS + 1]
+            scratch[C_OFFER] = decisions[k, X_OFFER]
+            scratch[C_TURN] = decisions[k, X_TURN]
+            scratch[C_TO_MOVE] = opp
+            n = legal(scratch, T, H, ids)
+            chosen = -1
+            for j in range(n):
+                if ids[j] == move:
+                    chosen = j
+            cache[i] = key + 1
+            if n <= 1 or chosen < 0:  # no choice (or a move the world does not allow)
+                for t in range(nt):
+                    cvals[nt * i + t] = 0.0 if n == 1 else -30.0
+            else:
+                row_logits(scratch, ids, n, max_rounds, T, policy, x, h1, h2, z)
+                top = z[0]
+                for j in range(n):
+                    top = max(top, z[j])
+                for t in range(nt):
+                    norm = 0.0
+                    for j in range(n):
+                        norm += math.exp(taus[t] * (z[j] - top))
+                    cvals[nt * i + t] = taus[t] * (z[chosen] - top) - math.log(norm)
+        for t in range(nt):
+            out[t] += cvals[nt * i + t]
+        if decisions[k, X_KIND] <= 3:  # before the action, the turn's draw
+            hand = undrawn(world, hand)
+
+
+@jit
 def belief_pool(
     template: Any,
     cards: Any,
@@ -194,21 +321,26 @@ def belief_pool(
     opp: int,
     decisions: Any,
     betas: Any,
+    taus: Any,
+    max_rounds: int,
     T: Any,
     H: Any,
     F: Any,
+    policy: Any,
     seed: int,
     pool: Any,
     spare: Any,
     logw: Any,
     hidden_ids: Any,
 ) -> None:
-    """``pool.shape[0]`` worlds dealt as :func:`~.worlds.deal` deals them, and for each softness in
-    ``betas`` the log-likelihood of the opponent's decisions in each (``logw[w, b]``), with
-    one random order of its draws. ``spare[w]`` keeps the world's cards that are
-    neither the opponent's nor in the pile (the removed card), which the search shuffles back
-    into the pile world after world: the decisions weigh the opponent's cards, not the pile's
-    order."""
+    """``pool.shape[0]`` worlds dealt as :func:`~.worlds.deal` deals them, and the
+    log-likelihood of the opponent's decisions in each: for each softness of greedy's in
+    ``betas`` (``logw[w, b]``, :func:`weigh`), then for each softness of the network's in
+    ``taus`` (``logw[w, len(betas) + t]``, :func:`weigh_net`; ``policy``:
+    :func:`~hanamikoji.ai.net.policy_arrays`), with one random order of its draws for all.
+    ``spare[w]`` keeps the world's cards that are neither the opponent's nor in the pile (the
+    removed card), which the search shuffles back into the pile world after world: the
+    decisions weigh the opponent's cards, not the pile's order."""
     pos = template.copy()
     pos[C_RNG] = seed
     scratch = np.empty_like(template)
@@ -219,6 +351,18 @@ def belief_pool(
     cache = np.zeros((nb, 1 << 16), dtype=np.int64)  # (decision, hand, Secret) + 1, or 0
     cvals = np.empty((nb, 2 << 16), dtype=np.float64)  # its best score and log-normaliser
     used = np.zeros(nb, dtype=np.int64)
+    nt = taus.shape[0]
+    work = (
+        scratch,
+        ids,
+        np.empty(MAX_MOVES, dtype=np.float32),
+        np.empty(policy[0].shape[0], dtype=np.float32),
+        np.empty(policy[0].shape[1], dtype=np.float32),
+        np.empty(policy[2].shape[1], dtype=np.float32),
+    )
+    ncache = np.zeros(1 << 16 if nt else 1, dtype=np.int64)  # the key + 1, or 0
+    nvals = np.empty(nt << 16, dtype=np.float64)  # its log-likelihood for each softness
+    nused = np.zeros(1, dtype=np.int64)
     placed = slots[0] + slots[1] + slots[2]
     for w in range(pool.shape[0]):
         deal(pos, cards, slots, opp)
@@ -247,6 +391,25 @@ def belief_pool(
                 cvals[b],
                 used[b : b + 1],
                 rel,
+            )
+        if nt:
+            pos[C_RNG] = rng
+            weigh_net(
+                pos,
+                discard,
+                decisions,
+                taus,
+                opp,
+                max_rounds,
+                T,
+                H,
+                policy,
+                hidden_ids,
+                work,
+                ncache,
+                nvals,
+                nused,
+                logw[w, nb:],
             )
 
 

@@ -44,10 +44,13 @@ class FastSearch:
     worlds, each in proportion to how likely the opponent's decisions this round are in it if
     it chose as greedy does, softened: a move's chance proportional to exp(beta * score), with
     beta = ``belief``, or with ``mix`` a mixture of beta in (0, belief/9, belief/3, belief) of
-    equal prior weights. ``evidence`` is then each beta's log mean likelihood over the pool (how
-    well it explains this round's decisions). With ``mix`` and ``adapt`` > 0, when the mixture
-    gives at least ``adapt`` to the two sharpest softnesses (the opponent chooses much as greedy
-    does), the opponent's picks are searched as greedy's.
+    equal prior weights. With ``likelihood=net`` the network's policy judges the decisions in
+    place of greedy (its logits scaled by 1, or with ``mix`` by 0, 1/9, 1/3 and 1), and with
+    ``likelihood=both`` the mixture holds greedy's softnesses and the network's side by side
+    (seven with ``mix``). ``evidence`` is then each softness's log mean likelihood over the pool
+    (how well it explains this round's decisions). With ``mix`` and ``adapt`` > 0, when the
+    mixture gives at least ``adapt`` to greedy's two sharpest softnesses (the opponent chooses
+    much as greedy does), the opponent's picks are searched as greedy's.
     """
 
     N: npt.NDArray[np.int32]
@@ -92,11 +95,17 @@ class FastSearch:
         belief = config.belief
         mix = config.mixed
         decisions = opponent_decisions(view)
-        # One softness, or a mixture of four from a uniformly random opponent up to ``belief``.
-        self.betas = (0.0, belief / 9, belief / 3, belief) if mix else (belief,)
+        # One softness, or a mixture of four from a uniformly random opponent up to ``belief``
+        # (greedy's softnesses, then the network's: ``likelihood``).
+        soft = (0.0, belief / 9, belief / 3, belief) if mix else (belief,)
+        net = (0.0, 1 / 9, 1 / 3, 1.0) if mix else (1.0,)
+        both = soft + (net[1:] if mix else net)  # the uniform softness once
+        self.betas = {"greedy": soft, "net": net, "both": both}[config.likelihood]
+        greedy = len(soft) if config.likelihood != "net" else 0
         self.evidence = np.zeros(0, dtype=np.float64)
         if belief > 0 and dealing is None and len(decisions):
-            pool = config.pool or (FAST_POOL // 4 if mix else FAST_POOL)
+            quarter = mix or config.likelihood != "greedy"
+            pool = config.pool or (FAST_POOL // 4 if quarter else FAST_POOL)
             self.pool = np.empty((pool, len(self.template)), dtype=np.int64)
             self.spare = np.empty((pool, max(0, left)), dtype=np.int64)
             logs = np.empty((pool, len(self.betas)), dtype=np.float64)
@@ -106,10 +115,13 @@ class FastSearch:
                 self.slots,
                 1 - self.me,
                 decisions,
-                np.array(self.betas, dtype=np.float64),
+                np.array(self.betas[:greedy], dtype=np.float64),
+                np.array(self.betas[greedy:], dtype=np.float64),
+                self.max_rounds,
                 T,
                 H,
                 self.F,
+                _policy(greedy < len(self.betas)),
                 rng.getrandbits(63),
                 self.pool,
                 self.spare,
@@ -127,7 +139,8 @@ class FastSearch:
         # sharpest softnesses); with ``adapt`` its picks are then searched as greedy's.
         post = self.evidence if len(self.evidence) else np.zeros(len(self.betas))
         post = np.exp(post - post.max())
-        self.greedy_like = float(post[-2:].sum() / post.sum()) if mix else 0.0
+        sharpest = post[greedy - 2 : greedy].sum() if greedy >= 2 else 0.0
+        self.greedy_like = float(sharpest / post.sum()) if mix else 0.0
         if mix and config.adapt > 0 and self.greedy_like >= config.adapt:
             self.model_pick = True
         self.limit = max(2, capacity)  # the most nodes the tree may grow to
