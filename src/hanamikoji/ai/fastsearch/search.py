@@ -135,7 +135,7 @@ class FastSearch:
             peak = logs.max(axis=1, keepdims=True)
             self.logw = (peak + np.log(np.exp(logs - peak).sum(axis=1, keepdims=True)))[:, 0]
             self.cumulative = np.cumsum(np.exp(self.logw - self.logw.max()))
-        # How sure the mixture is that the opponent chooses much as greedy does (the two
+        # How sure the mixture is that the opponent chooses much as greedy does (greedy's two
         # sharpest softnesses); with ``adapt`` its picks are then searched as greedy's.
         post = self.evidence if len(self.evidence) else np.zeros(len(self.betas))
         post = np.exp(post - post.max())
