@@ -37,6 +37,7 @@ from hanamikoji.web import ai_worker
 from hanamikoji.web.errors import WebError, show
 from hanamikoji.web.game import ENGINE_FAILURES, LiveGame
 from hanamikoji.web.identity import FieldError, check_username, username_key
+from hanamikoji.web.ids import new_id
 from hanamikoji.web.lobby import SHOWN, Lobby, challenge_json
 from hanamikoji.web.messages import clock_json
 from hanamikoji.web.ratings import AI_PLAYER, AI_RATINGS, FAMILIES
@@ -729,7 +730,7 @@ class BotHub:
         if len(await self.store.bots_of(owner.id)) >= MAX_BOTS:
             raise WebError("too-many", f"an account may have {MAX_BOTS} bots")
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-        player_id = secrets.token_urlsafe(12)
+        player_id = new_id(12)
         accepted = json.dumps(accepts.to_json())
         try:
             await self.store.add_bot(

@@ -12,7 +12,6 @@ only, and the spectators' room to anyone once the game is over (docs/web.md, "Ch
 from __future__ import annotations
 
 import json
-import secrets
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Iterable
@@ -21,6 +20,7 @@ from typing import Any, Protocol
 
 from hanamikoji.web.errors import WebError, show
 from hanamikoji.web.game import LiveGame
+from hanamikoji.web.ids import new_id
 from hanamikoji.web.limits import TooMany, Window
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import ChatFlags, ChatRow, GameRow
@@ -208,7 +208,7 @@ class ChatRooms:
         # Two messages of one millisecond keep their order (a room is read by time).
         at = self._last_at = max(self.service.now_ms(), self._last_at + 1)
         line = ChatRow(
-            id=secrets.token_urlsafe(9),
+            id=new_id(9),
             game=game.id,
             room=room,
             seat=author.seat if room == "players" else None,

@@ -24,6 +24,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from hanamikoji.clock import Clock
 from hanamikoji.web.errors import WebError, clean_name, show
+from hanamikoji.web.ids import new_id
 from hanamikoji.web.limits import Limits, TooMany, Window
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import Duplicate, GameRow, PlayerRow, Store
@@ -267,7 +268,7 @@ class Accounts:
             return None
         self.guests.add(client)
         await self._sweep()
-        player = PlayerRow(secrets.token_urlsafe(12))
+        player = PlayerRow(new_id(12))
         session_id = secrets.token_urlsafe(32)
         hashed = session_hash(session_id)
         expires = _stamp(self.now() + timedelta(days=GUEST_DAYS))

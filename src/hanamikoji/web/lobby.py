@@ -10,7 +10,6 @@ open; the others for a day.
 from __future__ import annotations
 
 import logging
-import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -19,6 +18,7 @@ from hanamikoji.glicko2 import Rating
 from hanamikoji.web.errors import WebError, show
 from hanamikoji.web.game import LiveGame
 from hanamikoji.web.identity import FieldError, check_username, username_key
+from hanamikoji.web.ids import new_id
 from hanamikoji.web.limits import TooMany
 from hanamikoji.web.ratings import Standing, family_of, window
 from hanamikoji.web.service import GameService
@@ -187,7 +187,7 @@ class Lobby:
         now = self.games.now_ms()
         real_time = control.kind is Kind.REAL_TIME
         row = ChallengeRow(
-            id=secrets.token_urlsafe(9),
+            id=new_id(9),
             player=me.id,
             name=me.name or me.username or "",
             control=str(control),

@@ -52,6 +52,7 @@ from hanamikoji.web.game import (
     token_seat,
     undo_point,
 )
+from hanamikoji.web.ids import new_id
 from hanamikoji.web.limits import ClientLimits, Limits, TooMany
 from hanamikoji.web.scheduler import AiScheduler, Busy
 from hanamikoji.web.store import GameRow, HintRow, Store
@@ -437,7 +438,7 @@ class GameService:
         else:
             tokens = (mine, "") if seat == 0 else ("", mine)
         row = GameRow(
-            id=secrets.token_urlsafe(9),
+            id=new_id(9),
             seed=self._rng.getrandbits(62),
             max_rounds=max_rounds,
             mode=mode,
@@ -581,7 +582,7 @@ class GameService:
         """A game between two people who met in the lobby (not stored yet: the challenge's
         acceptance stores it); a timed game's clock starts now, both players being there."""
         row = GameRow(
-            id=secrets.token_urlsafe(9),
+            id=new_id(9),
             seed=self._rng.getrandbits(62),
             max_rounds=max_rounds,
             mode="lobby",
@@ -860,7 +861,7 @@ class GameService:
                 self._admit(client, ai=ai, level=game.row.level)
                 old = game.row
                 row = GameRow(
-                    id=secrets.token_urlsafe(9),
+                    id=new_id(9),
                     seed=self._rng.getrandbits(62),
                     max_rounds=old.max_rounds,
                     mode=old.mode,

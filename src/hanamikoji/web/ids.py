@@ -1,0 +1,17 @@
+"""Random public ids (games, chat lines, players): URL-safe, and never beginning with ``-``, so
+that an operator can pass one to ``hanamikoji admin`` without the command line reading it as an
+option."""
+
+from __future__ import annotations
+
+import secrets
+
+__all__ = ["new_id"]
+
+
+def new_id(nbytes: int) -> str:
+    """``secrets.token_urlsafe(nbytes)`` drawn again while it begins with ``-`` (1 in 64)."""
+    while True:
+        text = secrets.token_urlsafe(nbytes)
+        if not text.startswith("-"):
+            return text
