@@ -56,6 +56,7 @@ __all__ = [
     "legal",
     "mix",
     "new_game",
+    "nth_geisha",
     "rand_below",
     "random_action",
     "round_result",
@@ -84,6 +85,19 @@ def rand_below(row: Any, n: int) -> np.int64:
     s = np.uint64(row[C_RNG]) + GOLDEN
     row[C_RNG] = np.int64(s)
     return np.int64(((mix(s) >> _S32) * np.uint64(n)) >> _S32)
+
+
+@jit_inline
+def nth_geisha(packed: Any, k: Any) -> Any:
+    """The geisha index (0..6) of the ``k``-th card (from 0) of a packed set, its cards counted
+    geisha by geisha: a uniform ``k`` picks a uniform card of the set."""
+    geisha = 0
+    while True:
+        c = (packed >> (4 * geisha)) & 15
+        if k < c:
+            return geisha
+        k -= c
+        geisha += 1
 
 
 # -- reading -------------------------------------------------------------------------------
@@ -280,14 +294,7 @@ def start_round(row: Any, deals: Any) -> bool:
         left = ALL_CODE
         h0 = 0
         for i in range(15):
-            k = rand_below(row, 21 - i)
-            geisha = 0
-            while True:
-                c = (left >> (4 * geisha)) & 15
-                if k < c:
-                    break
-                k -= c
-                geisha += 1
+            geisha = nth_geisha(left, rand_below(row, 21 - i))
             card = 1 << (4 * geisha)
             left -= card
             if i == 0:

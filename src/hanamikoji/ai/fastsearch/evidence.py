@@ -32,7 +32,7 @@ from hanamikoji.kernel.row import (
     C_TO_MOVE,
     C_TURN,
 )
-from hanamikoji.kernel.rules import legal, rand_below
+from hanamikoji.kernel.rules import legal, nth_geisha, rand_below
 from hanamikoji.kernel.tables import T_CODE, card_code
 from hanamikoji.moves import Action, Move
 from hanamikoji.view import SeenMove, View
@@ -115,15 +115,7 @@ def slot_of(key: Any, cache: Any, used: Any) -> Any:
 def undrawn(world: Any, hand: Any) -> Any:
     """``hand`` before its turn's draw: one of its cards at random (which card came last is
     hidden, and all are equally likely), from ``world``'s random stream."""
-    r = rand_below(world, count(hand))
-    g = 0
-    while True:
-        c = (hand >> (4 * g)) & 15
-        if r < c:
-            break
-        r -= c
-        g += 1
-    return hand - (1 << (4 * g))
+    return hand - (1 << (4 * nth_geisha(hand, rand_below(world, count(hand)))))
 
 
 @jit_inline
