@@ -103,6 +103,26 @@ async def test_what_the_owner_allows_is_enforced_with_a_reason(site: Server) -> 
         assert other["_status"] == 404  # another account's bot is not yours to touch
 
 
+async def test_a_game_against_ones_own_bot_is_never_rated(site: Server) -> None:
+    async with site.browser() as owner, site.browser() as anna:
+        await signed_up(owner, "owner_o")
+        token = await new_bot(owner, "own_bot", controls=["real-time"], rated=True)
+        await signed_up(anna, "anna_o")
+        offline = await challenge(owner, None, control="3+2", rated=True, to="own_bot")
+        assert offline["_status"] == 403 and offline["code"] == "own-bot"
+        assert offline["field"] == "rated" and "your own bot" in offline["error"]
+        async with bridge(site, token):
+            rated = await challenge(owner, None, control="3+2", rated=True, to="OWN_BOT")
+            assert rated["code"] == "own-bot" and "cannot be rated" in rated["error"]
+            casual = await challenge(owner, control="3+2", to="own_bot")  # testing one's bot
+            game = (await started(owner, casual["challenge"]["id"]))["game"]
+            seat = await table(owner, game)
+            assert seat.state is not None and not seat.state["game"]["rated"]
+            await seat.ws.close()
+            other = await challenge(anna, control="3+2", rated=True, to="own_bot")
+            await started(anna, other["challenge"]["id"])  # anyone else's may be rated
+
+
 async def test_a_bot_that_would_accept_no_game_is_refused(site: Server) -> None:
     nothing = {"rated": False, "casual": False}
     async with site.browser() as owner:

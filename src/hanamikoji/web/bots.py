@@ -469,14 +469,23 @@ class BotHub:
 
     # -- challenges ------------------------------------------------------------------------------
 
-    async def screen(self, to_key: str, control: TimeControl, rated: bool) -> None:
-        """Refuse, saying why, a challenge to a bot that is not here or would not accept it
-        (the lobby asks before storing a challenge addressed to a player)."""
+    async def screen(self, to_key: str, control: TimeControl, rated: bool, by: str) -> None:
+        """Refuse, saying why, a challenge of the player ``by`` to a bot that is not here or
+        would not accept it, or a rated one to a bot of their own (the lobby asks before
+        storing a challenge addressed to a player)."""
         link = self._by_key.get(to_key)
+        bot = link.bot if link is not None else await self.store.bot_by_key(to_key)
+        if bot is None:
+            return  # a person
+        if rated and bot.owner_id == by:
+            # Its owner chooses its moves too: a rated game would rate them against themselves.
+            raise FieldError(
+                "rated",
+                f"{bot.username} is your own bot: a game against it cannot be rated; "
+                "challenge it to a casual game",
+                "own-bot",
+            )
         if link is None:
-            bot = await self.store.bot_by_key(to_key)
-            if bot is None:
-                return  # a person
             raise FieldError(
                 "to",
                 f"the bot {bot.username} is not connected now: challenge it when the lobby "

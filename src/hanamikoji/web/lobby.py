@@ -51,7 +51,7 @@ async def _nobody(challenge: ChallengeRow) -> None:
     return None
 
 
-async def _anyone(to_key: str, control: TimeControl, rated: bool) -> None:
+async def _anyone(to_key: str, control: TimeControl, rated: bool, by: str) -> None:
     return None
 
 
@@ -97,7 +97,7 @@ class Lobby:
         self.present: Callable[[], list[str]] = list
         # Bots (hanamikoji.web.bots): a challenge to one is refused, saying why, unless it is
         # here and would accept it; the lobby lists those connected.
-        self.screen: Callable[[str, TimeControl, bool], Awaitable[None]] = _anyone
+        self.screen: Callable[[str, TimeControl, bool, str], Awaitable[None]] = _anyone
         self.bots: Callable[[], Awaitable[list[dict[str, Any]]]] = _no_bots
         games.on_beat.append(self.beat)
 
@@ -157,7 +157,7 @@ class Lobby:
         to_key = to_name = None
         if body.get("to") not in (None, ""):
             to_name, to_key = await self._addressee(me, body["to"])
-            await self.screen(to_key, control, rated)
+            await self.screen(to_key, control, rated, me.id)
         return await self._add(me, control, max_rounds, rated, str(seat), to_key, to_name)
 
     async def _addressee(self, me: PlayerRow, name: Any) -> tuple[str, str]:

@@ -91,6 +91,7 @@ _STATUS = {
     "too-many": 429,
     "busy": 503,
     "own-challenge": 403,
+    "own-bot": 403,
     "not-yours": 403,
     "accepted": 410,
     "cancelled": 410,
