@@ -105,6 +105,7 @@ def test_a_guest_keeps_the_game_on_another_device_after_creating_an_account(
             "() => document.querySelector('#account').dataset.state === 'guest'",
             why="no guest state",
         )
+        assert not there.locator("#profile-link").is_visible()  # a guest has no profile
         account_form(there, "signin", "SAKURA_0K", "wrong password")  # 0 for O: the same name
         until(
             there,
@@ -120,6 +121,8 @@ def test_a_guest_keeps_the_game_on_another_device_after_creating_an_account(
             why="not signed in",
         )
         assert "Welcome back, sakura_ok" in there.locator("#account-status").inner_text()
+        assert there.locator("#profile-link").is_visible()
+        assert there.locator("#profile-link").get_attribute("href") == "/@/sakura_ok"
         no_horizontal_scroll(there)
         shot(there, "accounts-signed-in-phone.png")
         there.locator("#games-link").click()

@@ -57,6 +57,10 @@ function render() {
   $("#player-forms").hidden = false;
   for (const id of ["signout-box", "password-form", "delete-form"]) $(`#${id}`).hidden = state !== "account";
   for (const input of $$(".known-username")) input.value = me.username || "";
+  // The public profile (ratings, games), as others see it: only an account has one.
+  const profile = $("#profile-link");
+  profile.hidden = state !== "account";
+  if (state === "account") profile.href = `/@/${encodeURIComponent(me.username)}`;
   const status = $("#account-status");
   status.hidden = !page.status;
   status.textContent = page.status ? t(page.status.key, page.status.params || {}) : "";
