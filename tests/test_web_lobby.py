@@ -52,6 +52,7 @@ async def test_a_challenge_is_seen_live_and_accepted_once_under_a_race(site: Ser
         assert made | {"control": "3+2", "kind": "real-time", "max_rounds": 3} == made
         assert made["mine"] and made["rated"] and made["seat"] == 0 and made["name"] == "Anna"
         assert made["expires"] is None  # real-time: it lives while Anna is in the lobby
+        assert made["rating"] == {"rating": 1500, "deviation": 350, "provisional": True, "games": 0}
         seen = (await bob_sees.until("challenge"))["challenge"]
         assert seen == made | {"mine": False}
         assert (await anna_sees.until("challenge"))["challenge"]["mine"]

@@ -22,7 +22,7 @@ from hanamikoji.glicko2 import PERIODS_PER_DAY, Rating, update
 from hanamikoji.web.identity import username_key
 from hanamikoji.web.ratings import AI_RATINGS, DAY_MS, Standing, rate, window
 from hanamikoji.web.store import MIGRATIONS, open_store
-from lobby_support import Browser, Server, call, challenge, meet, visit
+from lobby_support import Browser, Server, call, challenge, lobby_socket, meet, visit
 from web_support import Seat, backend_database
 from web_support import Server as Process
 
@@ -72,6 +72,16 @@ async def test_a_rated_game_moves_both_ratings(site: Server) -> None:
         assert [h["game"] for h in a["history"]] == [game]
         assert a["games"][0]["result"] == "lost" and a["games"][0]["review"] == f"/review/{game}"
         assert a["games"][0]["opponent"] == "bob" and a["games"][0]["rated"] is True
+        # The lobby shows a challenge's creator's rating in its family, as the profile has it.
+        async with lobby_socket(bob) as bob_sees:
+            made = (await challenge(anna, control="5+3", rated=True))["challenge"]
+            assert made["rating"] == ra
+            assert (await bob_sees.until("challenge"))["challenge"]["rating"] == ra
+            listed = (await call(bob, "GET", "/api/lobby", 200))["challenges"]
+            assert [c["rating"] for c in listed] == [ra]
+            daily = (await challenge(anna, control="1d"))["challenge"]
+            assert daily["rating"]["rating"] == 1500 and daily["rating"]["provisional"]
+            assert (await challenge(anna, control="none"))["challenge"]["rating"] is None
         # provisional players are not on the leaderboard yet; the AI levels always are
         board = await call(anna, "GET", "/api/leaders?family=real-time", 200)
         assert board["players"] == []

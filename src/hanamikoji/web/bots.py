@@ -38,7 +38,7 @@ from hanamikoji.web.errors import WebError, show
 from hanamikoji.web.game import ENGINE_FAILURES, LiveGame
 from hanamikoji.web.identity import FieldError, check_username, username_key
 from hanamikoji.web.ids import new_id
-from hanamikoji.web.lobby import SHOWN, Lobby, challenge_json
+from hanamikoji.web.lobby import SHOWN, Lobby, show_challenge
 from hanamikoji.web.messages import clock_json
 from hanamikoji.web.ratings import AI_PLAYER, AI_RATINGS, FAMILIES
 from hanamikoji.web.service import GameService
@@ -514,7 +514,7 @@ class BotHub:
         if c.status == "open":
             if c.id not in link.offered:
                 link.offered.add(c.id)
-                shown = challenge_json(c, link.bot.player_id, link.key)
+                shown = await show_challenge(self.store, c, link.bot.player_id, link.key)
                 await link.wire.send({"type": "challenge", "challenge": shown})
         elif c.id in link.offered:
             link.offered.discard(c.id)

@@ -10,7 +10,7 @@ open; the others for a day.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from hanamikoji.clock import ClockError, Kind, TimeControl
@@ -20,11 +20,21 @@ from hanamikoji.web.game import LiveGame
 from hanamikoji.web.identity import FieldError, check_username, username_key
 from hanamikoji.web.ids import new_id
 from hanamikoji.web.limits import TooMany
+from hanamikoji.web.profiles import standing_json
 from hanamikoji.web.ratings import Standing, family_of, window
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import ChallengeRow, PlayerRow, Store
 
-__all__ = ["GONE_MS", "REPOLL_MS", "Lobby", "challenge_json", "rated_flag", "time_control"]
+__all__ = [
+    "GONE_MS",
+    "REPOLL_MS",
+    "Lobby",
+    "challenge_json",
+    "creator_standings",
+    "rated_flag",
+    "show_challenge",
+    "time_control",
+]
 
 log = logging.getLogger(__name__)
 
@@ -59,9 +69,12 @@ async def _no_bots() -> list[dict[str, Any]]:
     return []
 
 
-def challenge_json(c: ChallengeRow, player: str | None, key: str | None) -> dict[str, Any]:
-    """A challenge as the visitor ``player`` (``key``: their folded user name) sees it; the
-    creator's player id is never shown."""
+def challenge_json(
+    c: ChallengeRow, player: str | None, key: str | None, *, standing: Standing | None
+) -> dict[str, Any]:
+    """A challenge as the visitor ``player`` (``key``: their folded user name) sees it, with its
+    creator's ``standing`` in its time control's family (:meth:`Lobby.standings`; None for an
+    untimed one); the creator's player id is never shown."""
     control = TimeControl.parse(c.control)
     return {
         "id": c.id,
@@ -77,7 +90,34 @@ def challenge_json(c: ChallengeRow, player: str | None, key: str | None) -> dict
         "status": c.status,
         "created": c.created,
         "expires": c.expires,
+        "rating": None if standing is None else standing_json(standing),
     }
+
+
+async def creator_standings(
+    store: Store, challenges: Sequence[ChallengeRow]
+) -> dict[str, Standing]:
+    """Each challenge's creator's standing in its time control's family, by challenge id (an
+    untimed challenge has none; a player never rated there is a new player's 1500)."""
+    families: dict[str, list[ChallengeRow]] = {}
+    for c in challenges:
+        family = family_of(c.control)
+        if family is not None:
+            families.setdefault(family, []).append(c)
+    out: dict[str, Standing] = {}
+    for family, group in families.items():
+        known = await store.standings(sorted({c.player for c in group}), family)
+        for c in group:
+            out[c.id] = known.get(c.player, Standing(Rating()))
+    return out
+
+
+async def show_challenge(
+    store: Store, c: ChallengeRow, player: str | None, key: str | None
+) -> dict[str, Any]:
+    """:func:`challenge_json` of one challenge, its creator's standing looked up."""
+    standing = (await creator_standings(store, [c])).get(c.id)
+    return challenge_json(c, player, key, standing=standing)
 
 
 def visible(c: ChallengeRow, player: str | None, key: str | None) -> bool:
@@ -118,11 +158,13 @@ class Lobby:
         pid = player.id if player else None
         key = _key(player)
         now = self.games.now_ms()
-        shown = [
-            challenge_json(c, pid, key)
+        seen = [
+            c
             for c in await self.store.open_challenges(SHOWN)
             if self.live(c, now) and visible(c, pid, key)
         ]
+        standings = await creator_standings(self.store, seen)
+        shown = [challenge_json(c, pid, key, standing=standings.get(c.id)) for c in seen]
         started = []
         if pid is not None:
             for c in await self.store.started_challenges(pid, now - STARTED_MS):
@@ -131,6 +173,10 @@ class Lobby:
                     started.append({"challenge": c.id, "game": c.game, "url": url})
         bots = await self.bots()
         return {"type": "lobby", "challenges": shown, "started": started, "now": now, "bots": bots}
+
+    async def shown(self, c: ChallengeRow, player: str | None, key: str | None) -> dict[str, Any]:
+        """:func:`challenge_json` of one challenge, its creator's standing looked up."""
+        return await show_challenge(self.store, c, player, key)
 
     async def game_url(self, c: ChallengeRow, player: str) -> str | None:
         """The link of ``player``'s seat in the game ``c`` started (None: not theirs, or over)."""

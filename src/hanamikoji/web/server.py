@@ -33,7 +33,14 @@ from hanamikoji.web.errors import WebError, show
 from hanamikoji.web.game import DEFAULT_LEVEL, LiveGame, player_seat, token_seat
 from hanamikoji.web.identity import SESSION_COOKIE, Accounts, FieldError, Identity, username_key
 from hanamikoji.web.limits import Limits, TooMany
-from hanamikoji.web.lobby import Lobby, challenge_json, rated_flag, time_control, visible
+from hanamikoji.web.lobby import (
+    Lobby,
+    challenge_json,
+    creator_standings,
+    rated_flag,
+    time_control,
+    visible,
+)
 from hanamikoji.web.messages import review_frames, seat_message
 from hanamikoji.web.moderation import Follower, subject
 from hanamikoji.web.service import GameService
@@ -375,13 +382,15 @@ class LobbyHub:
         """Tell every lobby socket here that may see ``c`` what became of it; once accepted,
         its two players are sent to their seats."""
         started: dict[str, str | None] = {}
+        standing = None
+        if c.status == "open":  # the creator's rating, the same for every reader
+            standing = (await creator_standings(self.lobby.store, [c])).get(c.id)
         for lc in list(self.conns):
             if not visible(c, lc.player, lc.key):
                 continue
             if c.status == "open":
-                await lc.send(
-                    {"type": "challenge", "challenge": challenge_json(c, lc.player, lc.key)}
-                )
+                shown = challenge_json(c, lc.player, lc.key, standing=standing)
+                await lc.send({"type": "challenge", "challenge": shown})
                 continue
             await lc.send({"type": "gone", "id": c.id, "why": c.status})
             player = lc.player
@@ -1072,9 +1081,10 @@ async def _new_challenge(request: web.Request) -> web.Response:
     body = await _body(request, '{"control": "3+2", "max_rounds": 3, "rated": false}')
     _only(body, _CHALLENGE_KEYS)
     identity = await identify(request, create=True)
-    made = await request.app[LOBBY].lobby.create(_player_of(identity), body)
+    lobby = request.app[LOBBY].lobby
+    made = await lobby.create(_player_of(identity), body)
     pid, key = _lobby_player(identity)
-    return web.json_response({"challenge": challenge_json(made, pid, key)}, status=201)
+    return web.json_response({"challenge": await lobby.shown(made, pid, key)}, status=201)
 
 
 def _challenge_id(request: web.Request) -> str:
@@ -1106,19 +1116,21 @@ async def _cancel_challenge(request: web.Request) -> web.Response:
     challenge_id = _challenge_id(request)
     await _body(request, "{}")
     identity = await identify(request)
-    cancelled = await request.app[LOBBY].lobby.cancel(_player_of(identity), challenge_id)
+    lobby = request.app[LOBBY].lobby
+    cancelled = await lobby.cancel(_player_of(identity), challenge_id)
     pid, key = _lobby_player(identity)
-    return web.json_response({"challenge": challenge_json(cancelled, pid, key)})
+    return web.json_response({"challenge": await lobby.shown(cancelled, pid, key)})
 
 
 async def _play_now(request: web.Request) -> web.Response:
     body = await _body(request, '{"control": "3+2", "max_rounds": 3, "rated": false}')
     _only(body, ("control", "max_rounds", "rated"))
     identity = await identify(request, create=True)
-    found = await request.app[LOBBY].lobby.play_now(_player_of(identity), body, client_of(request))
+    lobby = request.app[LOBBY].lobby
+    found = await lobby.play_now(_player_of(identity), body, client_of(request))
     if isinstance(found, ChallengeRow):
         pid, key = _lobby_player(identity)
-        return web.json_response({"challenge": challenge_json(found, pid, key)}, status=202)
+        return web.json_response({"challenge": await lobby.shown(found, pid, key)}, status=202)
     game, seat = found
     return _seat_answer(request, game, seat)
 

@@ -53,6 +53,12 @@ function who(c) {
   return c.mine ? t("lobby.you") : c.name || t("lobby.guest");
 }
 
+/** Who made it, with their rating in its time control's family ("?": provisional). */
+function whoRated(c) {
+  const r = c.rating;
+  return r ? `${who(c)} (${r.rating}${r.provisional ? "?" : ""})` : who(c);
+}
+
 /** Who starts round 1, from this visitor's side. */
 function seatText(c) {
   if (c.seat === "random") return t("lobby.seat_random");
@@ -69,14 +75,14 @@ function describe(c) {
 function item(c) {
   const bot = c.to && lobby.bots.some((b) => b.username === c.to);
   const tag = c.for_me ? t("lobby.for_you") : bot ? t("bots.for_bot", { name: c.to }) : c.to ? t("lobby.for_name", { name: c.to }) : null;
-  const label = `${who(c)}: ${describe(c)}${tag ? ` (${tag})` : ""}`;
+  const label = `${whoRated(c)}: ${describe(c)}${tag ? ` (${tag})` : ""}`;
   const button = c.mine
     ? h("button", { type: "button", class: "btn", text: t("lobby.cancel"), "aria-label": `${t("lobby.cancel")}: ${label}`, onclick: () => cancel(c.id) })
     : h("button", { type: "button", class: "btn primary", text: t("lobby.accept"), "aria-label": `${t("lobby.accept")}: ${label}`, disabled: lobby.starting, onclick: () => accept(c.id) });
   return h(
     "li",
     { class: `challenge${c.mine ? " mine" : ""}${c.for_me ? " for-me" : ""}`, "data-challenge": c.id, "data-control": c.control, "data-mine": c.mine ? "true" : "false" },
-    h("span", { class: "challenge-who", text: who(c) }),
+    h("span", { class: "challenge-who", text: whoRated(c) }),
     h("span", { class: "challenge-what", text: describe(c) }),
     tag ? h("span", { class: "challenge-tag", text: tag }) : null,
     button,
