@@ -145,6 +145,46 @@ def seat_cookies(context: BrowserContext, game: str) -> list[str]:
     return [c["value"] for c in context.cookies() if c["name"] == f"hk_{game}"]
 
 
+def test_the_home_page_and_the_lobby_answer_before_their_translations_arrive(
+    server: Server, browser: Browser
+) -> None:
+    """A click while the translations are still on their way (a slow connection) starts the
+    game; it used to do nothing, or submit the form to the page itself."""
+    context, friend = new_context(browser), new_context(browser)
+    try:
+        page = open_page(context)
+        held: list[Any] = []
+        page.route(re.compile(r"/static/i18n/\w+\.json"), lambda route: held.append(route))
+        page.goto(f"{server.url}/")
+        page.locator("#name").fill("Early")
+        page.locator("#invite").click()
+        link = page.locator("#invite-link")
+        until(page, "() => document.querySelector('#invite-link').value !== ''", why="no game")
+        assert held and page.locator("#lang option").count() == 0  # the page not ready yet
+        for route in held:
+            route.continue_()
+        until(page, "() => document.querySelectorAll('#lang option').length > 0", why="no i18n")
+        assert page.locator("#name").input_value() == "Early"  # not overwritten by a stored one
+        guest = open_page(friend)
+        guest.goto(link.input_value())
+        until(
+            guest,
+            "() => document.querySelector('#join-title')?.textContent.includes('Early')",
+            why="the invitation does not name Early",
+        )
+        held.clear()
+        page.goto(f"{server.url}/lobby")  # the lobby's Play someone now, the same way
+        page.locator("#play-now").click()
+        until(page, "() => !document.querySelector('#lobby-waiting').hidden", why="not waiting")
+        assert held, "the lobby loaded its translations before the click"
+        for route in held:
+            route.continue_()
+        no_page_errors(page)
+    finally:
+        context.close()
+        friend.close()
+
+
 def test_a_friend_game_through_the_invite_link(server: Server, browser: Browser) -> None:
     host_context, guest_context = new_context(browser), new_context(browser)
     try:

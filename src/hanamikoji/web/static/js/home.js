@@ -93,16 +93,25 @@ async function startGuided(button) {
 }
 
 async function main() {
+  // The buttons work from the first moment: a click while the translations are still on their
+  // way must start the game, not do nothing (or submit the form to the page itself).
+  $("#new-game").addEventListener("submit", (event) => {
+    event.preventDefault();
+    start("ai", $("#start-ai"));
+  });
+  $("#invite").addEventListener("click", () => start("friend", $("#invite")));
+  $("#start-guided").addEventListener("click", () => startGuided($("#start-guided")));
   await initI18n();
   onLanguageChange(() => {
     showError(lastError);
     showControls();
   });
+  showError(lastError); // (one shown before the translations arrived, now in the player's words)
   showControls();
   $("#ai-control").addEventListener("change", showControls);
   fill($("#geisha-row"), GEISHA.map((g) => geishaSvg(g)));
   try {
-    $("#name").value = localStorage.getItem(NAME_KEY) || "";
+    if (!$("#name").value) $("#name").value = localStorage.getItem(NAME_KEY) || ""; // not over what was typed
   } catch {
     /* nothing kept */
   }
@@ -110,13 +119,7 @@ async function main() {
   showMine().then((me) => {
     if (me.name && document.activeElement !== $("#name")) $("#name").value = me.name;
   });
-  $("#new-game").addEventListener("submit", (event) => {
-    event.preventDefault();
-    start("ai", $("#start-ai"));
-  });
-  $("#invite").addEventListener("click", () => start("friend", $("#invite")));
   copyButton($("#copy-invite"), $("#invite-link"));
-  $("#start-guided").addEventListener("click", () => startGuided($("#start-guided")));
   // /?guided=1 (the rules page's link) starts one at once; Back from its table comes to a plain home page
   if (new URLSearchParams(location.search).has("guided")) {
     history.replaceState(null, "", "/");

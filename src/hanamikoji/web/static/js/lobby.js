@@ -277,6 +277,13 @@ function connect(delay = 500) {
 }
 
 async function main() {
+  // The buttons work from the first moment (a click while the translations are on their way).
+  $("#play-now").addEventListener("click", playNow);
+  $("#lobby-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    create();
+  });
+  $("#lobby-waiting-cancel").addEventListener("click", () => lobby.waiting && cancel(lobby.waiting.id));
   await initI18n();
   for (const option of document.querySelectorAll("#control option")) option.textContent = controlText(option.dataset.control);
   onLanguageChange(() => {
@@ -287,12 +294,6 @@ async function main() {
     accountLink(me);
     onLanguageChange(() => accountLink(me));
   });
-  $("#play-now").addEventListener("click", playNow);
-  $("#lobby-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    create();
-  });
-  $("#lobby-waiting-cancel").addEventListener("click", () => lobby.waiting && cancel(lobby.waiting.id));
   render();
   connect();
 }
