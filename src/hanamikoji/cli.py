@@ -376,7 +376,8 @@ def build_parser() -> argparse.ArgumentParser:
     from hanamikoji.web.moderation import configure as configure_admin
 
     configure_admin(
-        sub.add_parser("admin", help="moderate the web app: mute or disable players, remove chat")
+        sub.add_parser("admin", help="moderate the web app: mute or disable players, remove chat"),
+        _positive,
     )
 
     replay = sub.add_parser("replay", help="replay a game record, checking every move")

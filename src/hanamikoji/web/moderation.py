@@ -67,8 +67,9 @@ class ModerationError(Exception):
     """An act that cannot be done (no such player, no such message): the message says why."""
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    """The ``admin`` command's arguments (its actions, each with ``--db`` and ``--by``)."""
+def configure(parser: argparse.ArgumentParser, count: Callable[[str], int]) -> None:
+    """The ``admin`` command's arguments (its actions, each with ``--db`` and ``--by``);
+    ``count`` reads ``--limit``, a whole number of 1 or more, as the command line's others."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--db",
@@ -94,25 +95,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     listing.add_argument(
         "--player", default=None, metavar="PLAYER", help="only this player's (user name or id)"
     )
-    listing.add_argument("--limit", type=_count, default=50, metavar="N", help="at most N (50)")
+    listing.add_argument("--limit", type=count, default=50, metavar="N", help="at most N (50)")
     removal = actions.add_parser(
         "remove", parents=[common], help="remove a chat message (kept, marked, for the log)"
     )
     removal.add_argument("message", metavar="MESSAGE", help="the message's id (see messages)")
     removal.add_argument("--reason", required=True, help="why, for the log")
     log = actions.add_parser("log", parents=[common], help="the moderation log, the newest first")
-    log.add_argument("--limit", type=_count, default=50, metavar="N", help="at most N (50)")
-
-
-def _count(text: str) -> int:
-    """``--limit``: a whole number of at least 1 (argparse says so otherwise)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
-    return value
+    log.add_argument("--limit", type=count, default=50, metavar="N", help="at most N (50)")
 
 
 def run(args: argparse.Namespace) -> int:
