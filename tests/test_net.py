@@ -4,9 +4,7 @@ gradient is the true one; the ``net`` agent plays legal moves, deterministically
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
 import time
 from pathlib import Path
 from types import ModuleType
@@ -30,19 +28,13 @@ from hanamikoji.kernel.features import (
 from hanamikoji.kernel.row import C_DECK, C_DISCARD, C_HAND, C_REMOVED, C_SECRET, row_of
 from hanamikoji.kernel.tables import T
 from hanamikoji.state import Rules, State
-
-ROOT = Path(__file__).resolve().parents[1]
+from script_support import load_script
 
 
 @pytest.fixture(scope="module")
 def train() -> ModuleType:
     """scripts/train_net.py as a module (the training code's own forward and backward)."""
-    spec = importlib.util.spec_from_file_location("train_net", ROOT / "scripts" / "train_net.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["train_net"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("train_net")
 
 
 def decisions(n: int, seed: int = 0) -> list[State]:
