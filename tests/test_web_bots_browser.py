@@ -1,7 +1,8 @@
 """A bot in the browser: its owner makes it on the account page (the token shown once), runs
-``hanamikoji bot`` with it, and challenges it from the lobby, where it is marked as a bot beside
-the house AI levels; a whole rated 3+2 game by clicks against it, the bot marked at the table;
-both ratings move, the bot's profile says whose bot it is."""
+``hanamikoji bot`` with it, and finds it in the lobby, marked as a bot beside the house AI
+levels; the owner's rated challenge to it is refused, saying why; another player's whole rated
+3+2 game by clicks against it, the bot marked at the table; both ratings move, the bot's profile
+says whose bot it is."""
 
 from __future__ import annotations
 
@@ -43,15 +44,16 @@ def api(page: Page, method: str, path: str, body: Any = None) -> Any:
 def test_a_bot_from_hanamikoji_bot_plays_a_rated_game_in_the_browser(
     browser: Browser, server: Server
 ) -> None:
-    context = new_context(browser)
+    context, player = new_context(browser), new_context(browser)
     proc = None
     try:
-        page = open_page(context)
-        page.goto(f"{server.url}/")
+        owner = open_page(context)
+        owner.goto(f"{server.url}/")
         status, body = api(
-            page, "POST", "/api/account", {"username": "bea_b", "password": PASSWORD}
+            owner, "POST", "/api/account", {"username": "bea_b", "password": PASSWORD}
         )
         assert status == 201, body
+        page = owner
         page.goto(f"{server.url}/account")
         until(page, "() => !document.querySelector('#bots-form').hidden", why="no bots form")
         page.locator("#bot-username").fill("bea_bot")
@@ -79,7 +81,23 @@ def test_a_bot_from_hanamikoji_bot_plays_a_rated_game_in_the_browser(
         page.locator("#control").select_option("3+2")
         page.locator("#rated").check()
         shot(page, "bots-lobby.png")
-        row.locator("button").click()
+        row.locator("button").click()  # one's own bot: casual games only
+        until(page, "() => !document.querySelector('#lobby-error').hidden", why="no refusal")
+        assert page.locator("#lobby-error").inner_text() == (
+            "This is your own bot: a game against it cannot be rated. Untick “Rated” to play it."
+        )
+
+        page = open_page(player)  # another player challenges it, rated
+        page.goto(f"{server.url}/")
+        status, body = api(
+            page, "POST", "/api/account", {"username": "cleo_c", "password": PASSWORD}
+        )
+        assert status == 201, body
+        page.goto(f"{server.url}/lobby")
+        until(page, "() => document.querySelector('[data-bot=\"bea_bot\"]') !== null", why="no bot")
+        page.locator("#control").select_option("3+2")
+        page.locator("#rated").check()
+        page.locator('[data-bot="bea_bot"] button').click()
         page.wait_for_url(re.compile(r"/g/[^/?#]+"), timeout=20_000)
         wait_for_game(page)
         game = game_id(page)
@@ -94,7 +112,7 @@ def test_a_bot_from_hanamikoji_bot_plays_a_rated_game_in_the_browser(
         assert status == 200 and profile["bot"] == {"owner": "bea_b", "house": False, "level": None}
         assert profile["ratings"]["real-time"]["games"] == 1
         assert profile["games"][0]["game"] == game and profile["games"][0]["rated"]
-        status, mine = api(page, "GET", "/api/players/bea_b")
+        status, mine = api(page, "GET", "/api/players/cleo_c")
         assert mine["ratings"]["real-time"]["games"] == 1
         page.goto(f"{server.url}/@/bea_bot")
         until(page, "() => !document.querySelector('#profile-bot').hidden", why="no bot mark")
@@ -102,6 +120,7 @@ def test_a_bot_from_hanamikoji_bot_plays_a_rated_game_in_the_browser(
         no_page_errors(page)
     finally:
         context.close()
+        player.close()
         if proc is not None:
             proc.terminate()
             proc.wait(10)
