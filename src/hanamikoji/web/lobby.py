@@ -73,7 +73,7 @@ def challenge_json(
     c: ChallengeRow, player: str | None, key: str | None, *, standing: Standing | None
 ) -> dict[str, Any]:
     """A challenge as the visitor ``player`` (``key``: their folded user name) sees it, with its
-    creator's ``standing`` in its time control's family (:meth:`Lobby.standings`; None for an
+    creator's ``standing`` in its time control's family (:func:`creator_standings`; None for an
     untimed one); the creator's player id is never shown."""
     control = TimeControl.parse(c.control)
     return {

@@ -43,6 +43,7 @@ from hanamikoji.web.lobby import (
 )
 from hanamikoji.web.messages import review_frames, seat_message
 from hanamikoji.web.moderation import Follower, subject
+from hanamikoji.web.ratings import Standing
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import (
     ChallengeRow,
@@ -382,14 +383,15 @@ class LobbyHub:
         """Tell every lobby socket here that may see ``c`` what became of it; once accepted,
         its two players are sent to their seats."""
         started: dict[str, str | None] = {}
-        standing = None
-        if c.status == "open":  # the creator's rating, the same for every reader
-            standing = (await creator_standings(self.lobby.store, [c])).get(c.id)
+        # The creator's rating, looked up once, if anyone here sees the challenge.
+        standings: dict[str, Standing] | None = None
         for lc in list(self.conns):
             if not visible(c, lc.player, lc.key):
                 continue
             if c.status == "open":
-                shown = challenge_json(c, lc.player, lc.key, standing=standing)
+                if standings is None:
+                    standings = await creator_standings(self.lobby.store, [c])
+                shown = challenge_json(c, lc.player, lc.key, standing=standings.get(c.id))
                 await lc.send({"type": "challenge", "challenge": shown})
                 continue
             await lc.send({"type": "gone", "id": c.id, "why": c.status})
