@@ -20,13 +20,16 @@ import pytest
 import hanamikoji.rating
 import hanamikoji.tournament as tournament_module
 from conftest import run_cli
-from hanamikoji.match import MatchError, play_pair
+from hanamikoji.ai.greedy import GreedyAgent
+from hanamikoji.ai.levels import LEVELS
+from hanamikoji.match import MatchError, make_player, play_pair
 from hanamikoji.rating import RatingError, fit_ratings
 from hanamikoji.stats import score_from_elo
 from hanamikoji.tournament import (
     Tournament,
     TournamentConfig,
     _Table,
+    identity,
     run_tournament,
     schedule,
 )
@@ -246,6 +249,76 @@ def test_resume_plays_only_the_pairs_not_yet_played(
     assert comparable(second) == comparable(fresh)
 
 
+def test_a_player_changed_since_the_state_file_plays_its_pairs_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The state file remembers what each player was: when ``level:easy`` stands for another
+    agent than when its pairs were played, exactly its pairs are played again, and the file
+    then holds the new results."""
+    played: list[tuple[str, str, int]] = []
+    real = play_pair
+
+    def counting(players: Any, config: Any, index: int) -> Any:
+        played.append((config.a, config.b, index))
+        return real(players, config, index)
+
+    monkeypatch.setattr(tournament_module, "play_pair", counting)
+    state = tmp_path / "t.json"
+    config = TournamentConfig(("greedy", "random", "level:easy"), games_per_pair=4, state=state)
+    first = run_tournament(config)
+    assert len(played) == 6 and first.changed == []
+    saved = json.loads(state.read_text())["identities"]
+    assert set(saved) == {"greedy", "random", "level:easy"}
+    assert saved["greedy"] != saved["level:easy"]  # the level is named: not greedy itself
+    monkeypatch.setitem(LEVELS, "easy", lambda: GreedyAgent(hand_weight=0.9))
+    second = run_tournament(config)
+    assert second.changed == ["level:easy"]
+    assert second.resumed == 2  # greedy against random, both pairs
+    again = [(a, "level:easy", i) for a in ("greedy", "random") for i in (0, 1)]
+    assert sorted(played[6:]) == sorted(again)
+    assert "changed since the state file: level:easy" in second.render()
+    assert second.to_json()["changed"] == ["level:easy"]
+    assert json.loads(state.read_text())["identities"]["level:easy"] != saved["level:easy"]
+    third = run_tournament(config)  # the same again: nothing to play
+    assert len(played) == 10 and third.changed == [] and third.games == 12
+
+
+def test_a_state_file_without_identities_resumes_and_records_them(tmp_path: Path) -> None:
+    state = tmp_path / "t.json"
+    config = TournamentConfig(("greedy", "random"), games_per_pair=4, state=state)
+    run_tournament(config)
+    data = json.loads(state.read_text())
+    del data["identities"]  # as written before identities were kept
+    state.write_text(json.dumps(data))
+    del data["pairs"][1:]
+    state.write_text(json.dumps(data))
+    again = run_tournament(config)
+    assert again.resumed == 1 and again.changed == [] and again.games == 4
+    assert set(json.loads(state.read_text())["identities"]) == {"greedy", "random"}
+    data["identities"] = {"greedy": 5}
+    state.write_text(json.dumps(data))
+    with pytest.raises(MatchError, match="identities are not an object of strings"):
+        run_tournament(config)
+
+
+def test_an_identity_tells_settings_apart() -> None:
+    def of(spec: str) -> str:
+        player = make_player(spec)
+        try:
+            return identity(player)
+        finally:
+            player.close()
+
+    assert of("master:iterations=100") == of("master:iterations=100")
+    assert of("master:iterations=100") != of("master:iterations=200")
+    assert of("master:iterations=100") != of("master:iterations=100,puct=2")
+    assert of("master") != of("master-1")
+    assert of("level:hard") != of("master:iterations=1000")  # a level is named
+    assert len(of("net")) == 16
+    good = broken("good")
+    assert of(good) == of(good)  # the engine's hello: its name and version
+
+
 def test_a_state_file_of_another_tournament_is_refused(tmp_path: Path) -> None:
     state = tmp_path / "t.json"
     run_tournament(TournamentConfig(("greedy", "random"), games_per_pair=2, state=state))
@@ -296,6 +369,7 @@ def test_json_shape() -> None:
         "games",
         "planned",
         "resumed_games",
+        "changed",
         "ratings",
         "cross_table",
         "stopped",

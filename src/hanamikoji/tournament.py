@@ -4,7 +4,9 @@ Every pairing plays duplicate pairs exactly as ``hanamikoji match`` does (``play
 ``MatchConfig`` whose seed is the tournament's), so pair ``i`` deals the same cards in every
 pairing and a game is reproducible from the seed. Pairs run ``jobs`` at once, locally or on Ray.
 A state file (JSON, replaced atomically after each pair) lets a stopped tournament resume
-without playing a finished pair again. A player that cannot start is reported and left out.
+without playing a finished pair again; it remembers what each player was (:func:`identity`), and
+the pairs of a player that has changed since are played again. A player that cannot start is
+reported and left out.
 
 >>> t = run_tournament(TournamentConfig(("greedy", "random", "level:beginner"), games_per_pair=2))
 >>> t.games, len(t.pairs)
@@ -14,6 +16,8 @@ without playing a finished pair again. A player that cannot start is reported an
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import hashlib
 import json
 import math
 import os
@@ -26,8 +30,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from hanamikoji.engine import EngineError, kill_all_engines
 from hanamikoji.match import (
+    AgentPlayer,
     EnginePlayer,
     MatchConfig,
     MatchError,
@@ -45,6 +52,7 @@ __all__ = [
     "PairRecord",
     "Tournament",
     "TournamentConfig",
+    "identity",
     "run_tournament",
     "schedule",
 ]
@@ -200,6 +208,7 @@ class Tournament:
     resumed: int = 0
     stopped: str | None = None
     elapsed: float = 0.0
+    changed: list[str] = field(default_factory=list)
 
     @property
     def pairings(self) -> list[tuple[str, str]]:
@@ -314,6 +323,7 @@ class Tournament:
             "games": self.games,
             "planned": self.planned,
             "resumed_games": 2 * self.resumed,
+            "changed": list(self.changed),
             "ratings": ratings,
             "cross_table": {
                 p: {
@@ -386,6 +396,8 @@ class Tournament:
             lines.append(
                 "not rated (no games linking them to the anchor): " + ", ".join(fit.unrated)
             )
+        for p in self.changed:
+            lines.append(f"changed since the state file: {p}: its pairs were played again")
         for p, why in self.dropped.items():
             lines.append(f"left out: {p}: {why}")
         lines.append(f"time {self.elapsed:.1f} s")
@@ -399,11 +411,13 @@ def _num(x: float | None) -> float | None:
 # -- the state file --------------------------------------------------------------------------
 
 
-def load_state(config: TournamentConfig) -> list[PairRecord]:
-    """The pairs a state file already holds ([] when there is none); refuses other settings."""
+def load_state(config: TournamentConfig) -> tuple[list[PairRecord], dict[str, str]]:
+    """The pairs a state file already holds and the players' identities it recorded (both
+    empty when there is none; a file written before identities were kept has none); refuses
+    other settings."""
     path = config.state
     if path is None or not path.exists():
-        return []
+        return [], {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
@@ -412,6 +426,11 @@ def load_state(config: TournamentConfig) -> list[PairRecord]:
         saved = data["settings"]
         if not isinstance(saved, dict):
             raise TypeError("its settings are not an object")
+        known = data.get("identities", {})
+        if not isinstance(known, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in known.items()
+        ):
+            raise TypeError("its identities are not an object of strings")
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
         raise MatchError(f"cannot read the state file {path}: {e}") from None
     want = config.settings()
@@ -422,7 +441,7 @@ def load_state(config: TournamentConfig) -> list[PairRecord]:
             "use the same players and settings to resume, or another --state file"
         )
     _check_pairs(path, pairs, config)
-    return pairs
+    return pairs, known
 
 
 def _check_pairs(path: Path, pairs: list[PairRecord], config: TournamentConfig) -> None:
@@ -441,13 +460,15 @@ def _check_pairs(path: Path, pairs: list[PairRecord], config: TournamentConfig) 
         seen.add(pair.key)
 
 
-def save_state(config: TournamentConfig, pairs: list[PairRecord]) -> None:
+def save_state(
+    config: TournamentConfig, pairs: list[PairRecord], identities: dict[str, str]
+) -> None:
     """Write the state file atomically (a temporary file renamed over the old one)."""
     path = config.state
     if path is None:
         return
     # One pair a line: readable, and a diff of two states shows the pairs that were added.
-    head = {"format": STATE_FORMAT, "settings": config.settings()}
+    head = {"format": STATE_FORMAT, "settings": config.settings(), "identities": identities}
     text = json.dumps(head)[:-1] + ', "pairs": [\n'
     text += ",\n".join(json.dumps(p.to_json()) for p in pairs) + "\n]}\n"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -471,22 +492,60 @@ def save_state(config: TournamentConfig, pairs: list[PairRecord]) -> None:
 # -- running ---------------------------------------------------------------------------------
 
 
-def preflight(spec: str, config: TournamentConfig) -> str | None:
-    """Why ``spec`` cannot play (a bad spec, an engine that does not start), or None."""
+def preflight(spec: str, config: TournamentConfig) -> tuple[str | None, str | None]:
+    """(why ``spec`` cannot play: a bad spec, an engine that does not start, or None; its
+    :func:`identity`, None when it cannot play)."""
     try:
         player = make_player(spec, hard_limit_ms=config.hard_limit_ms)
     except (MatchError, ValueError) as e:  # (ValueError: a command that cannot be split)
-        return str(e)
+        return str(e), None
     try:
-        if isinstance(player, EnginePlayer):
-            player._get()
+        return None, identity(player)
     except EngineError as e:
-        return f"{e.kind}: {e}"
+        return f"{e.kind}: {e}", None
     except ValueError as e:
-        return str(e)
+        return str(e), None
     finally:
         player.close()
-    return None
+
+
+def identity(player: Player) -> str:
+    """What ``player`` is, beyond its spec, as a short digest: a built-in agent's class and
+    settings (for a level, the agent it stands for; for the network, its weights too), an
+    engine's name and version from its ``hello`` (so it starts the engine). A change of the
+    code behind the same settings (or of the network a search reads inside) goes unseen."""
+    if isinstance(player, EnginePlayer):
+        engine = player._get()
+        what: Any = {"engine": engine.name, "version": engine.version}
+    elif isinstance(player, AgentPlayer):
+        what = _describe(player.agent, 0)
+    else:
+        what = type(player).__qualname__
+    text = json.dumps(what, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _describe(value: Any, depth: int) -> Any:
+    """``value`` as JSON-ready data: objects by class and public attributes, arrays by digest."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, np.ndarray):
+        return hashlib.sha256(np.ascontiguousarray(value).tobytes()).hexdigest()[:16]
+    if depth > 6:  # deep enough to tell settings apart; a cycle stops here
+        return type(value).__qualname__
+    if isinstance(value, list | tuple):
+        return [_describe(v, depth + 1) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _describe(v, depth + 1) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    elif hasattr(value, "__dict__"):
+        fields = {k: v for k, v in vars(value).items() if not k.startswith("_")}
+    else:
+        return type(value).__qualname__
+    out = {k: _describe(v, depth + 1) for k, v in sorted(fields.items())}
+    out["class"] = type(value).__qualname__
+    return out
 
 
 Task = tuple[str, str, int]
@@ -498,20 +557,26 @@ def run_tournament(
     on_pair: Callable[[Tournament], None] | None = None,
 ) -> Tournament:
     """Play the tournament; Ctrl-C or SIGTERM stop it with the results so far (state saved)."""
-    done = load_state(config)
+    done, known = load_state(config)
     dropped: dict[str, str] = {}
+    identities = dict(known)
     stopped = None
     with _Stop():  # a stop while engines start (a first numba run takes seconds) ends cleanly
         try:
             for spec in config.all_players:
-                why = preflight(spec, config)
+                why, ident = preflight(spec, config)
                 if why is not None:
                     dropped[spec] = why
+                elif ident is not None:
+                    identities[spec] = ident
         except KeyboardInterrupt:
             kill_all_engines()
             stopped = "interrupted"
     live = [p for p in config.all_players if p not in dropped]
-    t = Tournament(config, live, dropped, list(done), resumed=len(done))
+    changed = [p for p in live if stopped is None and known.get(p, identities[p]) != identities[p]]
+    # A player that is not what it was: its finished pairs say nothing about it now.
+    done = [pr for pr in done if pr.a not in changed and pr.b not in changed]
+    t = Tournament(config, live, dropped, list(done), resumed=len(done), changed=changed)
     if stopped is not None:
         t.stopped = stopped
         return t
@@ -538,7 +603,7 @@ def run_tournament(
                 # the table shown and the state file always hold the same pairs.
                 with stop.shielded():
                     t.pairs.append(PairRecord.from_pair(a, b, pair))
-                    save_state(config, t.pairs)
+                    save_state(config, t.pairs, identities)
                 t.elapsed = time.monotonic() - start
                 if on_pair is not None:
                     on_pair(t)
