@@ -24,8 +24,15 @@ from hanamikoji.engine import serve
 from hanamikoji.play import play_game
 from hanamikoji.state import State
 
-SEARCHING = ["master", "level:hard", "level:master", "ismcts:playout=greedy", "ismcts:belief=5"]
-CHEAP = ["random", "greedy", "ismcts", "level:beginner", "level:easy", "level:medium"]
+SEARCHING = [
+    "master",
+    "level:medium",
+    "level:hard",
+    "level:master",
+    "ismcts:playout=greedy",
+    "ismcts:belief=5",
+]
+CHEAP = ["random", "greedy", "ismcts", "level:beginner", "level:easy"]
 
 
 @pytest.mark.parametrize("spec", SEARCHING)

@@ -276,13 +276,13 @@ async def test_a_house_level_accepts_a_challenge_and_plays(house: Server) -> Non
         names = [b["username"] for b in listing["bots"]]
         assert set(names) == {"AI-beginner", "AI-easy", "AI-medium", "AI-hard", "AI-master"}
         beginner = next(b for b in listing["bots"] if b["level"] == "beginner")
-        assert beginner["house"] and beginner["ratings"]["real-time"] == 1229
+        assert beginner["house"] and beginner["ratings"]["real-time"] == 1164  # 147 + 1500 - 483
         made = await challenge(anna, control="3+2", rated=True, to="AI-beginner", max_rounds=3)
         game = (await started(anna, made["challenge"]["id"]))["game"]
         seat = await table(anna, game)
         await play_out([seat], random.Random(5))
         assert seat.state is not None and over(seat.state)
         profile = await call(anna, "GET", "/api/players/anna_h", 200)
-        assert profile["ratings"]["real-time"]["games"] == 1  # rated against the fixed 1229
+        assert profile["ratings"]["real-time"]["games"] == 1  # rated against the fixed 1164
         house_profile = await call(anna, "GET", "/api/players/AI-beginner", 200)
         assert house_profile["bot"]["house"] and house_profile["ratings"] == {}

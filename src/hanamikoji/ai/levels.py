@@ -4,7 +4,7 @@
 | --- | --- | --- |
 | beginner | greedy, but half its moves at random | someone learning the rules |
 | easy | greedy (one ply, majorities by charm) | a casual player |
-| medium | ISMCTS, 200 iterations, policy playouts | a club player |
+| medium | master's search, 100 iterations | a club player |
 | hard | master's search, 1000 iterations | a strong player |
 | master | master, 30000 iterations | the strongest this project has |
 
@@ -65,7 +65,7 @@ def _named(agent: IsmctsAgent | GreedyAgent, name: str) -> Agent:
 LEVELS: dict[str, Callable[[], Agent]] = {
     "beginner": lambda: NoisyAgent(GreedyAgent(), 0.5, "beginner"),
     "easy": lambda: _named(GreedyAgent(), "easy"),
-    "medium": lambda: _named(IsmctsAgent(iterations=200, playout="policy"), "medium"),
+    "medium": lambda: _named(MasterAgent(iterations=100), "medium"),
     "hard": lambda: _named(MasterAgent(iterations=1000), "hard"),
     "master": lambda: MasterAgent(iterations=30000),
 }

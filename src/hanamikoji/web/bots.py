@@ -64,7 +64,7 @@ MAX_BOTS = 5
 """Bots one account may own."""
 MAX_GAMES = 20
 """The most games a bot's owner may let it play at once."""
-HOUSE_GAMES = {"beginner": 50, "easy": 50, "medium": 8, "hard": 4, "master": 4}
+HOUSE_GAMES = {"beginner": 50, "easy": 50, "medium": 4, "hard": 4, "master": 4}
 """Games each house bot plays at once: the searching levels share the AI workers."""
 TOKEN_PREFIX = "hkbot_"
 HELLO_S = 10.0
