@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import doctest
 import json
 import os
@@ -22,7 +23,7 @@ import hanamikoji.tournament as tournament_module
 from conftest import run_cli
 from hanamikoji.ai.greedy import GreedyAgent
 from hanamikoji.ai.levels import LEVELS
-from hanamikoji.match import MatchError, make_player, play_pair
+from hanamikoji.match import AgentPlayer, MatchError, make_player, play_pair
 from hanamikoji.rating import RatingError, fit_ratings
 from hanamikoji.stats import score_from_elo
 from hanamikoji.tournament import (
@@ -289,7 +290,6 @@ def test_a_state_file_without_identities_resumes_and_records_them(tmp_path: Path
     run_tournament(config)
     data = json.loads(state.read_text())
     del data["identities"]  # as written before identities were kept
-    state.write_text(json.dumps(data))
     del data["pairs"][1:]
     state.write_text(json.dumps(data))
     again = run_tournament(config)
@@ -314,7 +314,12 @@ def test_an_identity_tells_settings_apart() -> None:
     assert of("master:iterations=100") != of("master:iterations=100,puct=2")
     assert of("master") != of("master-1")
     assert of("level:hard") != of("master:iterations=1000")  # a level is named
-    assert len(of("net")) == 16
+    net = make_player("net")
+    assert isinstance(net, AgentPlayer)
+    shipped = identity(net)
+    weights = net.agent.net  # type: ignore[attr-defined]
+    net.agent.net = dataclasses.replace(weights, bv=weights.bv + 1)  # type: ignore[attr-defined]
+    assert len(shipped) == 16 and identity(net) != shipped  # the network's weights count
     good = broken("good")
     assert of(good) == of(good)  # the engine's hello: its name and version
 
