@@ -198,6 +198,11 @@ def running_with(tag: str) -> list[str]:
     return [line for line in out.stdout.splitlines() if tag in line and " Z" not in line]
 
 
+def engines_with(tag: str) -> list[str]:
+    """The engines among :func:`running_with` (not the referee's command that names them)."""
+    return [line for line in running_with(tag) if "hanamikoji.cli" not in line]
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 def test_sigterm_stops_a_parallel_match_like_ctrl_c() -> None:
     tag = f"tag-{uuid.uuid4().hex}"
@@ -278,8 +283,10 @@ def test_sigterm_while_a_tournament_waits_for_hello_ends_it_cleanly() -> None:
     )
     try:
         deadline = time.monotonic() + 10.0
-        while not running_with(tag) and time.monotonic() < deadline:
+        # The engine itself (the command's own line holds the tag too, from its first instant)
+        while not engines_with(tag) and time.monotonic() < deadline:
             time.sleep(0.05)
+        assert engines_with(tag), "the engine did not start"
         time.sleep(0.5)  # the referee now waits for a hello that never comes
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=10)

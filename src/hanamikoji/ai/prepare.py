@@ -30,6 +30,7 @@ SAY_AFTER = 1.0
 NOTICE = f"preparing the search (first run: compiling, about {COMPILE_SECONDS} s)…"
 
 _REHEARSAL_ITERATIONS = 16
+_REHEARSAL_POOL = 128
 
 
 def needs_kernels(agent: Agent) -> bool:
@@ -86,8 +87,12 @@ def _rehearse(agent: Agent) -> None:
     players = [copy.deepcopy(agent) for _ in range(2)]
     for seat, player in enumerate(players):
         inner = getattr(player, "base", player)
-        if isinstance(inner, IsmctsAgent) and inner.iterations:
-            inner.iterations = min(inner.iterations, _REHEARSAL_ITERATIONS)
+        if isinstance(inner, IsmctsAgent):
+            if inner.iterations:
+                inner.iterations = min(inner.iterations, _REHEARSAL_ITERATIONS)
+            # A small pool of worlds runs the belief's kernels as a full one does, and keeps
+            # a rehearsal with cached kernels quick on a slow machine too.
+            inner.config = inner.config.replace(pool=_REHEARSAL_POOL)
         start_game(player, seat, rules)
     rng = random.Random(0)
     state = State.new(random.Random(0), rules=rules)
