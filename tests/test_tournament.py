@@ -211,17 +211,23 @@ def test_parallel_gives_exactly_the_serial_results() -> None:
     assert comparable(serial) == comparable(parallel)
 
 
-def test_resume_plays_only_the_pairs_not_yet_played(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    played: list[tuple[str, str, int]] = []
+@pytest.fixture
+def played(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, int]]:
+    """The pairs played from here on, as (A, B, pair index), in order."""
+    out: list[tuple[str, str, int]] = []
     real = play_pair
 
     def counting(players: Any, config: Any, index: int) -> Any:
-        played.append((config.a, config.b, index))
+        out.append((config.a, config.b, index))
         return real(players, config, index)
 
     monkeypatch.setattr(tournament_module, "play_pair", counting)
+    return out
+
+
+def test_resume_plays_only_the_pairs_not_yet_played(
+    tmp_path: Path, played: list[tuple[str, str, int]]
+) -> None:
     state = tmp_path / "t.json"
     config = TournamentConfig(("greedy", "random", "level:easy"), games_per_pair=6, state=state)
 
@@ -251,19 +257,11 @@ def test_resume_plays_only_the_pairs_not_yet_played(
 
 
 def test_a_player_changed_since_the_state_file_plays_its_pairs_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, played: list[tuple[str, str, int]]
 ) -> None:
     """The state file remembers what each player was: when ``level:easy`` stands for another
     agent than when its pairs were played, exactly its pairs are played again, and the file
     then holds the new results."""
-    played: list[tuple[str, str, int]] = []
-    real = play_pair
-
-    def counting(players: Any, config: Any, index: int) -> Any:
-        played.append((config.a, config.b, index))
-        return real(players, config, index)
-
-    monkeypatch.setattr(tournament_module, "play_pair", counting)
     state = tmp_path / "t.json"
     config = TournamentConfig(("greedy", "random", "level:easy"), games_per_pair=4, state=state)
     first = run_tournament(config)
