@@ -109,9 +109,13 @@ def test_a_spectator_watches_a_whole_game(server: Server, browser: Browser) -> N
         def caught_up(mover: Page, n: int) -> None:
             """Before each move: the spectator shows every move so far, and nothing hidden."""
             if not scored and spectator.locator("#scoring").is_visible():
-                spectator.locator("#scoring-continue").click()  # the first geisha's step
-                step = "() => document.querySelector('#scoring').dataset.step === '1'"
-                until(spectator, step, why="the scoring does not go to its first geisha")
+                # The steps go on by themselves, so the dialog may be past its Secrets by now:
+                # Continue takes it one step further from wherever it is (the totals are last).
+                at = int(spectator.locator("#scoring").get_attribute("data-step") or "0")
+                if at < 8:
+                    spectator.locator("#scoring-continue").click()
+                    step = "at => Number(document.querySelector('#scoring').dataset.step) > at"
+                    until(spectator, step, at, why="Continue does not take the scoring further")
                 scored.append(spectator.locator("#scoring").inner_text())
                 shot(spectator, "watch-scoring.png", full_page=False)
             dismiss_scoring(spectator)
