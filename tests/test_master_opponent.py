@@ -5,12 +5,15 @@ master's default since #21)."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from hanamikoji.ai import parse_agent
 from hanamikoji.ai.config import MASTER, MASTER_1
+from hanamikoji.ai.fastplay import MAX_MOVES, position_row
 from hanamikoji.ai.fastsearch.search import FastSearch
 from hanamikoji.state import Rules, State
 
@@ -95,3 +98,67 @@ def test_the_opponents_prior_is_computed_once_for_each_information_set() -> None
         assert int(cached.oused[2]) > kept  # each holds its legal moves' probabilities
         assert np.array_equal(cached.oN, fresh.oN) and np.array_equal(cached.oW, fresh.oW)
         assert np.array_equal(cached.N, fresh.N) and np.array_equal(cached.W, fresh.W)
+
+
+def test_the_beliefs_prediction_weighs_each_model_by_its_posterior() -> None:
+    """``oprior=belief``: the opponent's prior is each model's prediction weighed by its
+    posterior: all weight on the network's own softness leaves its policy as it is, all on a
+    greedy softness gives greedy's scores softened by it, and a mixture is the weighted sum."""
+    from hanamikoji.ai.fastplay import _scores, tables
+    from hanamikoji.ai.fastsearch.kernel import predictive
+    from hanamikoji.ai.net import policy_arrays, row_probs, small_net
+    from hanamikoji.kernel.tables import H, T
+
+    F, _ = tables()
+    policy = policy_arrays(small_net())
+    betas = np.array([0.0, 10.0], dtype=np.float64)
+    scales = np.array([1 / 3, 1.0], dtype=np.float64)
+    for state in positions(6, seed=7):
+        row = position_row(state, random.Random(1))
+        ids = np.empty(MAX_MOVES, dtype=np.int64)
+        marks = np.empty(MAX_MOVES, dtype=np.float64)
+        n = _scores(row, T, H, F, ids, marks)
+        greedy10 = np.exp(10.0 * (marks[:n] - marks[:n].max()))
+        greedy10 /= greedy10.sum()
+        net = np.empty(MAX_MOVES, dtype=np.float32)
+        x = np.empty(policy[0].shape[0], dtype=np.float32)
+        h1 = np.empty(policy[0].shape[1], dtype=np.float32)
+        h2 = np.empty(policy[2].shape[1], dtype=np.float32)
+        row_probs(row, ids, n, 3, T, policy, x, h1, h2, net)
+        third = net[:n].astype(np.float64) ** (1 / 3)
+        third /= third.sum()
+
+        def predict(
+            post: list[float], row: Any = row, ids: Any = ids, n: int = n, net: Any = net
+        ) -> npt.NDArray[np.float32]:
+            z = net.copy()
+            rel = np.empty(7, dtype=np.int64)
+            scratch = np.empty(MAX_MOVES, dtype=np.float64)
+            predictive(row, ids, n, T, F, np.array(post), betas, scales, rel, scratch, z)
+            out: npt.NDArray[np.float32] = z[:n]
+            return out
+
+        assert np.allclose(predict([0, 0, 0, 1]), net[:n], atol=1e-6)
+        assert np.allclose(predict([0, 1, 0, 0]), greedy10, atol=1e-6)
+        assert np.allclose(predict([1, 0, 0, 0]), 1 / n, atol=1e-6)
+        mixed = 0.1 / n + 0.2 * greedy10 + 0.3 * third + 0.4 * net[:n]
+        assert np.allclose(predict([0.1, 0.2, 0.3, 0.4]), mixed, atol=1e-6)
+        assert predict([0.1, 0.2, 0.3, 0.4]).sum() == pytest.approx(1.0, abs=1e-5)
+
+
+def test_the_beliefs_prediction_as_the_prior_is_deterministic_and_changes_the_search() -> None:
+    for state in positions(3, seed=8):
+        seat = state.to_move
+        assert seat is not None
+        view = state.view(seat)
+        config = MASTER.replace(oprior="belief")
+        first = FastSearch(view, random.Random(3), capacity=3001, config=config)
+        first.run(3000)
+        again = FastSearch(view, random.Random(3), capacity=3001, config=config)
+        again.run(3000)
+        assert np.array_equal(first.oN, again.oN) and np.array_equal(first.N, again.N)
+        assert first.opost.sum() == pytest.approx(1.0) and len(first.opost) == 7
+        plain = FastSearch(view, random.Random(3), capacity=3001, config=MASTER)
+        plain.run(3000)
+        assert len(plain.opost) == 0
+        assert not np.array_equal(first.oN, plain.oN)

@@ -193,6 +193,21 @@ _DECLARED = (
         "with opponent=infoset: how much the opponent's search follows the network's prior",
         low=0.0, search="fast",
     ),
+    Option(
+        "carry", bool, False,
+        "with mix: the mixture's models weighed by how well each explained the opponent's "
+        "decisions in the earlier rounds of the game (read from the view), not equally likely "
+        "at each round's start",
+        search="fast",
+    ),
+    Option(
+        "oprior", str, "net",
+        "with opponent=infoset: the opponent's prior, the network's policy (net) or the "
+        "belief's prediction (belief: each model of the mixture, greedy's softnesses and the "
+        "network's, weighed by how well it explained this round's decisions, and with carry "
+        "the earlier rounds'; needs mix)",
+        choices=("net", "belief"), search="fast",
+    ),
 )  # fmt: skip
 
 OPTIONS: dict[str, Option] = {o.name: o for o in _DECLARED}
@@ -255,6 +270,8 @@ class SearchConfig:
     netvalue: float = _default("netvalue")
     opponent: str = _default("opponent")
     puct: float = _default("puct")
+    carry: bool = _default("carry")
+    oprior: str = _default("oprior")
 
     def __post_init__(self) -> None:
         for name, option in OPTIONS.items():
@@ -325,4 +342,6 @@ MASTER = MASTER_1.replace(opponent="infoset", adapt=0.0, hidden="random", likeli
 opponent searched at its own information sets, the learned policy its prior, and the worlds
 weighed by greedy's and the network's likelihoods of its decisions in one mixture (``hidden``
 shapes only the opponent searched from our side; ``adapt``, greedy's picks for an opponent the
-belief finds greedy-like, is off: a model of one opponent. docs/ai.md)."""
+belief finds greedy-like, is off: a model of one opponent; ``carry`` and ``oprior=belief``, the
+models weighed by the earlier rounds and their prediction as the opponent's prior, gained
+against greedy what they lost against ismcts. docs/ai.md)."""

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hanamikoji.ai.fastplay import MAX_MOVES, relative, score
-from hanamikoji.ai.net import row_logits
+from hanamikoji.ai.net import policy_arrays, row_logits, small_net
 from hanamikoji.cards import pack
 from hanamikoji.kernel.actions import IDS
 from hanamikoji.kernel.jit import jit, jit_inline
@@ -43,6 +43,7 @@ __all__ = [
     "HIDDEN_IDS",
     "NX",
     "belief_pool",
+    "kernel_policy",
     "opponent_decisions",
     "weigh",
     "weigh_net",
@@ -418,9 +419,21 @@ def _hidden_ids() -> npt.NDArray[np.int64]:
 HIDDEN_IDS = _hidden_ids()
 
 
-def opponent_decisions(view: View) -> npt.NDArray[np.int64]:
-    """The opponent's decisions this round as ``view``'s seat saw them (rows of ``NX``)."""
+def kernel_policy(used: bool) -> tuple[npt.NDArray[np.float32], ...]:
+    """The network's policy for the kernels (:func:`~hanamikoji.ai.net.policy_arrays`), or
+    placeholders of the same types where none is used (one compiled kernel)."""
+    if used:
+        return policy_arrays(small_net())
+    one = np.zeros(1, dtype=np.float32)
+    two = np.zeros((1, 1), dtype=np.float32)
+    return (two, one, two, one, two, one, two, two)
+
+
+def opponent_decisions(view: View, number: int | None = None) -> npt.NDArray[np.int64]:
+    """The opponent's decisions this round (or in round ``number``) as ``view``'s seat saw
+    them (rows of ``NX``)."""
     opp = view.opponent
+    number = view.round if number is None else number
     played = [0, 0]
     actions = [15, 15]
     turn = 0
@@ -428,7 +441,7 @@ def opponent_decisions(view: View) -> npt.NDArray[np.int64]:
     secret = 0
     rows: list[tuple[int, ...]] = []
     for entry in view.history:
-        if not isinstance(entry, SeenMove) or entry.round != view.round:
+        if not isinstance(entry, SeenMove) or entry.round != number:
             continue
         text, seat = entry.move, entry.seat
         letter = text[0]

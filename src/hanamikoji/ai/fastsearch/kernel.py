@@ -46,6 +46,52 @@ def rollout(
     return round_end(row, F, horizon, max_rounds, out)
 
 
+@jit_inline
+def predictive(
+    pos: Any,
+    ids: Any,
+    n: int,
+    T: Any,
+    F: Any,
+    post: Any,
+    betas: Any,
+    scales: Any,
+    rel: Any,
+    marks: Any,
+    z: Any,
+) -> None:
+    """The belief's prediction of the opponent's move into ``z[:n]``, which holds the network's
+    probabilities on entry: each model of the belief's mixture (greedy's scores softened by
+    each of ``betas``, then the network's policy sharpened by each of ``scales``) weighed by
+    its posterior ``post`` (how well it explained this round's decisions)."""
+    mover = pos[C_TO_MOVE]
+    offer = pos[C_OFFER]
+    relative(pos, mover, rel)
+    hand = pos[C_HAND + mover]
+    mine = pos[C_PLAYED + mover] + pos[C_SECRET + mover]
+    theirs = pos[C_PLAYED + 1 - mover]
+    top = -math.inf
+    for i in range(n):
+        marks[i] = greedy_score(ids[i], offer, hand, mine, theirs, rel, T, F)
+        top = max(top, marks[i])
+    mixed = np.zeros(n, dtype=np.float64)
+    g = betas.shape[0]
+    for k in range(g):
+        total = 0.0
+        for i in range(n):
+            total += math.exp(betas[k] * (marks[i] - top))
+        for i in range(n):
+            mixed[i] += post[k] * math.exp(betas[k] * (marks[i] - top)) / total
+    for k in range(scales.shape[0]):
+        total = 0.0
+        for i in range(n):
+            total += float(z[i]) ** scales[k]
+        for i in range(n):
+            mixed[i] += post[g + k] * float(z[i]) ** scales[k] / total
+    for i in range(n):
+        z[i] = mixed[i]
+
+
 @jit
 def search(
     template: Any,
@@ -89,6 +135,9 @@ def search(
     pkeys: Any,
     pbase: Any,
     pflat: Any,
+    opost: Any,
+    obetas: Any,
+    oscales: Any,
 ) -> None:
     """Run up to ``iterations`` more iterations on the tree (node 0 is the root).
 
@@ -106,6 +155,8 @@ def search(
     entries used; the search stops when it is half full), the network's probabilities at each
     information set kept once in ``pkeys``/``pbase``/``pflat`` (``oused[1]`` keys and
     ``oused[2]`` floats used; once either is half full or full, the rest are computed anew).
+    ``opost`` (empty: the network alone): the prior is instead the belief's prediction
+    (:func:`predictive`, with ``obetas`` and ``oscales``).
     """
     w1, b1, w2, b2, wv, bv = net
     x = np.empty(w1.shape[0], dtype=np.float32)
@@ -176,6 +227,8 @@ def search(
                         pz[i] = pflat[base + i]
                 else:
                     row_probs(pos, ids, n, max_rounds, T, policy, px, ph1, ph2, pz)
+                    if opost.shape[0] > 0 and n > 1:
+                        predictive(pos, ids, n, T, F, opost, obetas, oscales, rel, marks, pz)
                     base = oused[2]
                     if 2 * (oused[1] + 1) <= pkeys.shape[0] and base + n <= pflat.shape[0]:
                         pkeys[pj] = pk

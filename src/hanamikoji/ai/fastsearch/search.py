@@ -13,15 +13,16 @@ import numpy.typing as npt
 
 from hanamikoji.ai.config import SearchConfig
 from hanamikoji.ai.fastplay import position_row, tables
-from hanamikoji.ai.net import default_net, policy_arrays, small_net
+from hanamikoji.ai.net import default_net
 from hanamikoji.kernel.actions import IDS
 from hanamikoji.kernel.tables import H, T
 from hanamikoji.moves import Move
 from hanamikoji.state import Rules
 from hanamikoji.view import View
 
-from .evidence import HIDDEN_IDS, belief_pool, opponent_decisions
+from .evidence import HIDDEN_IDS, belief_pool, kernel_policy, opponent_decisions
 from .kernel import search
+from .models import earlier_evidence
 from .tree import C_DONE, C_NODES, NKEYS, rehash, slot
 from .worlds import Dealing, deal_many, dealing, pool_draws
 
@@ -48,9 +49,12 @@ class FastSearch:
     place of greedy (its logits scaled by 1, or with ``mix`` by 0, 1/9, 1/3 and 1), and with
     ``likelihood=both`` the mixture holds greedy's softnesses and the network's side by side
     (seven with ``mix``). ``evidence`` is then each softness's log mean likelihood over the pool
-    (how well it explains this round's decisions). With ``mix`` and ``adapt`` > 0, when the
-    mixture gives at least ``adapt`` to greedy's two sharpest softnesses (the opponent chooses
-    much as greedy does), the opponent's picks are searched as greedy's.
+    (how well it explains this round's decisions). With ``carry`` the mixture's prior is not
+    equal but each model's evidence from the earlier rounds of the game (``earlier``,
+    :mod:`.models`); with ``oprior=belief`` the opponent's prior in its own search is the
+    mixture's prediction of its move (the posterior over models). With ``mix`` and ``adapt``
+    > 0, when the mixture gives at least ``adapt`` to greedy's two sharpest softnesses (the
+    opponent chooses much as greedy does), the opponent's picks are searched as greedy's.
     """
 
     N: npt.NDArray[np.int32]
@@ -103,6 +107,13 @@ class FastSearch:
         self.betas = {"greedy": soft, "net": net, "both": both}[config.likelihood]
         greedy = len(soft) if config.likelihood != "net" else 0
         self.evidence = np.zeros(0, dtype=np.float64)
+        # The mixture's prior: equal, or (``carry``) each model's evidence from the opponent's
+        # decisions in the earlier rounds of the game.
+        self.earlier = np.zeros(len(self.betas), dtype=np.float64)
+        if config.carry and mix and belief > 0 and dealing is None:
+            self.earlier = earlier_evidence(
+                view, self.betas[:greedy], self.betas[greedy:], self.max_rounds
+            )
         if belief > 0 and dealing is None and len(decisions):
             quarter = mix or config.likelihood != "greedy"
             pool = config.pool or (FAST_POOL // 4 if quarter else FAST_POOL)
@@ -121,7 +132,7 @@ class FastSearch:
                 T,
                 H,
                 self.F,
-                _policy(greedy < len(self.betas)),
+                kernel_policy(greedy < len(self.betas)),
                 rng.getrandbits(63),
                 self.pool,
                 self.spare,
@@ -131,13 +142,14 @@ class FastSearch:
             # How well each softness explains the decisions: log mean likelihood over the pool.
             top = logs.max(axis=0)
             self.evidence = top + np.log(np.exp(logs - top).mean(axis=0))
-            # Each world weighed by the mixture: sum over softness of likelihood (equal priors).
+            # Each world weighed by the mixture: sum over softness of prior times likelihood.
+            logs += self.earlier - self.earlier.max()
             peak = logs.max(axis=1, keepdims=True)
             self.logw = (peak + np.log(np.exp(logs - peak).sum(axis=1, keepdims=True)))[:, 0]
             self.cumulative = np.cumsum(np.exp(self.logw - self.logw.max()))
         # How sure the mixture is that the opponent chooses much as greedy does (greedy's two
         # sharpest softnesses); with ``adapt`` its picks are then searched as greedy's.
-        post = self.evidence if len(self.evidence) else np.zeros(len(self.betas))
+        post = self.earlier + (self.evidence if len(self.evidence) else 0.0)
         post = np.exp(post - post.max())
         sharpest = post[greedy - 2 : greedy].sum() if greedy >= 2 else 0.0
         self.greedy_like = float(sharpest / post.sum()) if mix else 0.0
@@ -163,8 +175,16 @@ class FastSearch:
         self.whole, self.net = _net_arrays(config.netvalue > 0)
         self.netopp = config.opponent == "net"
         self.infoset = config.opponent == "infoset"
-        self.policy = _policy(self.netopp or self.infoset)
+        self.policy = kernel_policy(self.netopp or self.infoset)
         self.puct = config.puct
+        # the belief's prediction as the opponent's prior: each model's posterior (its prior
+        # before the opponent has decided anything this round: equal, or with ``carry`` the
+        # earlier rounds'), its softnesses
+        self.opost = np.zeros(0, dtype=np.float64)
+        self.obetas = np.array(self.betas[:greedy], dtype=np.float64)
+        self.oscales = np.array(self.betas[greedy:], dtype=np.float64)
+        if self.infoset and config.oprior == "belief" and mix:
+            self.opost = post / post.sum()
         # the opponent's statistics by its information set: room for some 4 entries a node
         size = 1 << max(4, (4 * self.limit).bit_length()) if self.infoset else 1
         size = min(size, 1 << 23)
@@ -268,6 +288,9 @@ class FastSearch:
             self.pkeys,
             self.pbase,
             self.pflat,
+            self.opost,
+            self.obetas,
+            self.oscales,
         )
 
     def root(self, legal: Sequence[Move]) -> list[tuple[Move, int, float]]:
@@ -303,16 +326,6 @@ def _net_arrays(used: bool) -> tuple[bool, tuple[npt.NDArray[np.float32], ...]]:
     if net.critic is not None:
         return True, net.critic
     return False, (net.w1, net.b1, net.w2, net.b2, net.wv, net.bv)
-
-
-def _policy(used: bool) -> tuple[npt.NDArray[np.float32], ...]:
-    """The network's policy for the kernel (:func:`~hanamikoji.ai.net.policy_arrays`), or
-    placeholders of the same types when the search does not use it (one compiled kernel)."""
-    if used:
-        return policy_arrays(small_net())
-    one = np.zeros(1, dtype=np.float32)
-    two = np.zeros((1, 1), dtype=np.float32)
-    return (two, one, two, one, two, one, two, two)
 
 
 def _dealing(view: View, rng: random.Random, rules: Rules | None) -> Dealing:
