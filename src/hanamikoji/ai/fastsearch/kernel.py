@@ -63,7 +63,8 @@ def predictive(
     """The belief's prediction of the opponent's move into ``z[:n]``, which holds the network's
     probabilities on entry: each model of the belief's mixture (greedy's scores softened by
     each of ``betas``, then the network's policy sharpened by each of ``scales``) weighed by
-    its posterior ``post`` (how well it explained this round's decisions)."""
+    its posterior ``post`` (how well it explained this round's decisions, and with ``carry``
+    the earlier rounds')."""
     mover = pos[C_TO_MOVE]
     offer = pos[C_OFFER]
     relative(pos, mover, rel)
