@@ -6,10 +6,11 @@ or a part of it:
     .venv/bin/python bench/strength.py --only ladder,speed --games 200
 
 Parts:
-- ``greedy``: master vs greedy; ``ismcts``: master vs ismcts at the same time per move;
-- ``time``: master at 5x the time vs master; ``first``: the first player's score in
-  self-play of ``--self-play`` (master); ``exploit``: a best response (ismcts with 5x the
-  iterations, its playouts modelling master's own policy) against master;
+- ``greedy``: master (or ``--challenger``) vs greedy; ``ismcts``: master (or
+  ``--challenger``) vs ismcts at the same time per move;
+- ``time``: master (or ``--challenger``) at 5x the time vs itself; ``first``: the first
+  player's score in self-play of ``--self-play`` (master); ``exploit``: a best response
+  (ismcts with 5x the iterations, its playouts modelling master's own policy) against master;
 - ``ladder``: the levels' Elo on one scale (random = 0), from matches between neighbours;
 - ``speed``: search iterations per second per agent;
 - ``master1``: master vs ``master-1`` (master as #12 left it) at the same time per move, or
@@ -187,7 +188,8 @@ def main() -> None:
     parser.add_argument(
         "--challenger",
         default="master",
-        help="the agent measured against master-1 in the master1 part (e.g. master:netvalue=0.5)",
+        help="the agent measured in master's place in the greedy, ismcts, time and master1 parts "
+        "(e.g. master:netvalue=0.5)",
     )
     parser.add_argument(
         "--self-play",
@@ -201,12 +203,13 @@ def main() -> None:
         parser.error(f"unknown parts {sorted(unknown)}; parts: {', '.join(PARTS)}")
     results: dict[str, Any] = {"games": args.games, "clock_ms": args.clock_ms}
     if "greedy" in parts:
-        results["master_vs_greedy"] = row(match("master", "greedy", args))
+        results["master_vs_greedy"] = row(match(args.challenger, "greedy", args))
     if "ismcts" in parts:
-        results["master_vs_ismcts"] = row(match("master", "ismcts", args))
+        results["master_vs_ismcts"] = row(match(args.challenger, "ismcts", args))
     if "time" in parts:
-        slow = f"master:time_ms={5 * args.clock_ms}"
-        results["master_5x_time_vs_master"] = row(match(slow, "master", args))
+        sep = "," if ":" in args.challenger else ":"
+        slow = f"{args.challenger}{sep}time_ms={5 * args.clock_ms}"
+        results["master_5x_time_vs_master"] = row(match(slow, args.challenger, args))
     if "first" in parts:
         results["first_player"] = first_player(args)
     if "exploit" in parts:

@@ -162,3 +162,27 @@ def test_the_beliefs_prediction_as_the_prior_is_deterministic_and_changes_the_se
         plain.run(3000)
         assert len(plain.opost) == 0
         assert not np.array_equal(first.oN, plain.oN)
+
+
+def test_the_strong_prediction_gives_the_uniform_models_share_to_the_network() -> None:
+    """``oprior=strong``: the belief's posterior over its models, with the uniform model's
+    share moved to the network's policy as it is (the last model); the rest unchanged."""
+    for state in positions(3, seed=9):
+        seat = state.to_move
+        assert seat is not None
+        view = state.view(seat)
+        weighed = FastSearch(
+            view, random.Random(4), capacity=101, config=MASTER.replace(oprior="belief")
+        )
+        strong = FastSearch(
+            view, random.Random(4), capacity=101, config=MASTER.replace(oprior="strong")
+        )
+        assert strong.opost[0] == 0.0 and strong.opost.sum() == pytest.approx(1.0)
+        assert np.allclose(strong.opost[1:-1], weighed.opost[1:-1])
+        assert strong.opost[-1] == pytest.approx(weighed.opost[-1] + weighed.opost[0])
+        strong.run(100)
+        again = FastSearch(
+            view, random.Random(4), capacity=101, config=MASTER.replace(oprior="strong")
+        )
+        again.run(100)
+        assert np.array_equal(strong.oN, again.oN) and np.array_equal(strong.N, again.N)

@@ -205,8 +205,10 @@ _DECLARED = (
         "with opponent=infoset: the opponent's prior, the network's policy (net) or the "
         "belief's prediction (belief: each model of the mixture, greedy's softnesses and the "
         "network's, weighed by how well it explained this round's decisions, and with carry "
-        "the earlier rounds'; needs mix)",
-        choices=("net", "belief"), search="fast",
+        "the earlier rounds'; needs mix) or that prediction with the uniform model's share "
+        "given to the network's policy (strong: noise predicts a noisy player, it is no way "
+        "to choose)",
+        choices=("net", "belief", "strong"), search="fast",
     ),
 )  # fmt: skip
 

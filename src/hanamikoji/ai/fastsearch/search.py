@@ -52,7 +52,8 @@ class FastSearch:
     (how well it explains this round's decisions). With ``carry`` the mixture's prior is not
     equal but each model's evidence from the earlier rounds of the game (``earlier``,
     :mod:`.models`); with ``oprior=belief`` the opponent's prior in its own search is the
-    mixture's prediction of its move (the posterior over models). With ``mix`` and ``adapt``
+    mixture's prediction of its move (the posterior over models), with ``oprior=strong`` the
+    same with the uniform model's share given to the network's policy. With ``mix`` and ``adapt``
     > 0, when the mixture gives at least ``adapt`` to greedy's two sharpest softnesses (the
     opponent chooses much as greedy does), the opponent's picks are searched as greedy's.
     """
@@ -184,8 +185,14 @@ class FastSearch:
         self.opost = np.zeros(0, dtype=np.float64)
         self.obetas = np.array(self.betas[:greedy], dtype=np.float64)
         self.oscales = np.array(self.betas[greedy:], dtype=np.float64)
-        if self.infoset and config.oprior == "belief" and mix:
+        if self.infoset and config.oprior in ("belief", "strong") and mix:
             self.opost = post / post.sum()
+            if config.oprior == "strong":
+                # The uniform model (first) predicts a noisy player best, but noise is not a
+                # way to choose worth searching against: its share goes to the strongest model
+                # there is, the network's policy as it is (last; greedy's sharpest without it).
+                self.opost[-1] += self.opost[0]
+                self.opost[0] = 0.0
         # the opponent's statistics by its information set: room for some 4 entries a node
         size = 1 << max(4, (4 * self.limit).bit_length()) if self.infoset else 1
         size = min(size, 1 << 23)
