@@ -124,7 +124,7 @@ def weigh(
     world: Any,
     discard: int,
     decisions: Any,
-    beta: float,
+    betas: Any,
     opp: int,
     T: Any,
     H: Any,
@@ -137,18 +137,23 @@ def weigh(
     cvals: Any,
     used: Any,
     rel: Any,
-) -> float:
+    out: Any,
+) -> None:
     """The log-likelihood of the opponent's decisions in ``world`` if it chose as greedy does,
-    softened (a move's chance is proportional to exp(beta * score)).
+    softened by each of ``betas`` (a move's chance is proportional to exp(beta * score)), into
+    ``out``.
 
     Its hand at each decision is rebuilt backwards from the world's: the cards it used since
     go back in, and the card it drew at each of its turns comes out (drawn at random among the
     hand then: which card came last is hidden, and all are equally likely). Draws come from
-    ``world``'s random stream. Each decision's best score and softmax normaliser depend only on
-    the hand (and the opponent's Secret, once down): ``cache`` keeps them by that key.
+    ``world``'s random stream. Each decision's best score and softmax normalisers depend only on
+    the hand (and the opponent's Secret, once down): ``cache`` keeps them by that key, for every
+    softness at once (greedy's scores, the costly part, are the same for all).
     """
+    nb = betas.shape[0]
+    width = nb + 1  # an entry of cvals: the best score, then each softness's log-normaliser
     hand = world[C_HAND + opp]
-    total = 0.0
+    out[:] = 0.0
     relative(world, opp, rel)  # the markers: the same all round
     for k in range(decisions.shape[0] - 1, -1, -1):
         move, code = decided(world, discard, decisions, k, opp, T, hidden_ids)
@@ -172,20 +177,20 @@ def weigh(
             for j in range(n):
                 vals[j] = score(ids[j], offer, hand, mine, theirs, rel, T, F)
                 top = max(top, vals[j])
-            norm = 0.0
-            for j in range(n):
-                norm += math.exp(beta * (vals[j] - top))
             cache[i] = key + 1
-            cvals[2 * i] = top
-            cvals[2 * i + 1] = math.log(norm) if n else math.nan
-        top = cvals[2 * i]
-        lognorm = cvals[2 * i + 1]
-        if not math.isnan(lognorm):
+            cvals[width * i] = top
+            for b in range(nb):
+                norm = 0.0
+                for j in range(n):
+                    norm += math.exp(betas[b] * (vals[j] - top))
+                cvals[width * i + 1 + b] = math.log(norm) if n else math.nan
+        top = cvals[width * i]
+        if not math.isnan(cvals[width * i + 1]):
             chosen = score(move, offer, hand, mine, theirs, rel, T, F)
-            total += beta * (chosen - top) - lognorm
+            for b in range(nb):
+                out[b] += betas[b] * (chosen - top) - cvals[width * i + 1 + b]
         if decisions[k, X_KIND] <= 3:  # before the action, the turn's draw
             hand = undrawn(world, hand)
-    return total
 
 
 @jit
@@ -200,12 +205,13 @@ def weigh_one(
     F: Any,
     hidden_ids: Any,
 ) -> float:
-    """:func:`weigh` of one world (for tests)."""
-    return weigh(
+    """:func:`weigh` of one world for one softness (for tests)."""
+    out = np.zeros(1, dtype=np.float64)
+    weigh(
         world.copy(),
         discard,
         decisions,
-        beta,
+        np.array([beta]),
         opp,
         T,
         H,
@@ -218,7 +224,9 @@ def weigh_one(
         np.empty(2 << 10, dtype=np.float64),
         np.zeros(1, dtype=np.int64),
         np.empty(7, dtype=np.int64),
+        out,
     )
+    return out[0]
 
 
 @jit
@@ -341,9 +349,9 @@ def belief_pool(
     vals = np.empty(MAX_MOVES, dtype=np.float64)
     rel = np.empty(7, dtype=np.int64)
     nb = betas.shape[0]
-    cache = np.zeros((nb, 1 << 16), dtype=np.int64)  # (decision, hand, Secret) + 1, or 0
-    cvals = np.empty((nb, 2 << 16), dtype=np.float64)  # its best score and log-normaliser
-    used = np.zeros(nb, dtype=np.int64)
+    cache = np.zeros(1 << 16, dtype=np.int64)  # (decision, hand, Secret) + 1, or 0
+    cvals = np.empty((nb + 1) << 16, dtype=np.float64)  # best score, each log-normaliser
+    used = np.zeros(1, dtype=np.int64)
     nt = taus.shape[0]
     work = (
         scratch,
@@ -364,14 +372,13 @@ def belief_pool(
         rest = placed + (2 if slots[3] else 0)
         for j in range(spare.shape[1]):
             spare[w, j] = cards[rest + j]
-        rng = pos[C_RNG]  # the same draws for every softness
-        for b in range(nb):
-            pos[C_RNG] = rng
-            logw[w, b] = weigh(
+        rng = pos[C_RNG]  # the same draws for every model
+        if nb:
+            weigh(
                 pos,
                 discard,
                 decisions,
-                betas[b],
+                betas,
                 opp,
                 T,
                 H,
@@ -380,10 +387,11 @@ def belief_pool(
                 scratch,
                 ids,
                 vals,
-                cache[b],
-                cvals[b],
-                used[b : b + 1],
+                cache,
+                cvals,
+                used,
                 rel,
+                logw[w, :nb],
             )
         if nt:
             pos[C_RNG] = rng
