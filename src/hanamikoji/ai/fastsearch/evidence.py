@@ -226,7 +226,7 @@ def weigh_one(
         np.empty(7, dtype=np.int64),
         out,
     )
-    return out[0]
+    return float(out[0])
 
 
 @jit
