@@ -12,7 +12,8 @@ Parts:
   player's score in self-play of ``--self-play`` (master); ``exploit``: a best response
   (ismcts with 5x the iterations, its playouts modelling master's own policy) against master;
 - ``ladder``: the levels' Elo on one scale (random = 0), from matches between neighbours;
-- ``speed``: search iterations per second per agent;
+- ``speed``: search iterations per second per agent, and master's set-up a decision (the
+  belief's pool weighed before the first iteration);
 - ``master1``: master vs ``master-1`` (master as #12 left it) at the same time per move, or
   ``--challenger`` (e.g. ``master:netvalue=0.5``) in master's place;
 - ``net``: the network alone (``net``) vs greedy, random and ismcts (at ``--clock-ms``), and
@@ -126,6 +127,34 @@ def speed() -> dict[str, int]:
     return out
 
 
+def setup_ms(games: int = 6) -> dict[str, float]:
+    """Master's set-up a decision before its first iteration (dealing, and weighing the
+    belief's pool where the opponent has decided something this round), in ms, over the
+    decisions of greedy games: what a timed search spends before it searches."""
+    from statistics import mean, median
+
+    agent = parse_agent("master:iterations=1")
+    greedy = parse_agent("greedy")
+    assert isinstance(agent, IsmctsAgent)
+    times: list[float] = []
+    for game in range(games):
+        rng = random.Random(game)
+        state = State.new(rng.randrange(10**9))
+        while state.to_move is not None:
+            view, legal = state.view(state.to_move), state.legal_moves
+            if len(legal) > 1:
+                start = time.perf_counter()
+                agent.search(view, legal, random.Random(1))
+                times.append(1000 * (time.perf_counter() - start))
+            state = state.apply(greedy.choose(view, legal, rng))
+    times = times[1:]  # the first loads the kernels
+    return {
+        "decisions": len(times),
+        "median_ms": round(median(times), 1),
+        "mean_ms": round(mean(times), 1),
+    }
+
+
 def net_speed(decisions: int = 2000) -> dict[str, float]:
     """The network's decisions per second, from the views of random games' positions."""
     from hanamikoji.ai.net import NetAgent
@@ -220,6 +249,7 @@ def main() -> None:
         results["ladder_elo"] = ladder(args, results)
     if "speed" in parts:
         results["iterations_per_second"] = speed()
+        results["master_setup"] = setup_ms()
     if "master1" in parts:
         results["challenger_vs_master_1"] = row(match(args.challenger, "master-1", args))
     if "net" in parts:

@@ -186,3 +186,35 @@ def test_the_strong_prediction_gives_the_uniform_models_share_to_the_network() -
         )
         again.run(100)
         assert np.array_equal(strong.oN, again.oN) and np.array_equal(strong.N, again.N)
+
+
+def test_the_sharp_prediction_searches_each_family_at_its_sharpest() -> None:
+    """``oprior=sharp``: greedy's softnesses' share of the posterior goes to greedy's sharpest
+    softness, the rest (uniform play and the network's softnesses) to the network's policy as
+    it is; a greedy share under 0.01 leaves the network's prior alone."""
+    seen_both = False
+    for state in positions(4, seed=9):
+        seat = state.to_move
+        assert seat is not None
+        view = state.view(seat)
+        weighed = FastSearch(
+            view, random.Random(4), capacity=101, config=MASTER.replace(oprior="belief")
+        )
+        sharp = FastSearch(
+            view, random.Random(4), capacity=101, config=MASTER.replace(oprior="sharp")
+        )
+        share = weighed.opost[1:4].sum()  # greedy's softnesses, after the uniform model
+        if share < 0.01:
+            assert len(sharp.opost) == 0
+            continue
+        seen_both = True
+        assert sharp.opost.tolist() == pytest.approx([share, 1 - share])
+        assert sharp.obetas.tolist() == [MASTER.belief]
+        assert sharp.oscales.tolist() == [1.0]
+        sharp.run(100)
+        again = FastSearch(
+            view, random.Random(4), capacity=101, config=MASTER.replace(oprior="sharp")
+        )
+        again.run(100)
+        assert np.array_equal(sharp.oN, again.oN) and np.array_equal(sharp.N, again.N)
+    assert seen_both

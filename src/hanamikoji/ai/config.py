@@ -207,8 +207,10 @@ _DECLARED = (
         "network's, weighed by how well it explained this round's decisions, and with carry "
         "the earlier rounds'; needs mix) or that prediction with the uniform model's share "
         "given to the network's policy (strong: noise predicts a noisy player, it is no way "
-        "to choose)",
-        choices=("net", "belief", "strong"), search="fast",
+        "to choose) or each family's share at its sharpest (sharp: greedy's softnesses' "
+        "share to greedy's sharpest, the rest to the network's policy; a greedy share under "
+        "0.01 left out)",
+        choices=("net", "belief", "strong", "sharp"), search="fast",
     ),
 )  # fmt: skip
 

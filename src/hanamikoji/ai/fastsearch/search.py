@@ -193,6 +193,18 @@ class FastSearch:
                 # there is, the network's policy as it is (last; greedy's sharpest without it).
                 self.opost[-1] += self.opost[0]
                 self.opost[0] = 0.0
+        if self.infoset and config.oprior == "sharp" and mix and greedy > 1:
+            # Which family the opponent chooses like, each searched at its strongest: greedy's
+            # softnesses' share to its sharpest, the rest (uniform play, the network's) to the
+            # network's policy as it is, so a softened model never flattens the opponent's
+            # search. Under a hundredth the greedy share would change the prior by less; it
+            # is left out, and with it the cost of greedy's scores.
+            shares = post / post.sum()
+            share = float(shares[1:greedy].sum())
+            if share >= 0.01:
+                self.opost = np.array((share, 1.0 - share), dtype=np.float64)
+                self.obetas = np.array(self.betas[greedy - 1 : greedy], dtype=np.float64)
+                self.oscales = np.ones(1, dtype=np.float64)
         # the opponent's statistics by its information set: room for some 4 entries a node
         size = 1 << max(4, (4 * self.limit).bit_length()) if self.infoset else 1
         size = min(size, 1 << 23)
