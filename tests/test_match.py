@@ -547,8 +547,14 @@ def test_ctrl_c_stops_the_match_and_everything_it_started(jobs: int, b: str, lea
     )
     started: list[int] = []
     try:
+        # Give the match time to be under way, then as long as a loaded machine needs for
+        # its workers and engines to start (CI once saw one process after 1.5 s).
         time.sleep(1.5)
         started = descendants(proc.pid)
+        deadline = time.monotonic() + 30.0
+        while len(started) < least and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)
+            started = descendants(proc.pid)
         assert len(started) >= least, started
         os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
         start = time.monotonic()
