@@ -76,6 +76,12 @@ def in_pool(
     try:
         yield from pool.imap_unordered(work, items)
         finished = True
+    except RuntimeError as e:
+        # Ctrl-C landing inside the results' Condition.wait can leave its lock released, and
+        # leaving the wait then raises "release unlocked lock" in the interrupt's place.
+        if isinstance(e.__context__, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
+        raise
     finally:
         if finished:
             pool.close()
