@@ -174,10 +174,6 @@ class Lobby:
         bots = await self.bots()
         return {"type": "lobby", "challenges": shown, "started": started, "now": now, "bots": bots}
 
-    async def shown(self, c: ChallengeRow, player: str | None, key: str | None) -> dict[str, Any]:
-        """:func:`challenge_json` of one challenge, its creator's standing looked up."""
-        return await show_challenge(self.store, c, player, key)
-
     async def game_url(self, c: ChallengeRow, player: str) -> str | None:
         """The link of ``player``'s seat in the game ``c`` started (None: not theirs, or over)."""
         if c.game is None:

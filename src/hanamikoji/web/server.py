@@ -38,6 +38,7 @@ from hanamikoji.web.lobby import (
     challenge_json,
     creator_standings,
     rated_flag,
+    show_challenge,
     time_control,
     visible,
 )
@@ -1086,7 +1087,9 @@ async def _new_challenge(request: web.Request) -> web.Response:
     lobby = request.app[LOBBY].lobby
     made = await lobby.create(_player_of(identity), body)
     pid, key = _lobby_player(identity)
-    return web.json_response({"challenge": await lobby.shown(made, pid, key)}, status=201)
+    return web.json_response(
+        {"challenge": await show_challenge(lobby.store, made, pid, key)}, status=201
+    )
 
 
 def _challenge_id(request: web.Request) -> str:
@@ -1121,7 +1124,7 @@ async def _cancel_challenge(request: web.Request) -> web.Response:
     lobby = request.app[LOBBY].lobby
     cancelled = await lobby.cancel(_player_of(identity), challenge_id)
     pid, key = _lobby_player(identity)
-    return web.json_response({"challenge": await lobby.shown(cancelled, pid, key)})
+    return web.json_response({"challenge": await show_challenge(lobby.store, cancelled, pid, key)})
 
 
 async def _play_now(request: web.Request) -> web.Response:
@@ -1132,7 +1135,9 @@ async def _play_now(request: web.Request) -> web.Response:
     found = await lobby.play_now(_player_of(identity), body, client_of(request))
     if isinstance(found, ChallengeRow):
         pid, key = _lobby_player(identity)
-        return web.json_response({"challenge": await lobby.shown(found, pid, key)}, status=202)
+        return web.json_response(
+            {"challenge": await show_challenge(lobby.store, found, pid, key)}, status=202
+        )
     game, seat = found
     return _seat_answer(request, game, seat)
 
