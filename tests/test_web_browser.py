@@ -330,6 +330,41 @@ def test_a_used_invitation_gives_no_seat(server: Server, browser: Browser) -> No
             context.close()
 
 
+def test_an_invitation_to_a_game_that_ended_says_so(server: Server, browser: Browser) -> None:
+    """The creator resigned before the friend came: the page says the game is over, and no seat
+    is given (it would be the seat that won)."""
+    host_context, late_context = new_context(browser), new_context(browser)
+    try:
+        host, late = open_page(host_context), open_page(late_context)
+        invite = create_friend_game(host, server, name="Anna")
+        game = game_of_invite(invite)
+        late.goto(invite)
+        wait_join(late, "open")
+        host.goto(f"{server.url}/g/{game}")
+        wait_for_game(host)
+        host.locator("#resign").click()
+        host.locator("#resign-yes").click()
+        host.locator("#result").wait_for()
+        late.locator("#take").click()  # the server answers 409 over
+        wait_join(late, "over")
+        for _ in range(2):
+            assert late.locator("#join-title").inner_text() == "This game is over"
+            assert late.locator("#join-form").is_hidden()
+            assert late.locator("#table-link").is_hidden()
+            assert late.locator("#home-link").is_visible()
+            assert seat_cookies(late_context, game) == []
+            late.reload()  # and read from the invitation itself
+            wait_join(late, "over")
+        host.goto(invite)  # the creator's own seat is kept
+        wait_join(host, "over")
+        assert host.locator("#table-link").is_visible()
+        no_page_errors(late)
+        no_page_errors(host)
+    finally:
+        host_context.close()
+        late_context.close()
+
+
 def test_the_creator_cannot_take_their_own_invitation(server: Server, browser: Browser) -> None:
     host_context, friend_context = new_context(browser), new_context(browser)
     try:

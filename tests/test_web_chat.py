@@ -210,6 +210,9 @@ async def test_a_muted_opponent_is_not_shown(client: Client) -> None:
         assert texts == ["before", "are you there?", "I still talk"]
         await bob.send(type="mute", on="yes")
         assert (await bob.error())["code"] == "bad-request"
+        await bob.send(type="mute")  # no "on": refused, not taken as a mute
+        error = await bob.error()
+        assert error["code"] == "bad-request" and "got null" in error["message"], error
         await bob.send(type="mute", on=False)
         history = await next_of(bob, "chat-history")
         assert history["muted"] is False and len(history["lines"]) == 3
@@ -253,6 +256,11 @@ async def test_spectators_have_a_room_of_their_own(client: Client) -> None:
             await spectator.send(type="chat-history", room="spectators")
             history = await next_of(spectator, "chat-history")
             assert history["room"] == "spectators" and history["lines"] == []
+        await eve.send(type="chat-history")  # the room not named: told to name it
+        error = await eve.error()
+        assert error["code"] == "bad-request" and '"room": "spectators"' in error["message"]
+        await eve.send(type="mute", on=True)
+        assert "cannot mute a player" in (await eve.error())["message"]
         await eve.ws.send_str("[1]")
         error = await eve.error()
         assert error["code"] == "bad-request", error

@@ -171,6 +171,7 @@ async def test_a_real_time_challenge_whose_creator_left_cannot_be_accepted_befor
         ({"control": "2d"}, "control", "1, 3 or 7 days"),
         ({"control": "blitz"}, "control", "minutes+seconds such as '3+2'"),
         ({"control": 3}, "control", "got 3"),
+        ({"control": None}, "control", "such as '3+2', or days such as '3d'; got null"),
         ({"control": "3+2", "rated": "yes"}, "rated", "true or false"),
         ({"control": "3+2", "seat": 2}, "seat", "0, 1 or 'random'"),
         ({"control": "3+2", "to": "nobody_here"}, "to", "no player with the user name"),
@@ -197,6 +198,13 @@ async def test_bad_requests_to_the_lobby(site: Server) -> None:
         made = (await challenge(anna, control="3+2"))["challenge"]
         own = await accept(anna, made["id"], 403)
         assert own["code"] == "own-challenge" and "your own challenge" in own["error"]
+        path = f"/api/lobby/challenges/{made['id']}"
+        for verb in ("accept", "cancel"):  # no keys to give: any is refused, nothing done
+            extra = await call(bob, "POST", f"{path}/{verb}", 400, json={"x": 1})
+            assert 'unknown keys ["x"]; expected none: send {}' in extra["error"], extra
+        assert [c["id"] for c in (await call(bob, "GET", "/api/lobby", 200))["challenges"]] == [
+            made["id"]
+        ]
         assert (await accept(bob, "no-such-challenge", 404))["code"] == "not-found"
         assert (await accept(bob, "bad%20id", 404))["code"] == "not-found"
         await sign_up(bob, "bob_b")

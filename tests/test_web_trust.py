@@ -154,6 +154,39 @@ async def test_a_wrong_invitation_code_is_not_valid(client: Client) -> None:
     assert status == 403  # a game against the AI has no invitation, and a seat token is none
 
 
+async def test_an_invitation_to_a_game_that_ended_gives_no_seat(client: Client) -> None:
+    """The creator resigned before anyone came: the link says the game is over, and a stranger
+    cannot take the seat that won."""
+    data = await create(client, mode="friend", seat=0, name="Anna")
+    host = await joined(client, data["game"], data["token"])
+    await host.ws.send_json({"type": "resign"})
+    await host.until(lambda s: s["game"]["status"] == "over")
+    _, code = invite_parts(data["invite"])
+    info = await (await client.get(f"/api/games/{data['game']}/invitation?i={code}")).json()
+    assert info["status"] == "over"
+    status, answer, jar = await join(base(client), data["invite"], name="Eve")
+    assert status == 409 and answer["code"] == "over", answer
+    assert "is over" in answer["error"] and len(jar) == 0
+    assert host.state is not None and host.state["game"]["invite"] is None
+    await host.ws.close()
+
+
+async def test_a_refused_request_renames_no_one(client: Client) -> None:
+    """A name typed with a request that is refused is not kept as the player's."""
+    await create(client, mode="ai", level="easy", seat=0, name="Anna")
+    answer = await create(client, expect=400, mode="ai", level="bogus", name="Renamed")
+    assert "level" in answer["error"]
+    assert (await (await client.get("/api/me")).json())["name"] == "Anna"
+    friend = await create(client, mode="friend", seat=0)
+    await join(base(client), friend["invite"])  # someone else takes it first
+    game, code = invite_parts(friend["invite"])
+    refused = await client.post(f"/api/games/{game}/join", json={"invite": code, "name": "Eve"})
+    assert refused.status == 403  # (the creator's own invitation, and spent)
+    assert (await (await client.get("/api/me")).json())["name"] == "Anna"
+    await create(client, mode="ai", level="easy", seat=0, name="Bea")
+    assert (await (await client.get("/api/me")).json())["name"] == "Bea"
+
+
 # -- 2. a crafted link sets no cookie --------------------------------------------------------
 
 

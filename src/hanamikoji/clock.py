@@ -57,6 +57,7 @@ from typing import Any
 
 __all__ = [
     "ABANDON_MIN_MS",
+    "CONTROL_NOTATION",
     "CORRESPONDENCE_DAYS",
     "DOWN_AFTER_MS",
     "HEARTBEAT_MS",
@@ -90,6 +91,9 @@ _MAX_MS = 2**53 - 1  # timestamps and times stay integers a browser's JSON reads
 _MAX_JSON_CHARS = 1_000  # a stored clock is about 100 characters
 _SEATS = (0, 1)
 _NOTATION = re.compile(r"(?:(none)|([0-9]{1,2})\+([0-9]{1,2})|([0-9])d)")  # ASCII digits only
+
+CONTROL_NOTATION = "a time control is 'none', minutes+seconds such as '3+2', or days such as '3d'"
+"""What a time control's notation is, for the errors that refuse another."""
 
 _quote = reprlib.Repr()
 _quote.maxstring = 40
@@ -189,10 +193,7 @@ class TimeControl:
         """A time control from its notation: ``none``, ``3+2`` or ``3d``."""
         match = _NOTATION.fullmatch(text) if isinstance(text, str) else None
         if match is None:
-            raise ClockError(
-                f"a time control is 'none', minutes+seconds such as '3+2', or days such as '3d';"
-                f" got {_quote.repr(text)}"
-            )
+            raise ClockError(f"{CONTROL_NOTATION}; got {_quote.repr(text)}")
         if match[1]:
             return cls.none()
         if match[4]:

@@ -160,8 +160,9 @@ def player_seat(row: GameRow, player: str | None) -> int | None:
 
 
 def invitation_open(row: GameRow) -> int | None:
-    """The seat a friend game's invitation still offers (its token not yet made), or None."""
-    if row.mode != "friend" or row.invite is None:
+    """The seat a friend game's invitation still offers (its token not yet made, the game not
+    over), or None."""
+    if row.mode != "friend" or row.invite is None or row.status != "playing":
         return None
     for seat in (0, 1):
         if not row.tokens[seat]:

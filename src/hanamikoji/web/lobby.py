@@ -13,7 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from hanamikoji.clock import ClockError, Kind, TimeControl
+from hanamikoji.clock import CONTROL_NOTATION, ClockError, Kind, TimeControl
 from hanamikoji.glicko2 import Rating
 from hanamikoji.web.errors import WebError, show
 from hanamikoji.web.game import LiveGame
@@ -437,6 +437,8 @@ def _closed(c: ChallengeRow) -> WebError:
 def time_control(body: dict[str, Any]) -> TimeControl:
     """The time control of a request's body (``control``, default none), as the lobby takes it."""
     text = body.get("control", "none")
+    if not isinstance(text, str):
+        raise FieldError("control", f"{CONTROL_NOTATION}; got {show(text)}")
     try:
         return TimeControl.parse(text)
     except ClockError as e:

@@ -520,13 +520,7 @@ async def _body(request: web.Request, example: str) -> dict[str, Any]:
 async def _create(request: web.Request) -> web.Response:
     service = request.app[SERVICE]
     body = await _body(request, '{"mode": "ai"}')
-    keys = ("mode", "level", "seat", "max_rounds", "name", "control", "rated")
-    unknown = [k for k in body if k not in keys]
-    if unknown:
-        raise WebError(
-            "bad-request",
-            f"unknown keys {show(sorted(unknown), 80)}; expected {', '.join(keys)}",
-        )
+    _only(body, ("mode", "level", "seat", "max_rounds", "name", "control", "rated"))
     control, rated = time_control(body), rated_flag(body)  # as the lobby reads them
     if rated and not control.timed:
         raise FieldError(
@@ -544,12 +538,13 @@ async def _create(request: web.Request) -> web.Response:
         level=body.get("level"),
         seat=seat,
         max_rounds=body.get("max_rounds", 3),
-        name=await _name_for(request, identity, body),
+        name=_name_for(identity, body),
         client=client_of(request),
         player=identity.player.id if identity else None,
         control=control,
         rated=rated,
     )
+    await _keep_name(request, identity, body)
     token = game.row.tokens[me]
     invite = game.row.invite
     answer = {
@@ -580,11 +575,7 @@ async def _invitation(request: web.Request) -> web.Response:
 async def _join(request: web.Request) -> web.Response:
     game_id = request.match_info["game"]
     body = await _body(request, '{"invite": "CODE", "name": "Anna"}')
-    unknown = [k for k in body if k not in ("invite", "name")]
-    if unknown:
-        raise WebError(
-            "bad-request", f"unknown keys {show(sorted(unknown), 80)}; expected invite, name"
-        )
+    _only(body, ("invite", "name"))
     identity = await identify(request)
     if identity is None:  # a guest for whoever takes the seat, not for a refusal
         offered = await request.app[SERVICE].invitation(game_id, body.get("invite"))
@@ -593,10 +584,11 @@ async def _join(request: web.Request) -> web.Response:
     game, seat, token = await request.app[SERVICE].join(
         game_id,
         body.get("invite"),
-        await _name_for(request, identity, body),
+        _name_for(identity, body),
         request.cookies.get(cookie_name(game_id)),
         identity.player.id if identity else None,
     )
+    await _keep_name(request, identity, body)
     answer = {"game": game.id, "seat": seat, "token": token, "url": f"/g/{game.id}?t={token}"}
     response = web.json_response(answer, status=201)
     _set_seat_cookie(request, response, game.id, token)
@@ -867,7 +859,7 @@ async def _seat_chat(
         elif kind == "chat-history":
             await conn.send(await hub.chat.history(game.row, "players", conn.seat, player))
         else:
-            await hub.chat.mute(game, conn.seat, data.get("on", True))
+            await hub.chat.mute(game, conn.seat, data.get("on"))
     except WebError as e:
         await conn.send(_chat_error(e))
 
@@ -965,6 +957,7 @@ _NOT_FOR_SPECTATORS = {
     "claim": "claim the game",
     "rematch": "ask for a rematch",
     "chat": "talk to the players",
+    "mute": "mute a player",
 }
 
 
@@ -1031,6 +1024,12 @@ def _spectator_answer(text: str) -> dict[str, Any]:
     kind = data.get("type")
     if kind == "ping":
         return {"type": "pong"}
+    if kind == "chat-history":
+        return _error(
+            "bad-request",
+            'a spectator reads the spectators\' room: send {"type": "chat-history", "room": '
+            '"spectators"}',
+        )
     if isinstance(kind, str) and kind in _NOT_FOR_SPECTATORS:
         what = _NOT_FOR_SPECTATORS[kind]
         return _error(
@@ -1101,7 +1100,7 @@ def _challenge_id(request: web.Request) -> str:
 
 async def _accept_challenge(request: web.Request) -> web.Response:
     challenge_id = _challenge_id(request)
-    await _body(request, "{}")
+    _only(await _body(request, "{}"), ())
     identity = await identify(request, create=True)
     lobby = request.app[LOBBY].lobby
     game, seat = await lobby.accept(_player_of(identity), challenge_id, client_of(request))
@@ -1119,7 +1118,7 @@ def _seat_answer(request: web.Request, game: LiveGame, seat: int) -> web.Respons
 
 async def _cancel_challenge(request: web.Request) -> web.Response:
     challenge_id = _challenge_id(request)
-    await _body(request, "{}")
+    _only(await _body(request, "{}"), ())
     identity = await identify(request)
     lobby = request.app[LOBBY].lobby
     cancelled = await lobby.cancel(_player_of(identity), challenge_id)
@@ -1335,21 +1334,27 @@ def _cookie(request: web.Request, name: str, value: str, max_age: int) -> str:
     return morsel.OutputString()
 
 
-async def _name_for(request: web.Request, identity: Identity | None, body: dict[str, Any]) -> Any:
-    """The name a new seat shows: the one typed (kept as the player's), else the player's (as
-    sent: the service checks it)."""
+def _name_for(identity: Identity | None, body: dict[str, Any]) -> Any:
+    """The name a new seat shows: the one typed, else the player's (as sent: the service checks
+    it)."""
     if "name" not in body:
         return identity.player.name if identity else None
-    if identity is not None:
-        await request.app[ACCOUNTS].rename(identity, body["name"])
     return body["name"]
+
+
+async def _keep_name(request: web.Request, identity: Identity | None, body: dict[str, Any]) -> None:
+    """Keep the name typed as the player's, once the seat it was typed for is made: a refused
+    request renames no one."""
+    if "name" in body and identity is not None:
+        await request.app[ACCOUNTS].rename(identity, body["name"])
 
 
 def _only(body: dict[str, Any], keys: tuple[str, ...]) -> None:
     unknown = [k for k in body if k not in keys]
     if unknown:
+        expected = ", ".join(keys) or "none: send {}"
         raise WebError(
-            "bad-request", f"unknown keys {show(sorted(unknown), 80)}; expected {', '.join(keys)}"
+            "bad-request", f"unknown keys {show(sorted(unknown), 80)}; expected {expected}"
         )
 
 

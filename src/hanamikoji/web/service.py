@@ -74,6 +74,7 @@ BOT_GONE_MS = 60_000
 (docs/bots.md, "A bot that leaves")."""
 
 
+_INVITATION_OVER = "this game is over: its invitation can no longer be taken"
 _NO_SEARCH = ("beginner", "easy")  # levels whose moves take a millisecond: never refused as busy
 
 
@@ -615,14 +616,16 @@ class GameService:
         return game
 
     async def invitation(self, game_id: str, code: Any) -> dict[str, Any]:
-        """What a friend game's invitation offers: the host, the rules, whether it is spent."""
+        """What a friend game's invitation offers: the host, the rules, whether it is open,
+        used (the seat taken) or over (the game ended before anyone took it)."""
         game = await self._invited(game_id, code)
         row = game.row
         seat = invitation_open(row)
         host = 0 if row.tokens[0] else 1
+        status = "open" if seat is not None else "used" if all(row.tokens) else "over"
         return {
             "game": row.id,
-            "status": "open" if seat is not None else "used",
+            "status": status,
             "host": row.names[host],
             "seat": 1 - host,
             "rules": {"max_rounds": row.max_rounds},
@@ -650,6 +653,8 @@ class GameService:
                 "this is your own invitation: send the link to the friend you want to play",
             )
         seat = invitation_open(game.row)
+        if seat is None and not all(game.row.tokens):
+            raise WebError("over", _INVITATION_OVER)
         if seat is None:
             raise WebError("used", "this invitation has been used: ask your friend for a new one")
         default = "Player 2" if game.row.names[1 - seat] != "Player 2" else "Player 1"
@@ -657,7 +662,9 @@ class GameService:
         token = secrets.token_urlsafe(18)
         async with self._lock(game_id):
             if not await self.store.claim(game_id, seat, token, chosen, player):
-                await self._reload(game_id)
+                reloaded = await self._reload(game_id)
+                if reloaded is not None and reloaded.row.status != "playing":
+                    raise WebError("over", _INVITATION_OVER)
                 raise WebError(
                     "used", "this invitation has been used: ask your friend for a new one"
                 )

@@ -404,7 +404,7 @@ _SET_DEALS = "UPDATE games SET deals = ? WHERE id = ?"
 # A seat is claimed once: only while its token is still empty (the invitation unspent).
 _CLAIM = (
     "UPDATE games SET token{seat} = ?, name{seat} = ?, joined{seat} = 1, player{seat} = ? "
-    "WHERE id = ? AND token{seat} = '' AND invite IS NOT NULL"
+    "WHERE id = ? AND token{seat} = '' AND invite IS NOT NULL AND status = 'playing'"
 )
 _INSERT_MOVE = "INSERT INTO moves (game_id, ply, seat, move, created_at) VALUES (?, ?, ?, ?, ?)"
 _DELETE_MOVES = "DELETE FROM moves WHERE game_id = ? AND ply >= ?"
@@ -1772,7 +1772,7 @@ class Store(PlayerStore, LobbyStore, ChatStore, BotStore, Protocol):
         self, game_id: str, seat: int, token: str, name: str, player: str | None = None
     ) -> bool:
         """Give ``seat`` of a friend game its token, name and player, if its invitation is
-        unspent."""
+        unspent and the game not over."""
         ...
 
     async def update(self, game_id: str, **fields: Any) -> None:

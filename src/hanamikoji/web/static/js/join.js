@@ -13,7 +13,7 @@ const NAME_KEY = "hanamikoji.name";
 const gameId = gameIdFromPath();
 const code = new URLSearchParams(location.search).get("i") || "";
 
-/** What the page shows: loading | open | used | own | invalid | error (the invitation not read). */
+/** What the page shows: loading | open | used | over | own | invalid | error (the invitation not read). */
 const view = {
   state: "loading",
   invitation: null, // the server's answer
@@ -73,6 +73,9 @@ function render() {
   } else if (state === "used") {
     title.textContent = t("join.used_title");
     fill(text, paragraphs(inv?.yours ? t("join.used_yours") : t("join.used_text")));
+  } else if (state === "over") {
+    title.textContent = t("join.over_title");
+    fill(text, paragraphs(inv?.yours ? t("join.over_yours") : t("join.over_text")));
   } else if (state === "own") {
     title.textContent = t("join.own_title");
     fill(text, paragraphs(t("join.own_text")));
@@ -88,10 +91,10 @@ function render() {
   $("#name").disabled = view.busy;
   $("#own").hidden = state !== "own";
   if (state === "own") $("#invite-link").value = inviteLink();
-  const table = state === "own" || (state === "used" && inv?.yours);
+  const table = state === "own" || (["used", "over"].includes(state) && inv?.yours);
   $("#table-link").hidden = !table;
   $("#table-link").href = `/g/${encodeURIComponent(gameId)}`;
-  $("#home-link").hidden = !["used", "invalid"].includes(state);
+  $("#home-link").hidden = !["used", "over", "invalid"].includes(state);
   $("#retry").hidden = state !== "error";
   const box = $("#error");
   box.hidden = !view.error;
@@ -110,6 +113,7 @@ function show(state) {
 /** The end states a failure means; null when trying again may help. */
 function settled(error) {
   if (error.code === "used" || error.status === 410) return "used";
+  if (error.code === "over") return "over";
   if (error.code === "not-allowed") return "own";
   if (["bad-token", "not-found"].includes(error.code) || error.status === 404) return "invalid";
   return null;
@@ -128,7 +132,8 @@ async function load() {
     return;
   }
   const inv = view.invitation;
-  if (inv.status !== "open") show("used");
+  if (inv.status === "over") show("over");
+  else if (inv.status !== "open") show("used");
   else if (inv.yours) show("own");
   else show("open");
 }
@@ -151,7 +156,7 @@ async function take(event) {
     view.busy = false;
     const state = settled(error);
     if (state) {
-      if (view.invitation && state === "used") view.invitation = { ...view.invitation, status: "used" };
+      if (view.invitation && ["used", "over"].includes(state)) view.invitation = { ...view.invitation, status: state };
       show(state);
       return;
     }
