@@ -365,6 +365,42 @@ def test_an_invitation_to_a_game_that_ended_says_so(server: Server, browser: Bro
         late_context.close()
 
 
+def test_the_longest_name_stays_inside_the_table(server: Server, browser: Browser) -> None:
+    """A name of 40 letters without a space (the most the server takes) wraps inside the score
+    bar, the status and the result, on a desktop and on a phone."""
+    host_context, guest_context = new_context(browser), new_context(browser)
+    try:
+        host, guest = open_page(host_context), open_page(guest_context)
+        invite = create_friend_game(host, server, name="Anna")
+        game = game_of_invite(invite)
+        guest.goto(invite)
+        wait_join(guest, "open")
+        guest.locator("#name").fill("W" * 40)
+        guest.locator("#take").click()
+        wait_for_game(guest)
+        host.goto(f"{server.url}/g/{game}")
+        wait_for_game(host)
+        host.locator("#resign").click()
+        host.locator("#resign-yes").click()
+        host.locator("#result").wait_for()
+        assert "W" * 40 in host.locator("#result").inner_text()
+        overflowing = """() => [...document.querySelectorAll(
+            '#scorebar, #scorebar *, .panel, .panel > *, #result *')]
+            .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
+            .map(e => e.id || e.className || e.tagName)"""
+        for size in (DESKTOP, PHONE):
+            host.set_viewport_size(size)
+            host.wait_for_timeout(300)
+            assert host.evaluate(overflowing) == [], size
+            no_horizontal_scroll(host)
+        shot(host, "long-name-phone.png")
+        no_page_errors(host)
+        no_page_errors(guest)
+    finally:
+        host_context.close()
+        guest_context.close()
+
+
 def test_the_creator_cannot_take_their_own_invitation(server: Server, browser: Browser) -> None:
     host_context, friend_context = new_context(browser), new_context(browser)
     try:
