@@ -113,16 +113,21 @@ def test_a_position_without_a_dealer_for_later_rounds_says_so() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 10_000))
-def test_position_round_trips(seed: int) -> None:
+@given(st.integers(0, 10_000), st.sampled_from((1, 3, 5, None)))
+def test_position_round_trips(seed: int, max_rounds: int | None) -> None:
+    """The position carries the rules: ``State.from_position(state.position()) == state``
+    whatever the round limit."""
     from hanamikoji.state import Rules
 
     rng = random.Random(seed)
-    state = State.new(random.Random(seed), rules=Rules(max_rounds=3))
+    state = State.new(random.Random(seed), rules=Rules(max_rounds=max_rounds))
     while not state.is_over:
         p = state.position()
-        back = State.from_position(p, rules=state.rules)
+        assert p.rules == state.rules
+        back = State.from_position(p)
         assert back == state and back.position() == p and hash(back) == hash(state)
+        other = State.from_position(p, rules=Rules(max_rounds=7))  # given rules decide
+        assert other.rules == Rules(max_rounds=7) and other != state
         assert p.to_move == state.to_move and p.first == state.first
         assert back.legal_moves == state.legal_moves
         state = state.apply(rng.choice(state.legal_moves))

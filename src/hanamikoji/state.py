@@ -368,7 +368,8 @@ class Position:
     ``turn`` counts the turns completed this round (0..7); ``hands`` are after this turn's draw;
     ``deck`` is the undrawn pile, top first (``7 - turn`` cards); ``offer`` is a Gift or
     Competition awaiting its pick. The round's first player follows from ``round`` (seat 0 in
-    odd rounds). What was dealt and drawn earlier, and the history, are not part of it.
+    odd rounds); ``rules`` are the game's (its round limit decides how it may end). What was
+    dealt and drawn earlier, and the history, are not part of it.
     """
 
     round: int
@@ -382,6 +383,7 @@ class Position:
     offer: Move | None
     deck: str
     removed: str
+    rules: Rules = _DEFAULT_RULES
 
     @property
     def first(self) -> int:
@@ -501,9 +503,9 @@ class State:
 
         ``turn`` counts the turns completed this round, ``hands`` are after this turn's draw,
         ``deck`` is the undrawn pile (top first, ``7 - turn`` cards) and ``offer`` a Gift or
-        Competition awaiting its pick. Later rounds are dealt from ``rng``. With ``check`` the
-        parts must be consistent (the 21 cards, hand sizes, actions); searches that build many
-        positions from known-good parts may skip it.
+        Competition awaiting its pick; ``rules`` given override the Position's. Later rounds are
+        dealt from ``rng``. With ``check`` the parts must be consistent (the 21 cards, hand
+        sizes, actions); searches that build many positions from known-good parts may skip it.
         """
         if position is not None:
             p = position
@@ -522,6 +524,7 @@ class State:
                 p.discards,
                 p.offer,
             )
+            rules = p.rules if rules is None else rules
         move = Move.parse(offer) if isinstance(offer, str) else offer
         first = 0 if round % 2 else 1
         actor = first ^ (turn & 1)
@@ -710,6 +713,7 @@ class State:
             offer=self._offer,
             deck=self._r.deal.deck[turn + 1 :],
             removed=self._r.deal.removed,
+            rules=self.rules,
         )
 
     def _key(self) -> tuple[Any, ...]:
