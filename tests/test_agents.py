@@ -57,6 +57,24 @@ def test_unknown_agent_names_the_known_ones() -> None:
         make_agent("deep-blue")
 
 
+def test_greedys_option_is_a_number_from_0_to_1() -> None:
+    for bad in ("nan", "inf", "-1", "1.5"):
+        with pytest.raises(
+            AgentError, match=f"hand_weight must be a number from 0 to 1, got {bad}"
+        ):
+            make_agent("greedy", {"hand_weight": bad})
+    with pytest.raises(AgentError, match="option 'hand_weight' must be a number, got 'heavy'"):
+        make_agent("greedy", {"hand_weight": "heavy"})
+    assert make_agent("greedy", {"hand_weight": "1"}).hand_weight == 1.0  # type: ignore[attr-defined]
+
+
+def test_make_agent_points_a_spec_to_parse_agent() -> None:
+    with pytest.raises(AgentError, match=r"parse_agent\('master:iterations=10'\) reads it"):
+        make_agent("master:iterations=10")
+    with pytest.raises(AgentError, match="an agent's name is text"):
+        make_agent(None)  # type: ignore[arg-type]
+
+
 def test_agents_refuse_an_empty_move_list() -> None:
     view = State.new(1).view(0)
     for agent in (RandomAgent(), GreedyAgent()):

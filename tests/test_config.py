@@ -68,6 +68,21 @@ def test_values_are_checked_against_the_declaration() -> None:
     for bad in ("exploration=-1", "adapt=1.5", "hidden=psychic", "mix=maybe", "pool=2.5"):
         with pytest.raises(ValueError):
             parse_agent(f"master:{bad}")
+    # Not a finite number, or past any sensible budget: refused before a game starts (a
+    # match would otherwise run for ever or run out of memory), saying what is allowed.
+    for bad, words in (
+        ("exploration=nan", "finite number"),
+        ("exploration=inf", "finite number"),
+        ("time_ms=99999999999999999999", "time_ms must be 0 to 3,600,000"),
+        ("iterations=1000000000000", "iterations must be 0 to 100,000,000"),
+        ("pool=1000000000000", "pool must be 0 to 1,048,576"),
+        ("iterations=1.5", "iterations must be a whole number"),
+        ("iterations=many", "iterations must be a whole number, got 'many'"),
+        ("exploration=high", "exploration must be a number, got 'high'"),
+        ("iterations=1,iterations=2", "'iterations' is given twice"),
+    ):
+        with pytest.raises(ValueError, match=re.escape(words)):
+            parse_agent(f"master:{bad}")
     with pytest.raises(ValueError, match="iterations"):
         Limits(iterations=-1)
 

@@ -65,7 +65,14 @@ def make_agent(name: str, options: Mapping[str, str] | None = None) -> Agent:
 
     An AgentError names the known agents, or the agent's known options, when one is wrong.
     """
+    if not isinstance(name, str):
+        raise AgentError(f"an agent's name is text, e.g. 'greedy'; got {name!r}")
     key = name.strip().lower()
+    if ":" in key:
+        raise AgentError(
+            f"{name!r} is a spec with options: parse_agent({name!r}) reads it; make_agent takes "
+            "a name and its options apart"
+        )
     if key in LEVELS and key not in AGENTS:
         if options:
             raise AgentError(f"level {name!r} takes no options; use an agent for options")
@@ -134,6 +141,8 @@ def parse_agent(spec: str) -> Agent:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise AgentError(f"agent option {item!r} must look like KEY=VALUE")
+        if key.strip() in options:
+            raise AgentError(f"agent option {key.strip()!r} is given twice in {spec!r}")
         options[key.strip()] = value.strip()
     return make_agent(name, options)
 
@@ -151,6 +160,5 @@ def _convert(agent: str, key: str, text: str, default: object) -> object:
             raise ValueError
         return kind(text)
     except ValueError:
-        raise AgentError(
-            f"agent {agent!r} option {key!r} must be a {kind.__name__}, got {text!r}"
-        ) from None
+        words = {int: "a whole number", float: "a number"}.get(kind, f"a {kind.__name__}")
+        raise AgentError(f"agent {agent!r} option {key!r} must be {words}, got {text!r}") from None

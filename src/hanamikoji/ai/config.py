@@ -34,6 +34,15 @@ __all__ = [
 Search = Literal["python", "fast", "both"]
 
 
+_KIND_WORDS: dict[type, str] = {
+    int: "a whole number",
+    float: "a number",
+    str: "text",
+    bool: "0 or 1",
+}
+"""An option's type, in the words of its errors."""
+
+
 @dataclass(frozen=True)
 class Option:
     """One option: its name, type, default, range (or choices), help, and which search reads it
@@ -56,7 +65,7 @@ class Option:
                 raise ValueError(f"{self.name} must be true or false (1 or 0), got {value!r}")
             return bool(value)
         if isinstance(value, bool) or not isinstance(value, int | float | str):
-            raise ValueError(f"{self.name} must be a {kind.__name__}, got {value!r}")
+            raise ValueError(f"{self.name} must be {_KIND_WORDS[kind]}, got {value!r}")
         if kind is str:
             if value not in self.choices:
                 known = ", ".join(self.choices)
@@ -65,8 +74,8 @@ class Option:
         if kind is int and (isinstance(value, str) or value != int(value)):
             raise ValueError(f"{self.name} must be a whole number, got {value!r}")
         number = kind(value)
-        if isinstance(number, float) and math.isnan(number):
-            raise ValueError(f"{self.name} must be a number, got {value!r}")
+        if isinstance(number, float) and not math.isfinite(number):
+            raise ValueError(f"{self.name} must be a finite number, got {value!r}")
         if (self.low is not None and number < self.low) or (
             self.high is not None and number > self.high
         ):
@@ -86,7 +95,7 @@ class Option:
                 raise ValueError
             value: Any = text.strip() if kind is str else kind(text)
         except ValueError:
-            raise ValueError(f"{self.name} must be a {kind.__name__}, got {text!r}") from None
+            raise ValueError(f"{self.name} must be {_KIND_WORDS[kind]}, got {text!r}") from None
         return self.check(value)
 
     def range_text(self) -> str:
@@ -95,10 +104,13 @@ class Option:
             return " or ".join(self.choices)
         if self.type is bool:
             return "0 or 1"
+        def num(x: float) -> str:
+            return f"{int(x):,}" if self.type is int else f"{x:g}"
+
         if self.low is not None and self.high is not None:
-            return f"{self.low:g} to {self.high:g}"
+            return f"{num(self.low)} to {num(self.high)}"
         if self.low is not None:
-            return f"{self.low:g} or more"
+            return f"{num(self.low)} or more"
         return "any number"
 
     def to_json(self) -> dict[str, Any]:
@@ -150,7 +162,7 @@ _DECLARED = (
         "pool", int, 0,
         "how many worlds the belief weighs (0: the default, 128 in Python, 65,536 compiled, "
         "a quarter of that with mix or the network's likelihood)",
-        low=0,
+        low=0, high=1 << 20,
     ),
     Option(
         "hidden", str, "random",
@@ -223,12 +235,12 @@ LIMITS: dict[str, Option] = {
         Option(
             "iterations", int, 0,
             "a fixed number of iterations a decision (deterministic for a seed); 0: use time",
-            low=0,
+            low=0, high=100_000_000,
         ),
         Option(
             "time_ms", int, 0,
             "milliseconds a decision when iterations is 0 (0: the clock given, else 1,000)",
-            low=0,
+            low=0, high=3_600_000,
         ),
     )
 }  # fmt: skip

@@ -71,7 +71,11 @@ class GreedyAgent:
     name = "greedy"
 
     def __init__(self, hand_weight: float = 0.5) -> None:
-        self.hand_weight = hand_weight
+        if isinstance(hand_weight, bool) or not isinstance(hand_weight, int | float):
+            raise ValueError(f"hand_weight must be a number from 0 to 1, got {hand_weight!r}")
+        if not 0 <= hand_weight <= 1:  # (NaN fails this too)
+            raise ValueError(f"hand_weight must be a number from 0 to 1, got {hand_weight!r}")
+        self.hand_weight = float(hand_weight)
 
     def choose(
         self,
