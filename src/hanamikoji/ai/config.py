@@ -213,13 +213,6 @@ _DECLARED = (
         search="fast",
     ),
     Option(
-        "carryworlds", bool, True,
-        "with carry: the earlier rounds weigh the worlds too (false: they tell only how the "
-        "opponent chooses, its prior in the tree and adapt; the worlds are weighed by this "
-        "round's decisions alone)",
-        search="fast",
-    ),
-    Option(
         "oprior", str, "net",
         "with opponent=infoset: the opponent's prior, the network's policy (net) or the "
         "belief's prediction (belief: each model of the mixture, greedy's softnesses and the "
@@ -294,7 +287,6 @@ class SearchConfig:
     opponent: str = _default("opponent")
     puct: float = _default("puct")
     carry: bool = _default("carry")
-    carryworlds: bool = _default("carryworlds")
     oprior: str = _default("oprior")
 
     def __post_init__(self) -> None:

@@ -144,7 +144,7 @@ class FastSearch:
             top = logs.max(axis=0)
             self.evidence = top + np.log(np.exp(logs - top).mean(axis=0))
             # Each world weighed by the mixture: sum over softness of prior times likelihood.
-            if config.carry and config.carryworlds:  # (equal priors otherwise: nothing to add)
+            if config.carry:  # (equal priors otherwise: nothing to add)
                 logs += self.earlier - self.earlier.max()
             peak = logs.max(axis=1, keepdims=True)
             self.logw = (peak + np.log(np.exp(logs - peak).sum(axis=1, keepdims=True)))[:, 0]
