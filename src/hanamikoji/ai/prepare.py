@@ -25,8 +25,9 @@ __all__ = ["COMPILE_SECONDS", "SAY_AFTER", "needs_kernels", "prepare", "prepare_
 
 COMPILE_SECONDS = 15
 """About how long the first compilation takes, for the notice (11 to 12 s measured, two cores)."""
-SAY_AFTER = 1.0
-"""Seconds of preparing after which the notice is shown (loading a cache takes less)."""
+SAY_AFTER = 3.0
+"""Seconds of preparing after which the notice is shown: loading a cache takes 0.7 to 1.3 s, up
+to twice that on a loaded machine, a first compilation 12 s or more."""
 NOTICE = f"preparing the search (first run: compiling, about {COMPILE_SECONDS} s)…"
 
 _REHEARSAL_ITERATIONS = 16
