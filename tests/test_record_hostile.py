@@ -71,6 +71,19 @@ BROKEN_TEXTS: dict[str, bytes] = {
     "deeply-nested-players": _with_raw(("players",), "[" * 100_000 + "]" * 100_000).encode(),
     "not-utf8-in-name": _with_raw(("players", 0), '"@"').encode().replace(b"@", b"\xff\xfe"),
     "latin1-name": _with_raw(("players", 0), '"@"').encode().replace(b"@", "Zoë".encode("latin-1")),
+    # JSON's own reader would guess UTF-16 from the bytes; a record is UTF-8.
+    "utf16-record": json.dumps(_record_obj()).encode("utf-16"),
+    "float-winner": _with_raw(("result", "winner"), "1.0").encode(),
+    "true-marker": _with_raw(("result", "markers", 0), "true").encode(),
+    "float-marker": _with_raw(("result", "markers", 0), "0.0").encode(),
+    "number-why": _with_raw(("result", "why"), "5").encode(),
+    "null-markers": _with_raw(("result", "markers"), "null").encode(),
+    "no-markers": json.dumps(
+        {
+            **_record_obj(),
+            "result": {k: v for k, v in _record_obj()["result"].items() if k != "markers"},
+        }
+    ).encode(),
 }
 """Broken records by name; each is refused with the message of BROKEN_MESSAGES."""
 
@@ -82,13 +95,20 @@ BROKEN_MESSAGES = {
     "huge-int-max-rounds": "5,000 digits",
     "surrogate-escape-in-name": r"name of seat 0 is not valid Unicode text.*'\\ud800'",
     "low-surrogate-in-name": r"name of seat 1 is not valid Unicode text.*'\\udfff' at character 3",
-    "surrogate-bytes-in-name": r"name of seat 0 is not valid Unicode text.*'\\ud800'",
+    "surrogate-bytes-in-name": "not UTF-8 text: cannot decode byte 0xed",
     "surrogate-in-why": r"result why is not valid Unicode text",
     "deeply-nested": "nested too deeply",
     "deeply-nested-closed": "nested too deeply",
     "deeply-nested-players": "nested too deeply",
     "not-utf8-in-name": "not UTF-8 text: cannot decode byte 0xff",
     "latin1-name": "not UTF-8 text: cannot decode byte 0xeb",
+    "utf16-record": "not UTF-8 text: cannot decode byte 0xff at offset 0",
+    "float-winner": "result winner must be 0, 1 or null, got 1.0",
+    "true-marker": r"result markers must be 7 entries of 0, 1 or null, got \[True, ",
+    "float-marker": r"result markers must be 7 entries of 0, 1 or null, got \[0.0, ",
+    "number-why": "result why must be text or null, got 5",
+    "null-markers": "result markers must be 7 entries of 0, 1 or null, got null",
+    "no-markers": "result markers are missing: 7 entries of 0, 1 or null",
 }
 
 
@@ -125,7 +145,7 @@ def test_the_reader_refuses_broken_records_with_a_clear_message(name: str) -> No
         Record.loads(text)
     assert len(str(info.value)) <= 400 and "\n" not in str(info.value)
     # Given as str rather than bytes: the same verdict.
-    if name not in ("not-utf8-in-name", "latin1-name", "surrogate-bytes-in-name"):
+    if name not in ("not-utf8-in-name", "latin1-name", "surrogate-bytes-in-name", "utf16-record"):
         with pytest.raises(RecordError, match=BROKEN_MESSAGES[name]):
             Record.loads(text.decode("utf-8"))
 

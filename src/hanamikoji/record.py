@@ -146,7 +146,10 @@ class Record:
         if size > MAX_RECORD_BYTES:
             raise _too_big(size)
         try:
-            obj = json.loads(text, parse_int=_parse_int)
+            # Bytes are decoded here, strictly: json.loads would guess UTF-16 or UTF-32 from
+            # them, and a record is UTF-8 (a leading byte-order mark is allowed).
+            source = text.decode("utf-8-sig") if isinstance(text, bytes) else text
+            obj = json.loads(source, parse_int=_parse_int)
         except RecordError:
             raise
         except UnicodeDecodeError as e:
@@ -327,14 +330,12 @@ def _result(obj: Any) -> Outcome:
             f"result reason must be one of {allowed}, got {_brief(obj.get('reason'))}"
         ) from None
     winner = obj.get("winner")
-    if winner not in (None, 0, 1) or isinstance(winner, bool):
+    if not _seat_or_null(winner):
         raise RecordError(f"result winner must be 0, 1 or null, got {_brief(winner)}")
-    markers = obj.get("markers")
-    if (
-        not isinstance(markers, list)
-        or len(markers) != 7
-        or any(m not in (None, 0, 1) or isinstance(m, bool) for m in markers)
-    ):
+    if "markers" not in obj:
+        raise RecordError("result markers are missing: 7 entries of 0, 1 or null")
+    markers = obj["markers"]
+    if not isinstance(markers, list) or len(markers) != 7 or not all(map(_seat_or_null, markers)):
         raise RecordError(
             f"result markers must be 7 entries of 0, 1 or null, got {_brief(markers)}"
         )
@@ -344,9 +345,16 @@ def _result(obj: Any) -> Outcome:
     why = obj.get("why")
     if isinstance(why, str):
         _check_text(why, "result why")
+    elif why is not None:
+        raise RecordError(f"result why must be text or null, got {_brief(why)}")
     return Outcome(
         winner, reason, got_charm, got_geisha, tuple(markers), why if isinstance(why, str) else None
     )
+
+
+def _seat_or_null(value: Any) -> bool:
+    """Whether ``value`` is 0, 1 or null as JSON wrote it (not 1.0, not true)."""
+    return value is None or (type(value) is int and value in (0, 1))
 
 
 def _int_pair(value: Any, name: str) -> tuple[int, int]:
@@ -360,7 +368,10 @@ def _int_pair(value: Any, name: str) -> tuple[int, int]:
 
 
 def _brief(value: Any) -> str:
-    """``value`` quoted for a message: short and on one line, however big or deep it is."""
+    """``value`` quoted for a message: short and on one line, however big or deep it is (JSON's
+    null, true and false as JSON writes them)."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
     try:
         return _quote.repr(value)
     except (ValueError, RecursionError):  # an int too long to convert, say
