@@ -229,19 +229,25 @@ INCONSISTENT = list(_inconsistent_acts())
 def test_serve_survives_legal_moves_the_view_does_not_allow(
     agent: str, what: str, line: str
 ) -> None:
-    """A legal list that doesn't fit the view: a move from it or one complaint, never a crash."""
+    """A legal list that doesn't fit the view: one complaint naming the referee's mistake (not
+    the agent's exception), never a crash, and the engine goes on."""
     rc, out, err = run_serve([HELLO, line, HELLO], agent=agent)
     assert rc == 0
     legal = json.loads(line)["legal"]
-    answers = [json.loads(o) for o in out]
-    assert answers[0]["type"] == "hello"
-    assert answers[-1]["type"] == "hello"
-    if len(answers) == 3:  # answered from the list it was given
-        assert answers[1] == {"type": "move", "move": legal[0]}
-        assert err == []
-    else:  # or complained, once
-        assert len(answers) == 2
-        assert len(err) == 1, err
+    assert [json.loads(o)["type"] for o in out] == ["hello", "hello"]
+    assert len(err) == 1, err
+    assert f"'legal' does not fit the view: {legal[0]} cannot be played with hand" in err[0]
+    assert "Error" not in err[0]  # no exception's name: the referee's mistake, said plainly
+
+
+def test_a_view_of_another_seats_decision_is_named() -> None:
+    state = positions(1, 1)[0]
+    view = state.view(1 - state.actor).to_json()  # the other seat's view: not its decision
+    line = json.dumps({"type": "act", "view": view, "legal": [str(state.legal_moves[0])]})
+    rc, out, err = run_serve([HELLO, line, HELLO])
+    assert rc == 0 and [json.loads(o)["type"] for o in out] == ["hello", "hello"]
+    assert len(err) == 1, err
+    assert f"the view says it is not seat {view['seat']}'s decision" in err[0]
 
 
 def test_serve_stops_at_quit() -> None:

@@ -198,6 +198,17 @@ def _act(agent: Agent, msg: dict[str, Any], rng: random.Random) -> Move:
     if not isinstance(legal_text, list) or not legal_text:
         raise ValueError("'legal' must be a non-empty list of moves")
     legal = [Move.parse(m) if isinstance(m, str) else _not_a_move(m) for m in legal_text]
+    # A referee's mistake is named as one, not left to fail inside the agent.
+    possible = set(view.legal_moves)
+    unfit = [str(m) for m in legal if m not in possible]
+    if unfit:
+        if view.to_move != view.seat:
+            raise ValueError(f"the view says it is not seat {view.seat}'s decision")
+        shown = ", ".join(unfit[:3]) + (" ..." if len(unfit) > 3 else "")
+        raise ValueError(
+            f"'legal' does not fit the view: {shown} cannot be played with hand "
+            f"{view.hand or '(none)'} and actions left {view.actions_left[view.seat] or '(none)'}"
+        )
     clock = msg.get("clock_ms")
     clock_ms = clock if isinstance(clock, int) and not isinstance(clock, bool) else None
     try:
