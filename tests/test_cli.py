@@ -169,3 +169,37 @@ def test_replay_without_a_file_is_a_usage_error() -> None:
     assert done.returncode == 2
     assert "usage:" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["play", "--opponent", "random"],
+        ["match", "random", "random", "--games", "2"],
+        ["tournament", "random", "greedy", "--games-per-pair", "2"],
+    ],
+)
+def test_a_round_limit_of_0_is_refused_as_minus_1_is(tmp_path: Path, command: list[str]) -> None:
+    record = tmp_path / "r.json"
+    extra = ["--record", str(record)] if command[0] == "play" else []
+    for limit in ("0", "-1"):
+        done = run_cli(*command, "--max-rounds", limit, *extra)
+        assert done.returncode == 2
+        assert done.stdout == ""
+        assert "Traceback" not in done.stderr
+        last = done.stderr.splitlines()[-1]
+        assert last.startswith(f"hanamikoji {command[0]}: error: argument --max-rounds: ")
+        assert f"'{limit}': the round limit must be 1 or more, or 'none'" in last
+    assert not record.exists()
+
+
+def test_play_refuses_an_engine_as_the_opponent(tmp_path: Path) -> None:
+    record = tmp_path / "r.json"
+    done = run_cli("play", "--opponent", "cmd:true", "--record", record)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    said = " ".join(done.stderr.split())  # the console may wrap a long line
+    assert said.startswith("hanamikoji play: --opponent 'cmd:true' is an engine")
+    assert "a built-in agent or level:NAME" in said and "hanamikoji match" in said
+    assert "KEY=VALUE" not in said
+    assert not record.exists()

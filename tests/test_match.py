@@ -212,6 +212,24 @@ def test_records_folder_that_cannot_be_made(tmp_path: Path) -> None:
         run_match(MatchConfig("random", "random", games=2, records=blocker / "sub"))
 
 
+def test_records_path_that_is_a_file_is_said_in_plain_words(tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    for records in (afile, afile / "sub"):
+        with pytest.raises(MatchError) as caught:
+            run_match(MatchConfig("random", "random", games=2, records=records))
+        assert str(caught.value) == (
+            f"cannot make the records folder {records}: {afile} is a file, not a folder"
+        )
+    assert afile.read_text() == "x"
+    done = run_cli("match", "random", "random", "--games", "2", "--records", "afile", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "hanamikoji match: cannot make the records folder afile: afile is a file, not a folder"
+    ]
+
+
 def test_greedy_clearly_beats_random() -> None:
     summary = run_match(MatchConfig("greedy", "random", games=100, seed=11))
     assert summary.score > 0.7
@@ -403,6 +421,22 @@ def test_cli_match_json() -> None:
     assert data["forfeits"] == []
     assert len(data["elo_95"]) == 2
     assert data["a_results"]["wins"] + data["a_results"]["draws"] + data["a_results"]["losses"] == 6
+
+
+def test_cli_match_says_once_that_odd_games_are_rounded_up() -> None:
+    args = ["match", "random", "greedy", "--max-rounds", "1", "--json"]
+    odd = run_cli(*args, "--games", "3")
+    assert odd.returncode == 0, odd.stderr
+    assert json.loads(odd.stdout)["games"] == 4
+    note = "hanamikoji match: --games 3 plays 4 games: games come in duplicate pairs"
+    assert [line for line in odd.stderr.splitlines() if "--games" in line] == [
+        note + " (each deal twice, with the seats swapped)"
+    ]
+    assert odd.stderr.startswith(note)  # before any game
+    even = run_cli(*args, "--games", "4")
+    assert even.returncode == 0, even.stderr
+    assert json.loads(even.stdout)["games"] == 4
+    assert "--games" not in even.stderr
 
 
 def test_cli_match_json_with_sprt() -> None:

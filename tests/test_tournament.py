@@ -173,6 +173,11 @@ def test_every_pairing_plays_the_same_deals_for_a_pair_index() -> None:
         ({"players": ("random", "greedy"), "anchor": "master"}, "--anchor 'master' is not"),
         ({"players": ("random", "greedy"), "games_per_pair": 0}, "--games-per-pair"),
         ({"players": ("random", "greedy"), "jobs": 0}, "--jobs"),
+        (
+            {"players": ("random", "greedy"), "gauntlet": "foo"},
+            r"--gauntlet 'foo' must be one of the players \(random, greedy\) or another player",
+        ),
+        ({"players": ("random", "greedy"), "state": Path("/nonexistent/x.json")}, "does not"),
     ],
 )
 def test_config_rejects_bad_values(kwargs: dict[str, Any], says: str) -> None:
@@ -510,6 +515,73 @@ def test_one_player_left_is_no_tournament() -> None:
     out = run_cli("tournament", "random", "nosuchagent", "--games-per-pair", "2")
     assert "fewer than two players can play" in out.stdout + out.stderr
     assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("players", "says"),
+    [
+        (["random", "nosuchagent"], "fewer than two players can play"),
+        ([broken("nohello"), "cmd:/nonexistent/engine"], "fewer than two players can play"),
+        (
+            ["random", "greedy", "--gauntlet", broken("nohello")],
+            "the gauntlet's player cannot start",
+        ),
+    ],
+)
+def test_a_tournament_that_can_play_nothing_fails_as_a_match_that_cannot_start(
+    players: list[str], says: str
+) -> None:
+    out = run_cli("tournament", *players, "--games-per-pair", "2", "--max-rounds", "1")
+    assert out.returncode == 2  # as `match` exits when a player cannot start
+    assert out.stdout == ""
+    assert "Traceback" not in out.stderr
+    lines = out.stderr.splitlines()
+    assert all(line.startswith("hanamikoji tournament: left out ") for line in lines[:-1])
+    assert lines[-1] == f"hanamikoji tournament: stopped: {says}; nothing played"
+
+
+def test_a_gauntlet_that_is_no_player_is_refused_before_anything_starts() -> None:
+    out = run_cli("tournament", "random", "greedy", "--gauntlet", "foo", "--games-per-pair", "2")
+    assert out.returncode == 2
+    assert out.stdout == ""
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1, out.stderr
+    assert lines[0].startswith(
+        "hanamikoji tournament: --gauntlet 'foo' must be one of the players (random, greedy) "
+        "or another player (NAME[:KEY=VALUE,...], level:NAME or cmd:COMMAND): unknown agent 'foo'"
+    )
+
+
+def test_a_state_file_in_a_missing_folder_is_refused_before_anything_is_played(
+    tmp_path: Path,
+) -> None:
+    state = tmp_path / "missing" / "s.json"
+    out = run_cli("tournament", "random", "greedy", "--games-per-pair", "2", "--state", state)
+    assert out.returncode == 2
+    assert out.stdout == ""
+    assert out.stderr.splitlines() == [
+        f"hanamikoji tournament: cannot keep the state in {state}: "
+        f"the folder {state.parent} does not exist"
+    ]
+    assert not state.parent.exists()
+    folder = run_cli("tournament", "random", "greedy", "--state", tmp_path)
+    assert folder.returncode == 2
+    assert f"--state {tmp_path} is a folder: give a file" in folder.stderr
+
+
+def test_cli_tournament_says_once_that_odd_games_per_pair_are_rounded_up() -> None:
+    args = ["tournament", "random", "greedy", "--max-rounds", "1", "--json"]
+    odd = run_cli(*args, "--games-per-pair", "3")
+    assert odd.returncode == 0, odd.stderr
+    assert json.loads(odd.stdout)["games"] == 4
+    note = "hanamikoji tournament: --games-per-pair 3 plays 4 games: games come in duplicate pairs"
+    assert [line for line in odd.stderr.splitlines() if "--games-per-pair" in line] == [
+        note + " (each deal twice, with the seats swapped)"
+    ]
+    assert odd.stderr.startswith(note)  # before any game
+    even = run_cli(*args, "--games-per-pair", "2")
+    assert even.returncode == 0, even.stderr
+    assert "--games-per-pair" not in even.stderr
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,9 @@ EXIT_USAGE = 2
 
 
 def _max_rounds(text: str) -> int | None:
-    if text.strip().lower() in ("none", "0", "unlimited", "no-limit"):
+    # Not "0": Rules, records and the environments all refuse a limit of 0, so here it is
+    # refused too rather than quietly meaning "no limit".
+    if text.strip().lower() in ("none", "unlimited", "no-limit"):
         return None
     try:
         value = int(text)
@@ -124,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="AGENT",
         help=f"a built-in agent instead of a level ({', '.join(sorted(AGENTS))}, with options "
-        "as NAME:KEY=VALUE)",
+        "as NAME:KEY=VALUE); not an engine (cmd:): 'hanamikoji match' plays those",
     )
     play.add_argument(
         "--hints", action="store_true", help="allow 'hint': the AI's suggestion and win chance"
@@ -171,7 +173,12 @@ def build_parser() -> argparse.ArgumentParser:
         "a", metavar="A", help="built-in agent (NAME[:KEY=VALUE,...]) or cmd:COMMAND"
     )
     match.add_argument("b", metavar="B", help="the other player, in the same form")
-    match.add_argument("--games", type=_positive, default=100, help="games (default 100)")
+    match.add_argument(
+        "--games",
+        type=_positive,
+        default=100,
+        help="games (default 100; in duplicate pairs, so an odd number is rounded up)",
+    )
     match.add_argument("--jobs", type=_positive, default=1, help="pairs at once (default 1)")
     match.add_argument(
         "--clock-ms", type=_positive, default=1000, help="time per move to aim for (default 1000)"
@@ -216,7 +223,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive,
         default=10,
         metavar="N",
-        help="games each two players play (default 10, in duplicate pairs)",
+        help="games each two players play (default 10; in duplicate pairs, so an odd number "
+        "is rounded up)",
     )
     tour.add_argument("--jobs", type=_positive, default=1, help="pairs at once (default 1)")
     tour.add_argument(
@@ -542,6 +550,7 @@ def _match(args: argparse.Namespace) -> int:
             sprt=sprt,
             backend=args.backend,
         )
+        _say_rounded_up("match", "--games", args.games)
         live = sys.stderr.isatty()
 
         def progress(summary: Any) -> None:
@@ -584,11 +593,10 @@ def _tournament(args: argparse.Namespace) -> int:
                 eq = ""
             if not eq or not name:
                 raise MatchError(f"--anchor takes PLAYER=ELO, e.g. random=0, got {args.anchor!r}")
-        players = tuple(args.players)
-        if args.gauntlet is not None and args.gauntlet not in players:
-            players = (args.gauntlet, *players)
+        # A gauntlet from outside the players joins them (TournamentConfig.all_players), once
+        # TournamentConfig has checked that it names a player at all.
         config = TournamentConfig(
-            players=players,
+            players=tuple(args.players),
             gauntlet=args.gauntlet,
             games_per_pair=args.games_per_pair,
             jobs=args.jobs,
@@ -601,6 +609,7 @@ def _tournament(args: argparse.Namespace) -> int:
             state=args.state,
             backend=args.backend,
         )
+        _say_rounded_up("tournament", "--games-per-pair", args.games_per_pair)
         live = sys.stderr.isatty()
         every = max(1, len(config.all_players) ** 2 * config.pairs_per_pairing // 40)
 
@@ -624,11 +633,29 @@ def _tournament(args: argparse.Namespace) -> int:
             f"hanamikoji tournament: left out {printable(player)}: {printable(why)}",
             file=sys.stderr,
         )
+    if result.unplayable:
+        # As a match whose player cannot start: no table (there is nothing to rate), status 2.
+        print(
+            f"hanamikoji tournament: stopped: {printable(result.stopped or '')}; nothing played",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=True))
     else:
         print(printable_lines(result.render()), end="")
     return 130 if result.stopped == "interrupted" else 0
+
+
+def _say_rounded_up(command: str, option: str, games: int) -> None:
+    """Say, once and before any game, that an odd number of games is played as the next even
+    one (the library rounds up silently)."""
+    if games % 2:
+        print(
+            f"hanamikoji {command}: {option} {games} plays {games + 1} games: games come in "
+            "duplicate pairs (each deal twice, with the seats swapped)",
+            file=sys.stderr,
+        )
 
 
 def _analyze(path: Path, seat: int | None, iterations: int, *, as_json: bool) -> int:

@@ -129,6 +129,16 @@ def play_game(
     """
     out = console if console is not None else Console(highlight=False)
     err = console if console is not None else Console(stderr=True, highlight=False)
+    if opponent.strip().lower().startswith("cmd:"):
+        # Otherwise read as agent "cmd" with option "COMMAND", and refused for its KEY=VALUE.
+        err.print(
+            Text(
+                f"hanamikoji play: --opponent {opponent!r} is an engine, which play cannot "
+                "use: give a built-in agent or level:NAME ('hanamikoji match' plays engines)",
+                style="bold red",
+            )
+        )
+        return EXIT_USAGE
     try:
         agent = parse_agent(opponent)
         rules = Rules(max_rounds=max_rounds)

@@ -57,6 +57,10 @@ __all__ = [
 
 STATE_FORMAT = "hanamikoji-tournament/1"
 
+NO_GAUNTLET = "the gauntlet's player cannot start"
+TOO_FEW = "fewer than two players can play"
+"""The two ways a tournament stops before playing anything (:attr:`Tournament.unplayable`)."""
+
 
 @dataclass(frozen=True)
 class TournamentConfig:
@@ -90,6 +94,10 @@ class TournamentConfig:
             )
         if self.games_per_pair < 1:
             raise MatchError(f"--games-per-pair must be at least 1, got {self.games_per_pair}")
+        if self.gauntlet is not None and self.gauntlet not in self.players:
+            _check_gauntlet(self.gauntlet, self.players)
+        if self.state is not None:
+            _check_state_path(self.state)
         # The rest (jobs, clock, backend) is checked by MatchConfig, with match's messages.
         self.match_config(players[0], players[1])
 
@@ -130,6 +138,29 @@ class TournamentConfig:
             "seed": self.seed,
             "max_rounds": self.rules.max_rounds,
         }
+
+
+def _check_gauntlet(gauntlet: str, players: tuple[str, ...]) -> None:
+    """Refuse a gauntlet from outside ``players`` that is no player spec at all (a typo would
+    otherwise be run as a player, and only be found out when it cannot start)."""
+    try:
+        make_player(gauntlet).close()
+    except (MatchError, ValueError) as e:  # (ValueError: a command that cannot be split)
+        raise MatchError(
+            f"--gauntlet {gauntlet!r} must be one of the players ({', '.join(players)}) or "
+            f"another player (NAME[:KEY=VALUE,...], level:NAME or cmd:COMMAND): {e}"
+        ) from None
+
+
+def _check_state_path(path: Path) -> None:
+    """Refuse a state file that could never be written, before anything is played (its
+    folder is not made: a typo in it would otherwise leave folders anywhere)."""
+    if path.is_dir():
+        raise MatchError(f"--state {path} is a folder: give a file to keep the results in")
+    if not path.parent.is_dir():
+        raise MatchError(
+            f"cannot keep the state in {path}: the folder {path.parent} does not exist"
+        )
 
 
 def schedule(players: tuple[str, ...], gauntlet: str | None) -> list[tuple[str, str]]:
@@ -207,6 +238,11 @@ class Tournament:
     stopped: str | None = None
     elapsed: float = 0.0
     changed: list[str] = field(default_factory=list)
+
+    @property
+    def unplayable(self) -> bool:
+        """Whether it stopped before any pairing could be played (players could not start)."""
+        return self.stopped in (NO_GAUNTLET, TOO_FEW)
 
     @property
     def pairings(self) -> list[tuple[str, str]]:
@@ -469,7 +505,6 @@ def save_state(
     head = {"format": STATE_FORMAT, "settings": config.settings(), "identities": identities}
     text = json.dumps(head)[:-1] + ', "pairs": [\n'
     text += ",\n".join(json.dumps(p.to_json()) for p in pairs) + "\n]}\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         if hasattr(os, "fchmod"):  # mkstemp's 0600 would outlive the rename: the usual mode
@@ -580,10 +615,10 @@ def run_tournament(
         t.stopped = stopped
         return t
     if config.gauntlet is not None and config.gauntlet in dropped:
-        t.stopped = "the gauntlet's player cannot start"
+        t.stopped = NO_GAUNTLET
         return t
     if len(live) < 2:
-        t.stopped = "fewer than two players can play"
+        t.stopped = TOO_FEW
         return t
     finished = {p.key for p in done}
     # Pair by pair across all pairings, so a tournament stopped early is still balanced.

@@ -9,6 +9,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from hanamikoji.engine import EngineError
 from hanamikoji.match.backends import play_pairs
@@ -67,10 +68,7 @@ def _run_match(config: MatchConfig, on_pair: Callable[[MatchSummary], None] | No
             player.close()
     summary = MatchSummary(config.a, config.b, config.pairs * 2, sprt=config.sprt)
     if config.records is not None:
-        try:
-            config.records.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise MatchError(f"cannot create the records folder {config.records}: {e}") from None
+        _make_records_folder(config.records)
     start = time.monotonic()
     results = play_pairs(config)
     try:
@@ -91,6 +89,21 @@ def _run_match(config: MatchConfig, on_pair: Callable[[MatchSummary], None] | No
             close()
     summary.elapsed = time.monotonic() - start
     return summary
+
+
+def _make_records_folder(folder: Path) -> None:
+    """Make the records folder (and its parents), or say in plain words why it cannot be."""
+    # A file where a folder must be: mkdir's "[Errno 17] File exists" would not say which.
+    for path in (folder, *folder.parents):
+        if path.exists() and not path.is_dir():
+            raise MatchError(
+                f"cannot make the records folder {folder}: {path} is a file, not a folder"
+            )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        why = e.strerror or str(e)
+        raise MatchError(f"cannot make the records folder {folder}: {why}") from None
 
 
 def _write_records(config: MatchConfig, pair: PairResult) -> None:
