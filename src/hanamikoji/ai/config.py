@@ -104,6 +104,7 @@ class Option:
             return " or ".join(self.choices)
         if self.type is bool:
             return "0 or 1"
+
         def num(x: float) -> str:
             return f"{int(x):,}" if self.type is int else f"{x:g}"
 
