@@ -203,3 +203,28 @@ def test_play_refuses_an_engine_as_the_opponent(tmp_path: Path) -> None:
     assert "a built-in agent or level:NAME" in said and "hanamikoji match" in said
     assert "KEY=VALUE" not in said
     assert not record.exists()
+
+
+class _LeftPipe:
+    """Standard output whose reader has gone (``| head`` after its first line)."""
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``hanamikoji replay game.json | head -1``: the rest of the output has nowhere to go; the
+    command ends with the shell's status for it (141), not an internal error."""
+    from hanamikoji.cli import main
+
+    path = tmp_path / "game.json"
+    one_round(DEAL_A, MOVES_A).record(("alice", "bob")).write(path)
+    monkeypatch.setattr("sys.stdout", _LeftPipe())
+    assert main(["replay", str(path)]) == 141
+    err = capsys.readouterr().err
+    assert "internal error" not in err and "Traceback" not in err, err

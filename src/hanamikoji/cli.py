@@ -21,6 +21,7 @@ from hanamikoji.terminal import printable, printable_lines, tolerate_unencodable
 from hanamikoji.web.limits import Limits
 
 EXIT_USAGE = 2
+EXIT_BROKEN_PIPE = 141  # as a shell reports a command ended by SIGPIPE
 
 
 def _max_rounds(text: str) -> int | None:
@@ -436,12 +437,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader stopped reading (``| head``): nothing more to say
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except Exception as e:  # a bug: still one line for the user, never a traceback
         what = printable(f"{type(e).__name__}: {e}")
         print(f"hanamikoji: internal error: {what} (please report it)", file=sys.stderr)
         return 1
     parser.print_help()
     return EXIT_USAGE
+
+
+def _silence_stdout() -> None:
+    """Point standard output at the null device, so that the interpreter's last flush of what
+    is still buffered for a reader that left does not fail again at exit."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file: nothing is flushed to it
+        pass
 
 
 def _bot(args: argparse.Namespace) -> int:
