@@ -291,6 +291,26 @@ def test_bad_max_rounds(limit: object) -> None:
         BatchSim(2, max_rounds=limit)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("seed", [-1, np.int64(-5), True, 2.5, "7", [1, 2]])
+def test_bad_seeds_are_refused_by_name(seed: object) -> None:
+    expected = r"seed must be None or a whole number >= 0, got "
+    with pytest.raises(ValueError, match=expected):
+        BatchSim(4, seed=seed)  # type: ignore[arg-type]
+    deals = random_deals(1, 2, 1)
+    with pytest.raises(ValueError, match=expected):
+        BatchSim.from_deals(deals, seed=seed)  # type: ignore[arg-type]
+    sim = BatchSim(2, seed=3)
+    before = sim.table.copy()
+    with pytest.raises(ValueError, match=expected):
+        sim.reset(seed=seed)  # type: ignore[arg-type]
+    assert np.array_equal(sim.table, before)  # a refused seed changes nothing
+
+
+def test_good_seeds_are_taken() -> None:
+    for seed in (0, 2**70, np.uint64(3)):
+        assert np.array_equal(BatchSim(2, seed=seed).table, BatchSim(2, seed=int(seed)).table)  # type: ignore[arg-type]
+
+
 def test_bad_deals_and_arguments() -> None:
     deal = random_deals(1, 1, 1)[0][0]
     bad: list[object] = [[], [[]], [[deal], []], [deal], [["x"]]]

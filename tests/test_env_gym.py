@@ -9,6 +9,9 @@ pytest.importorskip(
 )
 
 import random
+import subprocess
+import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,8 +21,8 @@ from gymnasium.utils.env_checker import check_env
 
 import hanamikoji.env.gym
 from hanamikoji.env.actions import MOVES, NUM_ACTIONS
-from hanamikoji.env.gym import ENV_ID, HanamikojiEnv
-from hanamikoji.env.observation import OBS_SIZE, observe
+from hanamikoji.env.gym import ENV_ID, ENV_ID_HISTORY, HanamikojiEnv
+from hanamikoji.env.observation import HISTORY_SIZE, OBS_SIZE, observe
 from hanamikoji.moves import Move
 from hanamikoji.view import View
 
@@ -32,6 +35,44 @@ def test_registered_and_passes_check_env() -> None:
     check_env(
         HanamikojiEnv(opponent="random", seat="random", max_rounds=None), skip_render_check=True
     )
+
+
+def test_making_v0_does_not_say_it_is_out_of_date() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        # pytest puts its own filters first for each test; put back what importing the module did.
+        hanamikoji.env.gym._quiet_v0_out_of_date()
+        env = gymnasium.make(ENV_ID, opponent="random")
+        _obs, info = env.reset(seed=0)
+        env.step(info["legal"][0])
+        vec = gymnasium.make_vec(ENV_ID, num_envs=2, vectorization_mode="vector_entry_point")
+        assert vec.reset(seed=0)[0].shape == (2, OBS_SIZE)
+        history = gymnasium.make(ENV_ID_HISTORY)
+        assert history.reset(seed=0)[0].shape == (OBS_SIZE + HISTORY_SIZE,)
+        # Only v0's warning is silenced: the same warning for another id still comes through.
+        gymnasium.logger.deprecation("The environment other/Game-v0 is out of date. Upgrade.")
+    out_of_date = [str(w.message) for w in caught if "out of date" in str(w.message)]
+    assert len(out_of_date) == 1 and "other/Game-v0" in out_of_date[0], out_of_date
+
+
+def test_importing_the_module_silences_it_in_a_fresh_interpreter() -> None:
+    code = (
+        "import gymnasium, hanamikoji.env.gym\n"
+        f"env = gymnasium.make({ENV_ID!r})\n"
+        "_, info = env.reset(seed=0)\n"
+        "env.step(info['legal'][0])\n"
+        f"gymnasium.make_vec({ENV_ID!r}, num_envs=2, vectorization_mode='vector_entry_point')\n"
+        "print('made')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-W", "always::DeprecationWarning", "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "made", done.stderr
+    assert "out of date" not in done.stderr
 
 
 def run(env: HanamikojiEnv, seed: int, rng: random.Random) -> tuple[float, int]:
@@ -123,6 +164,22 @@ def test_illegal_actions_lose_or_raise() -> None:
             strict.step(bad)
 
 
+@pytest.mark.parametrize("illegal", ["lose", "raise"])
+def test_bool_actions_are_refused_not_taken_for_1(illegal: str) -> None:
+    env = HanamikojiEnv(opponent="random", illegal=illegal)
+    _, info = env.reset(seed=3)
+    assert 1 in info["legal"]  # so True would have been played as move 1
+    before = env.game
+    for bad in (True, False, np.bool_(True), np.array(True)):
+        with pytest.raises(ValueError, match=rf"move number 0\.\.{NUM_ACTIONS - 1} .*got "):
+            env.step(bad)
+        assert env.game is before  # nothing was played
+    for good in (1, np.int64(1), np.array(1)):
+        env.reset(seed=3)
+        _obs, _reward, _done, _, info = env.step(good)
+        assert "illegal" not in info and env.game.history[0].move == MOVES[1]
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
@@ -148,6 +205,17 @@ def test_levels_and_options_as_opponents() -> None:
     env2.reset(seed=0)
     text = env2.render()
     assert text is not None and "markers" in text
+
+
+def test_render_and_game_are_the_referees_view() -> None:
+    # Documented (module docstring, docs/research.md): render() and unwrapped.game show hidden
+    # cards, for debugging; the learner's observation is the only input meant for the agent.
+    env = gymnasium.make(ENV_ID, opponent="random", seat=0, render_mode="ansi")
+    obs, _info = env.reset(seed=0)
+    game = env.unwrapped.game  # type: ignore[attr-defined]
+    text = env.render()
+    assert isinstance(text, str) and f"seat 1   hand {game.hand(1)}" in text
+    assert np.array_equal(obs, observe(game, 0))
 
 
 def test_human_render_prints_the_table_after_each_step(capsys: pytest.CaptureFixture[str]) -> None:

@@ -155,6 +155,36 @@ def test_bad_options_are_refused(kwargs: dict[str, Any], message: str) -> None:
         HanamikojiVectorEnv(2, **kwargs)
 
 
+@pytest.mark.parametrize("n", [0, -2, True, 2.5, "3"])
+def test_bad_num_envs_is_refused_by_its_own_name(n: Any) -> None:
+    with pytest.raises(ValueError, match=r"^num_envs must be a whole number >= 1, got "):
+        make(n)
+    with pytest.raises(ValueError, match=r"^num_envs must be a whole number >= 1, got "):
+        HanamikojiVectorEnv(n)
+
+
+@pytest.mark.parametrize("seed", [-1, True, 2.5, "7", [1, 2]])
+def test_bad_reset_seeds_are_refused_by_name(seed: Any) -> None:
+    envs = make(2)
+    with pytest.raises(ValueError, match=r"^seed must be None or one whole number >= 0"):
+        envs.reset(seed=seed)
+
+
+def test_a_numpy_integer_seed_is_the_same_seed() -> None:
+    a, _ = make(4).reset(seed=np.int64(5))
+    b, _ = make(4).reset(seed=5)
+    assert np.array_equal(a, b)
+
+
+def test_bool_actions_are_refused() -> None:
+    envs = make(2)
+    envs.reset(seed=1)
+    with pytest.raises(ValueError, match="actions must be whole numbers"):
+        envs.step(np.array([True, False]))
+    with pytest.raises(ValueError, match="actions must be whole numbers"):
+        envs.step([True, True])
+
+
 def test_docstring_examples_run() -> None:
     import doctest
 

@@ -559,6 +559,15 @@ def _check_count(value: object, what: str, least: int) -> int:
     return int(value)
 
 
+def _check_seed(seed: object) -> int | None:
+    # numpy's own message ("expected non-negative integer") does not say which argument it was.
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be None or a whole number >= 0, got {seed!r}")
+    return int(seed)
+
+
 def _check_weight(round_reward: object) -> float:
     if isinstance(round_reward, bool) or not isinstance(round_reward, int | float | np.floating):
         raise ValueError(f"round_reward must be a number, got {round_reward!r}")
@@ -699,7 +708,9 @@ class BatchSim:
         _reset_all(self.table, self._deals)
 
     def _seed(self, seed: int | None) -> None:
-        streams = np.random.SeedSequence(seed).generate_state(self.batch_size, np.uint64)
+        streams = np.random.SeedSequence(_check_seed(seed)).generate_state(
+            self.batch_size, np.uint64
+        )
         self.table[:, C_RNG] = streams.view(np.int64)
 
     # -- playing ----------------------------------------------------------------------------

@@ -20,11 +20,17 @@ reward -1 and ``info["illegal"]``; ``"raise"``: a ValueError), ``normalise`` (ea
 its largest value, in [0, 1]; ``rounds_left`` stays -1 without a round limit) and ``history``
 (the round's public history after the 98 floats; ``hanamikoji/Hanamikoji-v1`` is that layout).
 ``env.unwrapped.action_masks()`` gives the legal moves as bools, for sb3-contrib's MaskablePPO.
+
+Hidden cards: ``render()`` and ``env.unwrapped.game`` (the true state) show the referee's view,
+the opponent's hand, Secret and Discard included. They are for debugging and logging; an agent
+must see only the observation and ``info``.
 """
 
 from __future__ import annotations
 
 import random
+import re
+import warnings
 from typing import Any
 
 import gymnasium
@@ -117,14 +123,19 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
         """Play the learner's move, then the opponent's, up to the learner's next decision."""
         if self._done:
             raise RuntimeError("the episode is over: call reset() first")
+        expected = f"an action is a move number 0..{NUM_ACTIONS - 1} (an int, a numpy integer"
+        expected += f" or a 0-d integer array), got {action!r}"
+        # int(True) is 1: a bool is refused rather than taken for a move number, as in PettingZoo.
+        if isinstance(action, bool | np.bool_) or (
+            isinstance(action, np.ndarray) and action.dtype.kind == "b"
+        ):
+            raise ValueError(expected)
         try:
             number = int(action)
             if number != action or not 0 <= number < NUM_ACTIONS:
                 raise ValueError
         except (TypeError, ValueError):
-            raise ValueError(
-                f"an action is a move number 0..{NUM_ACTIONS - 1}, got {action!r}"
-            ) from None
+            raise ValueError(expected) from None
         move = MOVES[number]
         before = self.game
         if not before.is_legal(move):
@@ -182,10 +193,26 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
         return info
 
     def render(self) -> str | None:
-        """The table as text (``ansi`` returns it, ``human`` prints it)."""
+        """The whole table as text (``ansi`` returns it, ``human`` prints it), the opponent's
+        hand, Secret and Discard included: for debugging, never an input to the agent."""
         return render(self.game, self.render_mode)
 
 
+def _quiet_v0_out_of_date() -> None:
+    """Silence Gymnasium's "out of date" warning for v0, and for nothing else.
+
+    ``gymnasium.make`` warns (``logger.deprecation``, a coloured DeprecationWarning) whenever a
+    higher version of the same name is registered. v1 is another layout, not v0's successor, and
+    v0 stays the default, so that warning would be wrong on every make of v0.
+    """
+    warnings.filterwarnings(
+        "ignore",
+        message=rf"(\x1b\[[0-9;]*m)?WARN: The environment {re.escape(ENV_ID)} is out of date\.",
+        category=DeprecationWarning,
+    )
+
+
+_quiet_v0_out_of_date()
 if ENV_ID not in gymnasium.registry:
     gymnasium.register(
         id=ENV_ID,

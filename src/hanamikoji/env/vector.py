@@ -88,6 +88,9 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv[Obs, Actions, npt.NDArray[A
             )
         if render_mode is not None:
             raise ValueError(f"the vector env does not render, got render_mode={render_mode!r}")
+        # Checked here, not left to BatchSim, so that the message names the caller's argument.
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
+            raise ValueError(f"num_envs must be a whole number >= 1, got {num_envs!r}")
         self.num_envs = int(num_envs)
         self.opponent = opponent
         self.seat_option = seat
@@ -113,9 +116,14 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv[Obs, Actions, npt.NDArray[A
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Obs, dict[str, Any]]:
         """New games in every slot, played up to the learner's first decision."""
-        if isinstance(seed, list):
-            raise ValueError("seed must be one whole number (it seeds every game) or None")
+        if seed is not None and (
+            isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0
+        ):
+            raise ValueError(
+                f"seed must be None or one whole number >= 0 (it seeds every game), got {seed!r}"
+            )
         if seed is not None:
+            seed = int(seed)  # Gymnasium's seeding takes a Python int only
             self._rng, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
             self._np_random = self._rng
             self.sim.reset(seed=seed)
