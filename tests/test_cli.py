@@ -228,3 +228,17 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly(
     assert main(["replay", str(path)]) == 141
     err = capsys.readouterr().err
     assert "internal error" not in err and "Traceback" not in err, err
+
+
+def test_analyze_says_when_there_is_no_decision_to_review(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A game resigned before its first move: a line on stderr, not silence."""
+    from hanamikoji.cli import main
+
+    path = tmp_path / "resigned.json"
+    State.new(3).concede(0).record(("alice", "bob")).write(path)
+    assert main(["analyze", str(path), "--seat", "1", "--iterations", "20"]) == 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "no decision of bob (seat 1) to review: the game ended before one was made" in err

@@ -684,7 +684,9 @@ def _analyze(path: Path, seat: int | None, iterations: int, *, as_json: bool) ->
         return EXIT_USAGE
     names = tuple(printable(name) for name in record.players)
     prepare_search(lambda text: print(f"hanamikoji analyze: {text}", file=sys.stderr, flush=True))
+    reviewed = 0
     for r in review(record, seat=seat, iterations=iterations):
+        reviewed += 1
         if as_json:
             print(
                 json.dumps(
@@ -708,6 +710,13 @@ def _analyze(path: Path, seat: int | None, iterations: int, *, as_json: bool) ->
             f"round {r.round} move {r.index:>2}  {names[r.seat]:<12} {r.played!s:<7}{mark:<3}"
             f" win {100 * r.played_value:5.1f}%  lost {100 * r.loss:4.1f}%{better}",
             flush=True,
+        )
+    if not reviewed:  # said on stderr: the JSON lines on stdout stay the decisions alone
+        whose = "" if seat is None else f" of {names[seat]} (seat {seat})"
+        print(
+            f"hanamikoji analyze: {printable(str(path))}: no decision{whose} to review: "
+            "the game ended before one was made",
+            file=sys.stderr,
         )
     return 0
 
