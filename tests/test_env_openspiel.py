@@ -487,6 +487,15 @@ def test_a_resampled_state_has_the_same_information_state(params: dict[str, Any]
     assert a.history() == b.history()
 
 
+@pytest.mark.parametrize("bad", [1.5, -0.1, float("nan"), "x", None, True])
+def test_a_sampler_that_gives_no_probability_is_refused(bad: Any) -> None:
+    state = _random_state(load({}), random.Random(1), 30)
+    with pytest.raises(ValueError, match=r"must give a float in \[0, 1\), it gave"):
+        state.resample_from_infostate(0, lambda: bad)
+    with pytest.raises(ValueError, match="probability_sampler must be callable"):
+        state.resample_from_infostate(0, 0.5)
+
+
 def test_resampling_deals_the_unseen_cards_uniformly() -> None:
     from scipy.stats import chisquare  # type: ignore[import-untyped]
 

@@ -293,7 +293,7 @@ class HanamikojiState(pyspiel.State):  # type: ignore[misc]
         ``probability_sampler`` (a callable giving floats in [0, 1), e.g.
         ``pyspiel.UniformProbabilitySampler(seed, 0., 1.)``) seeds the draw; None draws afresh.
         """
-        seed = None if probability_sampler is None else int(probability_sampler() * 2**53)
+        seed = None if probability_sampler is None else _seed_from(probability_sampler)
         history = resample(self._p.v, self._p, int(player_id), random.Random(seed))
         state: HanamikojiState = self.get_game().new_initial_state()
         for a in history:
@@ -626,3 +626,17 @@ def load(
         "python_hanamikoji", {"max_rounds": max_rounds, "charms": charms, "actions": actions}
     )
     return game
+
+
+def _seed_from(sampler: Any) -> int:
+    """A seed from one draw of an OpenSpiel probability sampler: a float in [0, 1)."""
+    if not callable(sampler):
+        raise ValueError(
+            f"probability_sampler must be callable (a float in [0, 1) a call), got {sampler!r}"
+        )
+    value = sampler()
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1:
+        raise ValueError(
+            f"probability_sampler must give a float in [0, 1), it gave {value!r}"
+        )  # (NaN fails the range too)
+    return int(value * 2**53)
