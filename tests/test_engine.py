@@ -908,3 +908,14 @@ def test_the_engine_drops_a_line_over_the_limit_without_holding_it() -> None:
     )
     assert f"a line over {LINE_LIMIT} characters, ignored" in err.getvalue()
     assert '"type": "hello"' in out.getvalue()  # and the engine reads on
+
+
+def test_a_referee_message_out_of_range_is_named_and_play_goes_on() -> None:
+    """Another protocol's hello is answered with a complaint; a seat that is none is named."""
+    other = json.dumps({"type": "hello", "protocol": "hanamikoji-engine/99"})
+    bad_seat = json.dumps({"type": "game", "seat": 5, "rules": {"max_rounds": 3}})
+    rc, out, err = run_serve([other, bad_seat, HELLO])
+    assert rc == 0 and [json.loads(o)["type"] for o in out] == ["hello", "hello"]
+    assert len(err) == 2, err
+    assert "hello for protocol 'hanamikoji-engine/99'; this is hanamikoji-engine/1" in err[0]
+    assert "line 2" in err[1] and "game seat must be 0 or 1, got 5" in err[1]

@@ -141,6 +141,8 @@ def serve(
             continue
         kind = msg.get("type")
         if kind == "hello":
+            if msg.get("protocol") != PROTOCOL:  # answered all the same: the referee decides
+                complain(number, f"hello for protocol {msg.get('protocol')!r}; this is {PROTOCOL}")
             hello: dict[str, Any] = {
                 "type": "hello",
                 "name": name or agent.name,
@@ -153,12 +155,15 @@ def serve(
             games += 1
             rng = random.Random(f"{base}:{games}")
             seat = msg.get("seat")
+            if seat not in (0, 1) or isinstance(seat, bool):
+                complain(number, f"game seat must be 0 or 1, got {seat!r}; seat 0 is assumed")
+                seat = 0
             try:
                 rules = Rules.from_json(msg.get("rules"))
             except ValueError as e:
                 complain(number, f"bad rules, the defaults apply: {e}")
                 rules = Rules()
-            start_game(agent, seat if seat in (0, 1) else 0, rules)
+            start_game(agent, seat, rules)
         elif kind == "act":
             try:
                 move = _act(agent, msg, rng)
