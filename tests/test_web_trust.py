@@ -201,10 +201,12 @@ async def test_a_link_with_a_token_of_no_seat_sets_no_cookie(client: Client) -> 
     client.session.cookie_jar.clear()  # another browser of the same player: the link sets it
     response = await client.get(f"/g/{game}?t={data['token']}")
     assert f"hk_{game}={data['token']}" in response.headers["Set-Cookie"]
-    for path in ("/g/a(b)?t=x", "/g/a%20b?t=x", "/review/a;b", "/join/%00?i=1"):
+    for path in ("/g/a(b)?t=x", "/g/a%20b?t=x", "/review/a;b", "/join/%00?i=1", "/g/%2e%2e%2fx"):
         response = await client.get(path)
         assert response.status == 404, path
         assert "Set-Cookie" not in response.headers
+        # the page itself, which says there is no such game as for any unknown one
+        assert response.content_type == "text/html" and "<html" in await response.text()
 
 
 async def test_a_link_with_the_other_seats_token_does_not_replace_a_seat_held(

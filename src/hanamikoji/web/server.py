@@ -438,11 +438,13 @@ def _json_error(
 def _page(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
     async def handler(request: web.Request) -> web.StreamResponse:
         game_id = request.match_info.get("game")
-        if game_id is not None and not _GAME_ID.fullmatch(game_id):
-            return web.Response(status=404, text=f"there is no game {show(game_id)}")
         path = STATIC / _PAGES[name]
         if not path.is_file():
             return web.Response(status=500, text=f"the front end is missing ({path.name})")
+        if game_id is not None and not _GAME_ID.fullmatch(game_id):
+            # No game can have this id: the page all the same (it says so, as for an unknown
+            # game), with 404 and nothing else: no guest made, no cookie set.
+            return web.FileResponse(path, status=404, headers={"Cache-Control": "no-cache"})
         response = web.FileResponse(path, headers={"Cache-Control": "no-cache"})
         try:
             await identify(request, create=True)  # a first visit: the visitor is a guest from now
