@@ -55,7 +55,8 @@ its own statistics in that search; one visited less, by a search of it alone."""
 
 @dataclass(frozen=True)
 class Hint:
-    """The AI's suggestion: the move, its estimated win probability, the runners-up."""
+    """The AI's suggestion: the move, its estimated win probability, and the runners-up that
+    are as good within the search's noise (:data:`NOISE`), each with its own."""
 
     move: Move
     win_probability: float
@@ -93,7 +94,13 @@ def suggest(
     """The best move for ``view``'s seat, by a master search with a fixed budget (deterministic)."""
     result = search_root(view, iterations=iterations, seed=seed, rules=rules)
     best = result.best
-    others = tuple((s.move, s.value) for s in result.moves[1:4] if s.visits)
+    # "Also good": runners-up the search looked at enough to judge (a mean over a few shallow
+    # lines can be far too low) and that lose no more than the search's own noise.
+    others = tuple(
+        (s.move, s.value)
+        for s in result.moves[1:4]
+        if s.visits * _MIN_SHARE >= result.iterations and best.value - s.value <= NOISE
+    )
     return Hint(best.move, best.value, others)
 
 
