@@ -62,7 +62,7 @@ def test_a_hints_alternatives_are_as_good_as_its_move_within_the_noise() -> None
     rng = random.Random(3)
     state = State.new(rng)
     shown = 0
-    while not state.is_over and state.round == 1:
+    while state.to_move is not None and state.round == 1:
         hint = suggest(state.view(state.to_move), iterations=1000, seed=1)
         for move, value in hint.alternatives:
             assert move in state.legal_moves and move != hint.move
