@@ -234,6 +234,40 @@ async def test_a_hostile_bot_gets_errors_and_changes_nothing(site: Server) -> No
         await bye(ws)
 
 
+async def test_the_log_names_no_bot_and_quotes_nothing_it_sent(
+    site: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    """docs/web.md, "What is logged": no user name and no card, at info level too."""
+    caplog.set_level("INFO", logger="hanamikoji.web")
+    async with site.browser() as owner, site.browser() as anna:
+        await signed_up(owner, "owner_l")
+        token = await new_bot(owner, "loud_bot", controls=["none"])
+        await signed_up(anna, "anna_l")
+        ws, _ = await hello(site, token)
+        second, refused = await hello(site, token)
+        assert refused["code"] == "in-use"
+        await bye(second)
+        made = await challenge(anna, control="none", to="loud_bot", seat=1)
+        while True:
+            data = json.loads((await ws.receive(timeout=5)).data)
+            if data["type"] == "challenge":
+                await ws.send_json({"type": "accept", "id": made["challenge"]["id"]})
+            if data["type"] == "game":
+                break
+        secret = "my hand is 1234567, my Secret a 7"
+        await ws.send_json(
+            {"type": "forfeit", "game": data["game"], "kind": "crash", "message": secret}
+        )
+        for _ in range(50):
+            if any("forfeits" in r.getMessage() for r in caplog.records):
+                break
+            await asyncio.sleep(0.1)
+        logged = "\n".join(r.getMessage() for r in caplog.records)
+        assert "forfeits" in logged and "refused a bot connection: in-use" in logged
+        assert "loud_bot" not in logged and "1234567" not in logged and "anna_l" not in logged
+        await bye(ws)
+
+
 async def test_the_lobby_marks_bots_and_follows_them(site: Server) -> None:
     async with site.browser() as owner, site.browser() as anna:
         await signed_up(owner, "owner_e")

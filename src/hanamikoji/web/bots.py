@@ -374,7 +374,9 @@ class BotHub:
         return link
 
     async def _refuse(self, wire: Wire, code: str, why: str, close: int) -> None:
-        log.info("refused a bot connection: %s", why)
+        # The code alone: the reason may name the bot or echo what it sent (docs/web.md, "What is
+        # logged": no user name, no text of a visitor's).
+        log.info("refused a bot connection: %s", code)
         await wire.send(_error(code, why))
         await wire.close(close, code)
 
@@ -438,7 +440,7 @@ class BotHub:
             await self.service.seen(game_id, seat)
             await self.service.publish(game_id)
         except Exception:  # the database failed: the absence counts from an earlier sight
-            log.exception("the departure of bot %s from game %s", link.bot.username, game_id)
+            log.exception("the departure of bot %s from game %s", link.bot.player_id, game_id)
 
     async def _handle(self, link: BotLink, text: str) -> None:
         data = _read(text)
@@ -661,14 +663,8 @@ class BotHub:
             failure = data.get("kind")
             if failure not in ENGINE_FAILURES:
                 raise WebError("bad-request", f"kind must be one of {', '.join(ENGINE_FAILURES)}")
-            message = data.get("message")
-            log.info(
-                "bot %s forfeits game %s (%s): %s",
-                link.bot.username,
-                game_id,
-                failure,
-                show(message, 200) if isinstance(message, str) else "",
-            )
+            # By its player's id and the kind alone: the engine's message may quote its cards.
+            log.info("bot %s forfeits game %s (%s)", link.bot.player_id, game_id, failure)
             await self.service.forfeit(game_id, seat, f"engine-{failure}")
 
     # -- what others ask ---------------------------------------------------------------------
