@@ -436,3 +436,44 @@ def test_the_review_says_when_the_server_is_too_busy_to_analyse(server: Server, 
     page.wait_for_timeout(3_000)  # not asked again at once: the next try is later
     assert len(asked) == 1, asked
     no_page_errors(page)
+
+
+def test_the_review_asks_again_while_the_server_does_not_answer(server: Server, page: Page) -> None:
+    """A server restarting while the analysis runs: the page says so and asks again until the
+    server answers, then shows the analysis (it gave up for good at the first failure)."""
+    failures: list[str] = []
+
+    def down(route: Route) -> None:
+        if len(failures) < 2:
+            failures.append(route.request.url)
+            route.abort("connectionrefused")
+        else:
+            route.continue_()
+
+    page.route(ANALYSIS, down)
+    open_review(page, server, ready=False)
+    until(
+        page,
+        "() => document.querySelector('#analysis-status').textContent.includes('not answering')",
+        why="#analysis-status does not say the server is not answering",
+    )
+    until(page, READY, why="the analysis never came once the server answered", timeout=60_000)
+    assert len(failures) == 2
+    no_page_errors(page)
+
+
+def test_the_focus_stays_on_the_steps_when_a_step_button_is_disabled(
+    server: Server, page: Page
+) -> None:
+    """Enter on Last (or First) disables it: the focus moves to Previous (or Next), not to the
+    page's start, so a keyboard user keeps their place."""
+    open_review(page, server, ready=False)
+    page.locator("#last").focus()
+    page.keyboard.press("Enter")
+    until(page, "() => document.activeElement?.id === 'prev'", why="the focus left the steps")
+    page.locator("#first").focus()
+    page.keyboard.press("Enter")
+    until(page, "() => document.activeElement?.id === 'next'", why="the focus left the steps")
+    page.keyboard.press("Enter")  # and it steps on from there
+    until(page, "() => !document.querySelector('#first').disabled", why="Next did not step")
+    no_page_errors(page)

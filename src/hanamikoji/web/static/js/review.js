@@ -14,6 +14,8 @@ import "./prefs.js"; // the theme chosen at the table (light, dark or the system
 const gameId = gameIdFromPath();
 const POLL_MS = 2000;
 const BUSY_POLL_MS = 30000; // the server had no room for the analysis: ask again later
+const LOST_POLL_MS = [2000, 4000, 8000, 15000]; // the server unreachable (restarting): ask again
+let lostTries = 0;
 const TOP_MISTAKES = 3; // listed per player
 // An analysis stored without them (none today: the store redoes older ones) reads as today's.
 const DEFAULT_NOISE = 0.03;
@@ -81,8 +83,14 @@ function renderAll() {
   $("#players").textContent = t("review.players", { a: nameOf(near), b: nameOf(far) });
   $("#summary").textContent = summary();
   $("#step").textContent = state.frame === 0 ? t("review.step_deal", { total }) : t("review.step", { n: state.frame, total });
+  const focused = document.activeElement;
   $("#prev").disabled = $("#first").disabled = state.frame === 0;
   $("#next").disabled = $("#last").disabled = state.frame === total;
+  // A focused button that has just been disabled would drop the focus to the page's start:
+  // it moves to the step that can still be taken, the other way.
+  if (focused?.disabled && ["first", "prev", "next", "last"].includes(focused.id)) {
+    $(["first", "prev"].includes(focused.id) ? "#next" : "#prev").focus();
+  }
   $("#frame-text").textContent = frameText(frame);
   $("#review-body").dataset.frame = String(state.frame);
 
@@ -215,6 +223,7 @@ function renderAnalysis() {
     loading: t("review.analysis_loading"),
     pending: t("review.analysing"),
     busy: t("review.analysis_busy"),
+    lost: t("review.analysis_lost"),
     failed: t("review.analysis_failed"),
     ready: "",
   }[state.analysis];
@@ -384,7 +393,8 @@ function wire() {
 
 async function pollAnalysis() {
   try {
-    const { ok, body } = await getJSON(`/api/games/${encodeURIComponent(gameId)}/analysis`);
+    const { ok, status, body } = await getJSON(`/api/games/${encodeURIComponent(gameId)}/analysis`);
+    if (ok) lostTries = 0;
     if (ok && body?.status === "ready") {
       state.decisions = body.decisions || [];
       state.meta = {
@@ -408,11 +418,20 @@ async function pollAnalysis() {
       setTimeout(pollAnalysis, BUSY_POLL_MS);
       return;
     }
+    if (status >= 500) return lost(); // a proxy's 502 while the server restarts, say
     state.analysis = "failed";
   } catch {
-    state.analysis = "failed";
+    return lost(); // no answer at all: the server is down or restarting
   }
   render();
+}
+
+/** The server did not answer: say so and ask again, less and less often, never giving up. */
+function lost() {
+  state.analysis = "lost";
+  render();
+  setTimeout(pollAnalysis, LOST_POLL_MS[Math.min(lostTries, LOST_POLL_MS.length - 1)]);
+  lostTries += 1;
 }
 
 function showError(key) {
