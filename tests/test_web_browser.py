@@ -56,6 +56,8 @@ def test_a_whole_game_against_the_ai_by_clicks(server: Server, page: Page) -> No
     start_ai_game(page, server, seat="random", name="Clicker")
     game = game_id(page)
     assert status(page) == "playing"
+    # a level-one heading for a screen reader's outline (axe: page-has-heading-one)
+    assert page.locator("h1").first.text_content() == "Hanamikoji – game"
 
     def screenshots(page: Page, moves: int) -> None:
         if moves != 5:
