@@ -163,6 +163,30 @@ async def test_a_whole_game_against_the_ai_then_its_record_and_review(client: Cl
     assert anonymous["game"]["seat"] is None
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_the_frame_that_ends_a_round_shows_that_round_as_scored(seed: int) -> None:
+    """Not the next round's hands, pile and removed card beside the scored table: the round's
+    own end (empty hands and pile, its removed card, its Secrets and Discards revealed)."""
+    from hanamikoji.state import Rules, State
+    from hanamikoji.web.messages import review_frames
+
+    rng = random.Random(seed)
+    state = State.new(random.Random(seed), rules=Rules(max_rounds=None))
+    while not state.is_over:
+        state = state.apply(rng.choice(state.legal_moves))
+    frames = review_frames(state)
+    ends = [i for i, f in enumerate(frames) if f["scoring"] and f["round"] != f["scoring"]["round"]]
+    assert len(ends) == len(state.scorings) - 1  # every round but the last, which ends the game
+    for i in ends:
+        frame, before = frames[i], frames[i - 1]
+        assert frame["hands"] == ["", ""] and frame["deck"] == "" and frame["offer"] is None
+        assert frame["removed"] == before["removed"]
+        assert frame["secrets"] == frame["scoring"]["secrets"]
+        assert all(d is not None and len(d) == 2 for d in frame["discards"]), frame["discards"]
+        assert frame["to_move"] == frames[i + 1]["seat"]  # who opens the next round
+        assert frames[i + 1]["round"] == frame["round"]
+
+
 async def test_move_errors_change_nothing(client: Client) -> None:
     data = await create(client, mode="friend", seat=0)
     host = await joined(client, data["game"], data["token"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from hanamikoji.clock import claim_allowed_at
+from hanamikoji.moves import Action
 from hanamikoji.state import Phase, RoundScore, State
 from hanamikoji.view import View
 from hanamikoji.web.game import FORFEIT, LiveGame, invite_link, now_ms, undo_point
@@ -120,26 +121,41 @@ def review_frames(state: State) -> list[dict[str, Any]]:
         ended = ply is not None and (pos.round != ply.round or pos.is_over)
         scoring = scored.get(ply.round) if ended and ply is not None else None
         deal = pos.deal
-        frames.append(
-            {
-                "index": i,
-                "round": pos.round,
-                "seat": ply.seat if ply else None,
-                "move": str(ply.move) if ply else None,
-                "text": ply.move.describe() if ply else "",
-                "hands": [pos.hand(0), pos.hand(1)],
-                "played": [pos.played(0), pos.played(1)],
-                "secrets": [pos.secret(0), pos.secret(1)],
-                "discards": [pos.discard(0), pos.discard(1)],
-                "removed": deal.removed,
-                "deck": deal.deck[len(deal.deck) - pos.deck_left :],
-                "markers": list(pos.markers),
-                "charm": list(pos.charm),
-                "geisha": list(pos.geisha),
-                "actions_left": [pos.actions_left(0), pos.actions_left(1)],
-                "offer": str(pos.offer) if pos.offer else None,
-                "to_move": pos.to_move,
-                "scoring": scoring_json(scoring) if scoring else None,
+        frame = {
+            "index": i,
+            "round": pos.round,
+            "seat": ply.seat if ply else None,
+            "move": str(ply.move) if ply else None,
+            "text": ply.move.describe() if ply else "",
+            "hands": [pos.hand(0), pos.hand(1)],
+            "played": [pos.played(0), pos.played(1)],
+            "secrets": [pos.secret(0), pos.secret(1)],
+            "discards": [pos.discard(0), pos.discard(1)],
+            "removed": deal.removed,
+            "deck": deal.deck[len(deal.deck) - pos.deck_left :],
+            "markers": list(pos.markers),
+            "charm": list(pos.charm),
+            "geisha": list(pos.geisha),
+            "actions_left": [pos.actions_left(0), pos.actions_left(1)],
+            "offer": str(pos.offer) if pos.offer else None,
+            "to_move": pos.to_move,
+            "scoring": scoring_json(scoring) if scoring else None,
+        }
+        if scoring is not None and pos.round != scoring.round:
+            # The move that ended a round: the table is that round's, as scored (the next
+            # round is dealt already, but its cards belong to the frames after this one).
+            before = positions[i - 1]
+            discards = [before.discard(0), before.discard(1)]
+            if ply is not None and ply.move.action is Action.DISCARD:  # the round's last move
+                discards[ply.seat] = ply.move.cards
+            frame |= {
+                "hands": ["", ""],
+                "secrets": list(scoring.secrets),
+                "discards": discards,
+                "removed": before.deal.removed,
+                "deck": "",
+                "actions_left": ["", ""],
+                "offer": None,
             }
-        )
+        frames.append(frame)
     return frames
