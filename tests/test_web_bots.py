@@ -234,10 +234,11 @@ async def test_a_hostile_bot_gets_errors_and_changes_nothing(site: Server) -> No
         await bye(ws)
 
 
-async def test_the_log_names_no_bot_and_quotes_nothing_it_sent(
+async def test_the_log_names_no_bot_and_a_finished_game_is_over(
     site: Server, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """docs/web.md, "What is logged": no user name and no card, at info level too."""
+    """docs/web.md, "What is logged": no user name and no card, at info level too; a move in
+    the game the bot forfeited is answered "over"."""
     caplog.set_level("INFO", logger="hanamikoji.web")
     async with site.browser() as owner, site.browser() as anna:
         await signed_up(owner, "owner_l")
@@ -265,6 +266,15 @@ async def test_the_log_names_no_bot_and_quotes_nothing_it_sent(
         logged = "\n".join(r.getMessage() for r in caplog.records)
         assert "forfeits" in logged and "refused a bot connection: in-use" in logged
         assert "loud_bot" not in logged and "1234567" not in logged and "anna_l" not in logged
+        # The game it forfeited is over: a move there says so (docs/bots.md's "over").
+        await ws.send_json({"type": "move", "game": data["game"], "move": "S1"})
+        while (late := json.loads((await ws.receive(timeout=5)).data))["type"] != "error":
+            pass
+        assert late["code"] == "over" and "is over" in late["message"], late
+        await ws.send_json({"type": "move", "game": "no_such_game", "move": "S1"})
+        while (late := json.loads((await ws.receive(timeout=5)).data))["type"] != "error":
+            pass
+        assert late["code"] == "not-found"
         await bye(ws)
 
 

@@ -651,6 +651,12 @@ class BotHub:
     async def _play(self, link: BotLink, kind: str, data: dict[str, Any]) -> None:
         game_id = data.get("game")
         if not isinstance(game_id, str) or game_id not in link.games:
+            # One of its games that has ended is "over", as docs/bots.md lists it.
+            game = None
+            if isinstance(game_id, str) and 0 < len(game_id) <= 40:  # an id's length
+                game = await self.service.get(game_id)
+            if game is not None and link.bot.player_id in game.row.players and game.state.is_over:
+                raise WebError("over", f"the game {show(game_id)} is over")
             raise WebError("not-found", f"the bot plays no game {show(game_id)} now")
         seat = link.games[game_id]
         if kind == "move":
