@@ -501,8 +501,8 @@ class BotHub:
         if busy >= link.accepts.games:
             raise FieldError(
                 "to",
-                f"{link.bot.username} is playing {len(link.games)} games, the most its owner "
-                "allows at once: try again soon",
+                f"{link.bot.username} already has {busy} game{'' if busy == 1 else 's'} on or "
+                "offered, the most its owner allows at once: try again soon",
                 "declined",
             )
 

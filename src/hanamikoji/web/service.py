@@ -746,8 +746,8 @@ class GameService:
                 if version is not None and version != game.row.version and attempt == 0:
                     raise WebError(
                         "conflict",
-                        f"the game has moved on (version {game.row.version}, you sent {version}); "
-                        "here is the current state",
+                        f"the game has moved on (version {game.row.version}, you sent {version}): "
+                        "decide again on the current state",
                     )
                 now = self.now_ms() if at is None else at
                 clock = game.clock
