@@ -163,11 +163,21 @@ async def test_refusals(client: Client, db: str, capsys: pytest.CaptureFixture[s
         await signed_up(browser, base(client), "carol")
     status, _, err = await admin(capsys, db, "mute", "carol", "--reason", "   ")
     assert status == 1 and "--reason" in err
+    for action, state in (("unmute", "not muted"), ("enable", "not disabled")):
+        status, _, err = await admin(capsys, db, action, "carol", "--reason", "x")
+        assert status == 1 and f"(@carol) is {state} already: nothing to {action}" in err, err
+    status, _, _ = await admin(capsys, db, "mute", "carol", "--reason", "x")
+    assert status == 0
+    status, _, err = await admin(capsys, db, "mute", "carol", "--reason", "again")
+    assert status == 1 and "is muted already" in err
+    status, _, _ = await admin(capsys, db, "unmute", "carol", "--reason", "x")
+    assert status == 0
     with pytest.raises(SystemExit) as exit_:
         main(["admin", "mute", "carol"])  # no reason: a usage error
     assert exit_.value.code == 2
     status, out, _ = await admin(capsys, db, "log")
-    assert out.strip() == "nothing logged yet"  # nothing refused was logged
+    rows = out.strip().splitlines()  # nothing refused was logged: the mute and unmute alone
+    assert [row.split("  ")[2] for row in rows] == ["unmute", "mute"], rows
 
 
 def test_a_database_that_is_not_there_is_said_not_made(

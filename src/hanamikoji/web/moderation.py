@@ -25,7 +25,15 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 from hanamikoji.terminal import printable
-from hanamikoji.web.store import ChatRow, ModerationRow, PlayerRow, Store, StoreError, open_store
+from hanamikoji.web.store import (
+    ChatFlags,
+    ChatRow,
+    ModerationRow,
+    PlayerRow,
+    Store,
+    StoreError,
+    open_store,
+)
 
 __all__ = [
     "FLAGS",
@@ -166,8 +174,13 @@ def _who(player: PlayerRow) -> str:
 async def moderate(
     store: Store, player: PlayerRow, flag: str, on: bool, moderator: str, reason: str
 ) -> ModerationRow:
-    """Set (or clear) a player's ``muted`` or ``disabled`` flag, logged."""
+    """Set (or clear) a player's ``muted`` or ``disabled`` flag, logged; refused when the flag is
+    so already (as removing a message removed already is), so the log holds only changes."""
     action = next(verb for verb, value in FLAGS.items() if value == (flag, on))
+    flags = (await store.chat_flags([player.id])).get(player.id, ChatFlags())
+    if getattr(flags, flag) == on:
+        state = flag if on else f"not {flag}"
+        raise ModerationError(f"{_who(player)} is {state} already: nothing to {action}")
     entry = _entry(moderator, action, _who(player), reason)
     await store.moderate_player(player.id, flag, on, entry)
     return entry
