@@ -108,6 +108,7 @@ def check_frames(frames: list[dict[str, Any]], row: GameRow, seat: int, states: 
             moves=row.moves[:version],
             joined=tuple(joined),  # type: ignore[arg-type]
             tokens=tuple(tokens),  # type: ignore[arg-type]
+            status="over" if states[version].is_over else "playing",  # the row as it was then
         )
         game = LiveGame(at, states[version], thinking=info["thinking"])
         expected = seat_message(
