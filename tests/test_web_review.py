@@ -276,3 +276,35 @@ async def test_a_database_of_schema_3_gets_the_hints_on_postgres() -> None:
         with psycopg.connect(url) as conn:
             version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'")
             assert version.fetchone() == (str(len(MIGRATIONS)),)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_given_up_game_ends_on_the_table_it_was_given_up_at(seed: int) -> None:
+    """A resignation or forfeit (at any point, before the first move too) leaves the review's last
+    frame the table as it stood then: the hands, sides, pile and actions left, nobody to move."""
+    from hanamikoji.state import State, Termination
+    from hanamikoji.web.messages import review_frames
+
+    rng = random.Random(seed)
+    state = State.new(random.Random(seed))
+    for _ in range(0 if seed < 4 else rng.randrange(1, 40)):
+        if state.is_over:
+            break
+        state = state.apply(rng.choice(state.legal_moves))
+    if state.is_over:  # (the game ended by itself first: give up one a move earlier)
+        assert state.parent is not None
+        state = state.parent
+    why = Termination.RESIGN if seed % 2 else Termination.FORFEIT
+    ended = state.concede(seed % 4 // 2, why)
+    frames = review_frames(ended)
+    last = frames[-1]
+    assert len(frames) == len(state.history) + 1
+    assert last["to_move"] is None and last["round"] == state.round
+    if last["scoring"] is None:  # (a round's last move has its own frame: the scored round)
+        assert last["hands"] == [state.hand(0), state.hand(1)]
+        if seed < 4:  # given up before the first move: the deal, the first player's draw taken
+            assert sorted(map(len, last["hands"])) == [6, 7] and len(last["deck"]) == 7
+        assert last["actions_left"] == [state.actions_left(0), state.actions_left(1)]
+        assert last["offer"] == (str(state.offer) if state.offer else None)
+    assert last["played"] == [state.played(0), state.played(1)]
+    assert last["markers"] == list(state.markers)

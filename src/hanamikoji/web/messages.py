@@ -11,7 +11,7 @@ from typing import Any
 
 from hanamikoji.clock import claim_allowed_at
 from hanamikoji.moves import Action
-from hanamikoji.state import Phase, RoundScore, State
+from hanamikoji.state import Phase, RoundScore, State, Termination
 from hanamikoji.view import View
 from hanamikoji.web.game import FORFEIT, LiveGame, invite_link, now_ms, undo_point
 
@@ -113,6 +113,11 @@ def review_frames(state: State) -> list[dict[str, Any]]:
         positions.append(s)
         s = s.parent
     positions.reverse()
+    conceded = state.outcome is not None and state.outcome.reason in _CONCEDED
+    if conceded:
+        # A resignation or forfeit ends the game where it stood, but the ended state keeps no
+        # hands or actions: the last frame shows the table it was given up at instead.
+        positions[-1] = _given_up_at(state)
     plies = state.history
     frames = []
     scored = {score.round: score for score in state.scorings}
@@ -138,7 +143,7 @@ def review_frames(state: State) -> list[dict[str, Any]]:
             "geisha": list(pos.geisha),
             "actions_left": [pos.actions_left(0), pos.actions_left(1)],
             "offer": str(pos.offer) if pos.offer else None,
-            "to_move": pos.to_move,
+            "to_move": None if conceded and i == len(positions) - 1 else pos.to_move,
             "scoring": scoring_json(scoring) if scoring else None,
         }
         if scoring is not None and pos.round != scoring.round:
@@ -159,3 +164,16 @@ def review_frames(state: State) -> list[dict[str, Any]]:
             }
         frames.append(frame)
     return frames
+
+
+_CONCEDED = (Termination.RESIGN, Termination.FORFEIT)
+
+
+def _given_up_at(state: State) -> State:
+    """The position a conceded game stood at when it was given up (``state`` ended by
+    :meth:`State.concede`, which keeps the last move but not the hands)."""
+    parent, move = state.parent, state.last_move
+    if parent is not None and move is not None:
+        return parent.apply(move)
+    # given up before its first move: the game as dealt
+    return State.from_deals(state.deals, rules=state.rules, markers=state.markers)
