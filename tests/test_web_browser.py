@@ -194,7 +194,7 @@ def test_a_friend_game_through_the_invite_link(server: Server, browser: Browser)
         invite = create_friend_game(host, server, name="Hostess")
         game = game_of_invite(invite)
         host.locator("#go").click()
-        host.wait_for_url(re.compile(rf"/g/{re.escape(game)}\?t="))
+        host.wait_for_url(f"{server.url}/g/{game}")  # no token: the cookie holds it
         wait_for_game(host)
         # the table shows the same link while the friend has not come
         until(
@@ -228,7 +228,7 @@ def test_a_friend_game_through_the_invite_link(server: Server, browser: Browser)
         history = guest.evaluate("() => history.length")
         guest.locator("#name").fill("Guesto")
         guest.locator("#take").click()
-        guest.wait_for_url(re.compile(rf"/g/{re.escape(game)}\?t="))
+        guest.wait_for_url(f"{server.url}/g/{game}")
         wait_for_game(guest)
         assert game_id(guest) == game
         # location.replace: Back does not lead to the spent invitation
@@ -286,7 +286,7 @@ def test_a_used_invitation_gives_no_seat(server: Server, browser: Browser) -> No
         guest.goto(invite)
         wait_join(guest, "open")
         guest.locator("#take").click()
-        guest.wait_for_url(re.compile(rf"/g/{re.escape(game)}\?t="))
+        guest.wait_for_url(f"{server.url}/g/{game}")
         wait_for_game(guest)
 
         guest.goto(invite)  # the guest's own seat is one click away
@@ -472,6 +472,84 @@ def test_a_crafted_seat_link_does_not_replace_the_seat_cookie(
     no_page_errors(page)
 
 
+def test_a_seat_link_leaves_no_token_in_the_address_and_the_table_shares_the_game(
+    server: Server, browser: Browser
+) -> None:
+    host_context, guest_context, watcher_context, device_context = (
+        new_context(browser) for _ in range(4)
+    )
+    try:
+        host_context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
+        host, guest = open_page(host_context), open_page(guest_context)
+        invite = create_friend_game(host, server, name="Hostess")
+        game = game_of_invite(invite)
+        table = f"{server.url}/g/{game}"
+        host.locator("#go").click()  # the seat's link, ?t= and all
+        host.wait_for_url(table)
+        wait_for_game(host)
+        guest.goto(invite)
+        wait_join(guest, "open")
+        guest.locator("#name").fill("Guesto")
+        guest.locator("#take").click()
+        guest.wait_for_url(table)
+        wait_for_game(guest)
+        (token,) = seat_cookies(guest_context, game)
+        assert token not in guest.url and "t=" not in guest.url
+        guest.reload()  # the cookie keeps the seat
+        wait_for_game(guest)
+        assert guest.url == table and guest.locator("#my-name").inner_text() == "Guesto"
+        assert guest.locator("#game").get_attribute("data-role") == "player"
+
+        # the link to watch: the table's address, which anyone may open to watch
+        until(host, "() => !document.querySelector('#share').hidden", why="no #share at the table")
+        assert host.locator("#watch-link").input_value() == table
+        assert "watch this game, not play it" in host.locator("#share").inner_text()
+        host.locator("#copy-watch").click()
+        until(
+            host,
+            "() => document.querySelector('#copy-watch').textContent === 'Copied'",
+            why="the link to watch was not copied",
+        )
+        copied = host.evaluate("() => navigator.clipboard.readText()")
+        assert copied == table
+        watcher = open_page(watcher_context)
+        watcher.goto(copied)
+        until(
+            watcher,
+            "() => document.querySelector('#game').dataset.role === 'spectator'",
+            why="the link to watch does not open the spectator's table",
+        )
+        assert watcher.locator("#watching").is_visible()
+        assert watcher.locator("#share").is_hidden() and seat_cookies(watcher_context, game) == []
+        assert watcher.url == table  # what a spectator copies carries no token either
+
+        # the guest's way back from another device: the seat's private link, asked for
+        assert guest.locator("#seat-link-row").is_hidden()
+        guest.locator("#seat-link-box > summary").click()
+        until(
+            guest,
+            "() => !document.querySelector('#seat-link-row').hidden",
+            why="the private link never came",
+        )
+        assert (
+            "whoever opens this link plays as you"
+            in guest.locator("#seat-link-warning").inner_text()
+        )
+        private = guest.locator("#seat-link").input_value()
+        assert private == f"{table}?t={token}"
+        device = open_page(device_context)
+        device.goto(private)
+        device.wait_for_url(table)
+        wait_for_game(device)
+        assert device.locator("#my-name").inner_text() == "Guesto"
+        assert device.locator("#game").get_attribute("data-role") == "player"
+        for page in (host, guest, watcher, device):
+            no_page_errors(page)
+    finally:
+        for context in (host_context, guest_context, watcher_context, device_context):
+            context.close()
+
+
 def test_the_invitation_page_can_try_again_after_an_error(server: Server, browser: Browser) -> None:
     host_context, friend_context = new_context(browser), new_context(browser)
     try:
@@ -527,7 +605,7 @@ def test_the_invitation_page_can_try_again_after_an_error(server: Server, browse
         assert join_state(friend) == "open" and friend.locator("#take").is_enabled()
         assert seat_cookies(friend_context, game) == []
         friend.locator("#take").click()  # again: now the server answers
-        friend.wait_for_url(re.compile(rf"/g/{re.escape(game)}\?t="))
+        friend.wait_for_url(f"{server.url}/g/{game}")
         wait_for_game(friend)
         assert friend.locator("#my-name").inner_text() == "Bob"
         no_page_errors(friend)

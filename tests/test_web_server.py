@@ -380,8 +380,9 @@ async def test_pages_and_headers(client: Client) -> None:
         assert "<html" in (await response.text()).lower()
         assert "default-src 'self'" in response.headers["Content-Security-Policy"]
     client.session.cookie_jar.clear()  # the link in another browser sets the seat's cookie
-    response = await client.get(f"/g/{data['game']}?t={data['token']}")
-    assert f"hk_{data['game']}" in response.cookies
+    response = await client.get(f"/g/{data['game']}?t={data['token']}", allow_redirects=False)
+    assert response.status == 303 and f"hk_{data['game']}" in response.cookies
+    assert "default-src 'self'" in response.headers["Content-Security-Policy"]
     response = await client.get("/api/games/nope/review")
     assert response.status == 404 and "no game 'nope'" in (await response.json())["error"]
 
@@ -419,3 +420,163 @@ async def test_games_forgotten_from_memory_come_back_from_the_database(
     moved = await seat.until(lambda s: s["game"]["version"] == 1)
     assert moved["view"]["history"][0]["move"] == move
     await seat.ws.close()
+
+
+# -- seat links: the address bar never keeps a seat's token ----------------------------------------
+
+
+def jar_token(jar: aiohttp.abc.AbstractCookieJar, url: Any, game: str) -> str | None:
+    """The seat's cookie of ``game`` a browser holds, or None."""
+    morsel = jar.filter_cookies(url).get(f"hk_{game}")
+    return morsel.value if morsel is not None else None
+
+
+async def test_a_seat_link_moves_its_token_into_the_cookie_and_out_of_the_address(
+    client: Client,
+) -> None:
+    data = await create(client, mode="friend", seat=0)
+    game, token = data["game"], data["token"]
+    client.session.cookie_jar.clear()  # the link opened in another browser
+    response = await client.get(f"/g/{game}?lang=fr&t={token}&x=a%26b", allow_redirects=False)
+    assert response.status == 303
+    location = response.headers["Location"]
+    assert location == f"/g/{game}?lang=fr&x=a%26b"  # the other parameters kept, only t gone
+    assert token not in location and "t=" not in location
+    assert response.headers["Cache-Control"] == "no-store"
+    cookie = response.headers["Set-Cookie"]
+    assert f"hk_{game}={token}" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
+    assert jar_token(client.session.cookie_jar, client.make_url("/"), game) == token
+    # followed, as a browser does: the page, and the socket without ?t= opens the seat
+    page = await client.get(f"/g/{game}?t={token}")
+    assert page.status == 200 and str(page.url).endswith(f"/g/{game}")
+    assert "<html" in (await page.text()).lower()
+    seat = await joined(client, game, None)
+    assert seat.state is not None and seat.state["view"]["seat"] == 0
+    await seat.ws.close()
+
+
+async def test_a_seat_link_the_cookie_already_holds_is_moved_out_of_the_address(
+    client: Client,
+) -> None:
+    data = await create(client, mode="ai", level="easy", seat=1)  # the cookie is set here
+    response = await client.get(f"/g/{data['game']}?t={data['token']}", allow_redirects=False)
+    assert response.status == 303 and response.headers["Location"] == f"/g/{data['game']}"
+    assert response.headers["Cache-Control"] == "no-store"
+    jar = client.session.cookie_jar
+    assert jar_token(jar, client.make_url("/"), data["game"]) == data["token"]
+
+
+async def test_a_seat_cookie_of_no_seat_is_replaced_by_a_seat_link(client: Client) -> None:
+    data = await create(client, mode="ai", level="easy", seat=0)
+    game = data["game"]
+    client.session.cookie_jar.clear()
+    client.session.cookie_jar.update_cookies({f"hk_{game}": "STALE"}, client.make_url("/"))
+    response = await client.get(f"/g/{game}?t={data['token']}", allow_redirects=False)
+    assert response.status == 303 and response.headers["Location"] == f"/g/{game}"
+    assert jar_token(client.session.cookie_jar, client.make_url("/"), game) == data["token"]
+
+
+async def test_the_other_seats_link_is_served_at_its_address_and_keeps_the_cookie(
+    client: Client,
+) -> None:
+    data = await create(client, mode="friend", seat=0)
+    friend = await claim_invite(base(client), data["invite"], "Bob")
+    response = await client.get(f"/g/{data['game']}?t={friend}", allow_redirects=False)
+    # the link decides alone, as before: its page, no redirect, the creator's cookie untouched
+    assert response.status == 200 and "Location" not in response.headers
+    assert (
+        "Set-Cookie" not in response.headers
+        or f"hk_{data['game']}" not in (response.headers["Set-Cookie"])
+    )
+    jar = client.session.cookie_jar
+    assert jar_token(jar, client.make_url("/"), data["game"]) == data["token"]
+    seat = await joined(client, data["game"], friend)  # the page's socket: the link's seat
+    assert seat.state is not None and seat.state["view"]["seat"] == 1
+    await seat.ws.close()
+
+
+@pytest.mark.parametrize("token", ["WRONG", "x" * 300, "%00"])
+async def test_a_link_of_no_seat_is_served_as_before(client: Client, token: str) -> None:
+    data = await create(client, mode="ai", level="easy", seat=0)
+    client.session.cookie_jar.clear()
+    for game in (data["game"], "no-such-game"):
+        response = await client.get(f"/g/{game}?t={token}", allow_redirects=False)
+        assert response.status == 200 and "Location" not in response.headers
+        assert f"hk_{game}" not in response.headers.get("Set-Cookie", "")
+    assert jar_token(client.session.cookie_jar, client.make_url("/"), data["game"]) is None
+
+
+async def seat_link(
+    session: aiohttp.ClientSession | Client, url: str, expect: int
+) -> dict[str, Any]:
+    """``GET /api/games/ID/seat-link``'s JSON answer, its status and ``no-store`` checked."""
+    async with session.get(url) as response:
+        answer: dict[str, Any] = await response.json()
+        assert response.status == expect, answer
+        assert response.headers["Cache-Control"] == "no-store"
+        return answer
+
+
+async def test_the_seat_link_answers_each_seats_holder_with_their_own_link(
+    client: Client,
+) -> None:
+    data = await create(client, mode="friend", seat=0)
+    game = data["game"]
+    path = f"/api/games/{game}/seat-link"
+    url = f"{base(client)}{path}"
+    mine = await seat_link(client, path, 200)
+    assert mine == {"game": game, "seat": 0, "url": f"/g/{game}?t={data['token']}"}
+    jars = [aiohttp.CookieJar(unsafe=True) for _ in range(3)]
+    async with (
+        aiohttp.ClientSession(cookie_jar=jars[0]) as spectator,
+        aiohttp.ClientSession(cookie_jar=jars[1]) as nobody,
+        aiohttp.ClientSession(cookie_jar=jars[2]) as friend,
+    ):
+        await spectator.get(f"{base(client)}/g/{game}")  # a visitor of the page: a guest, no seat
+        for browser in (spectator, nobody):
+            refused = await seat_link(browser, url, 403)
+            assert refused["code"] == "not-allowed" and "no seat" in refused["error"]
+            assert data["token"] not in json.dumps(refused)
+        code = data["invite"].split("?i=")[1]
+        async with friend.post(f"{base(client)}/api/games/{game}/join", json={"invite": code}):
+            pass
+        theirs = await seat_link(friend, url, 200)  # the other seat's holder: only their own
+        token = jar_token(jars[2], client.make_url("/"), game)
+        assert token is not None and token != data["token"]
+        assert theirs == {"game": game, "seat": 1, "url": f"/g/{game}?t={token}"}
+        assert data["token"] not in json.dumps(theirs)
+        refused = await seat_link(spectator, url, 403)  # still nothing once both seats are taken
+        assert token not in json.dumps(refused) and data["token"] not in json.dumps(refused)
+    # a cookie of no seat of this game opens nothing
+    client.session.cookie_jar.clear()
+    client.session.cookie_jar.update_cookies({f"hk_{game}": "WRONG"}, client.make_url("/"))
+    await seat_link(client, path, 403)
+
+
+async def test_the_seat_link_of_no_game_is_404(client: Client) -> None:
+    answer = await seat_link(client, "/api/games/nosuchgame/seat-link", 404)
+    assert answer == {"error": "there is no game 'nosuchgame'", "code": "not-found"}
+    for game in ("bad%20id", "x" * 41):  # no game can have these ids
+        response = await client.get(f"/api/games/{game}/seat-link")
+        assert response.status == 404 and (await response.json())["code"] == "not-found"
+
+
+async def test_the_seat_link_opens_the_signed_in_players_seat_without_its_cookie(
+    aiohttp_client: MakeClient, service: GameService
+) -> None:
+    from argon2 import PasswordHasher
+
+    from hanamikoji.web.server import ACCOUNTS
+
+    app = create_app(service)
+    app[ACCOUNTS].hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    client = await aiohttp_client(app)
+    await client.get("/api/me")
+    body = {"username": "anna_k", "password": "correct horse battery"}
+    assert (await client.post("/api/account", json=body)).status == 201
+    data = await create(client, mode="ai", level="easy", seat=1)
+    game = data["game"]
+    client.session.cookie_jar.clear(lambda morsel: morsel.key == f"hk_{game}")
+    assert jar_token(client.session.cookie_jar, client.make_url("/"), game) is None
+    answer = await seat_link(client, f"/api/games/{game}/seat-link", 200)
+    assert answer == {"game": game, "seat": 1, "url": f"/g/{game}?t={data['token']}"}

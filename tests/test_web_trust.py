@@ -194,13 +194,14 @@ async def test_a_link_with_a_token_of_no_seat_sets_no_cookie(client: Client) -> 
     data = await create(client, mode="ai", level="easy", seat=0)
     game = data["game"]
     for token in ("ANY", "x" * 99):
-        response = await client.get(f"/g/{game}?t={token}")
+        response = await client.get(f"/g/{game}?t={token}", allow_redirects=False)
         assert response.status == 200 and "Set-Cookie" not in response.headers
     jar = client.session.cookie_jar.filter_cookies(client.make_url("/"))
     assert jar[f"hk_{game}"].value == data["token"]  # the visitor's own seat still opens
     client.session.cookie_jar.clear()  # another browser of the same player: the link sets it
-    response = await client.get(f"/g/{game}?t={data['token']}")
+    response = await client.get(f"/g/{game}?t={data['token']}", allow_redirects=False)
     assert f"hk_{game}={data['token']}" in response.headers["Set-Cookie"]
+    assert response.status == 303 and response.headers["Location"] == f"/g/{game}"
     for path in ("/g/a(b)?t=x", "/g/a%20b?t=x", "/review/a;b", "/join/%00?i=1", "/g/%2e%2e%2fx"):
         response = await client.get(path)
         assert response.status == 404, path
@@ -215,7 +216,7 @@ async def test_a_link_with_the_other_seats_token_does_not_replace_a_seat_held(
     data = await create(client, mode="friend", seat=0)
     _, friend, _ = await join(base(client), data["invite"])
     # The opponent sends the creator a link with the opponent's own (valid) token.
-    response = await client.get(f"/g/{data['game']}?t={friend['token']}")
+    response = await client.get(f"/g/{data['game']}?t={friend['token']}", allow_redirects=False)
     assert response.status == 200 and "Set-Cookie" not in response.headers
     jar = client.session.cookie_jar.filter_cookies(client.make_url("/"))
     assert jar[f"hk_{data['game']}"].value == data["token"]

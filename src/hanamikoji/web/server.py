@@ -19,7 +19,7 @@ from http.cookies import SimpleCookie
 from importlib import resources
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from aiohttp import WSMsgType, web
 from aiohttp.http_exceptions import HttpProcessingError
@@ -456,15 +456,29 @@ def _page(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
             # replace the visitor's own seat cookie.
             game = await request.app[SERVICE].get(game_id)
             held = request.cookies.get(cookie_name(game_id))
+            # A browser that holds the other seat keeps it: the link decides alone, as it always
+            # has (the page is served at ``?t=``, whose socket opens that seat).
             if (
                 game is not None
                 and token_seat(game.row, token) is not None
-                and token_seat(game.row, held) is None  # never replaces a seat already held
+                and (token_seat(game.row, held) is None or held == token)
             ):
-                _set_seat_cookie(request, response, game_id, token)
+                # The cookie holds this seat now: the address bar loses the token, so that
+                # copying the address (to let a friend watch) never gives the seat away.
+                return _without_token(request, game_id, token)
         return response
 
     return handler
+
+
+def _without_token(request: web.Request, game_id: str, token: str) -> web.StreamResponse:
+    """``303`` to the seat's page without ``?t=`` (its other parameters kept), setting the
+    seat's cookie; never cached, since it carries the token."""
+    query = [(key, value) for key, value in request.rel_url.query.items() if key != "t"]
+    location = f"/g/{game_id}" + (f"?{urlencode(query)}" if query else "")
+    response = web.Response(status=303, headers={"Location": location, "Cache-Control": "no-store"})
+    _set_seat_cookie(request, response, game_id, token)
+    return response
 
 
 def _set_seat_cookie(
@@ -595,6 +609,38 @@ async def _join(request: web.Request) -> web.Response:
     response = web.json_response(answer, status=201)
     _set_seat_cookie(request, response, game.id, token)
     return response
+
+
+async def _seat_link(request: web.Request) -> web.Response:
+    """The private link of the seat this browser holds (its cookie, else the session of the
+    seat's player, as the seat's socket opens it): to open the seat on another device.
+
+    The page's address no longer carries the token, so this is how a player gets it again;
+    never to a spectator or to the other seat, and never cached.
+    """
+    game_id = request.match_info["game"]
+    game = await request.app[SERVICE].get(game_id)
+    if game is None:
+        answer = _json_error("not-found", f"there is no game {game_id!r}")
+    else:
+        row = game.row
+        seat = token_seat(row, request.cookies.get(cookie_name(game_id)))
+        if seat is None:
+            identity = await identify(request)
+            seat = player_seat(row, identity.player.id if identity else None)
+        token = row.tokens[seat] if seat is not None and seat != row.ai_seat else None
+        if seat is None or not token:
+            answer = _json_error(
+                "not-allowed",
+                "this browser holds no seat of this game: only a player gets a seat's link "
+                f"(anyone may watch at /g/{game_id})",
+            )
+        else:
+            answer = web.json_response(
+                {"game": row.id, "seat": seat, "url": f"/g/{row.id}?t={token}"}
+            )
+    answer.headers["Cache-Control"] = "no-store"
+    return answer
 
 
 async def _finished(request: web.Request) -> LiveGame:
@@ -1646,6 +1692,7 @@ def create_app(
     r.add_post("/api/games", _create)
     r.add_get("/api/games/{game}/invitation", _api(_invitation))
     r.add_post("/api/games/{game}/join", _api(_join))
+    r.add_get("/api/games/{game}/seat-link", _api(_seat_link))
     r.add_get("/api/levels", _levels)
     r.add_get("/api/watch", _games_on)
     r.add_get("/api/players/{name}", _profile)

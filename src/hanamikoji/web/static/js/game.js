@@ -17,6 +17,7 @@ import { rectOf, travel } from "./motion.js";
 import { minus, movesFor, parseMove, sortCards } from "./notation.js";
 import { paceMs, prefs, reducedMotion, setPref } from "./prefs.js";
 import { ScoringDialog, standingOf } from "./scoring.js";
+import { ShareBox } from "./share.js";
 import { playSound } from "./sound.js";
 import { asTable, seatName, watchLog, watchNews, watchResult, watchStatus } from "./spectate.js";
 import { confirmLabel, displayName, logEntries, moveLabel, sinceMyMove } from "./words.js";
@@ -60,6 +61,7 @@ let socket = null;
 let scoring = null;
 let guide = null;
 let chat = null; // the chat box (js/chat.js)
+let share = null; // the seat's links: to watch, and to open it elsewhere (js/share.js)
 
 // ---- derived facts ------------------------------------------------------------------------------
 
@@ -804,6 +806,7 @@ function renderPanel(msg) {
   const link = !ai && !game.opponent_joined && !over ? inviteUrl(msg) : null;
   invite.hidden = !link;
   if (link) $("#invite-link").value = link;
+  share?.update(msg);
 
   // hint
   const hintText = $("#hint-text");
@@ -1030,6 +1033,7 @@ function wire() {
     }
   });
   copyButton($("#copy-invite"), $("#invite-link"));
+  share = new ShareBox(gameId, token);
   chat = new ChatBox($("#chat"), { send: (message) => socket?.send(message) ?? false, seatName });
   const chatPref = $("#pref-chat");
   chatOn().then((on) => {
