@@ -329,4 +329,7 @@ async def test_a_house_level_accepts_a_challenge_and_plays(house: Server) -> Non
         profile = await call(anna, "GET", "/api/players/anna_h", 200)
         assert profile["ratings"]["real-time"]["games"] == 1  # rated against the fixed 1164
         house_profile = await call(anna, "GET", "/api/players/AI-beginner", 200)
-        assert house_profile["bot"]["house"] and house_profile["ratings"] == {}
+        assert house_profile["bot"]["house"]  # its fixed rating, as the lobby shows it
+        for family in ("real-time", "correspondence"):
+            shown = house_profile["ratings"][family]
+            assert shown["rating"] == 1164 and shown["fixed"] and not shown["provisional"]

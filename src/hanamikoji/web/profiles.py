@@ -81,10 +81,21 @@ async def profile(store: Store, name: Any) -> dict[str, Any]:
         "bot": None
         if bot is None
         else {"owner": bot.owner, "house": level is not None, "level": level},
-        "ratings": {f: standing_json(s) for f, s in ratings.items()},
+        "ratings": _fixed(level)
+        if level in AI_RATINGS
+        else {f: standing_json(s) for f, s in ratings.items()},
         "history": history,
         "games": games,
     }
+
+
+def _fixed(level: str) -> dict[str, Any]:
+    """A house bot's ratings: its level's fixed one in each family (the lobby and the
+    leaderboard show the same), which its games never move."""
+    r = AI_RATINGS[level]
+    fixed = {"rating": round(r.rating), "deviation": round(r.deviation), "provisional": False,
+             "games": None, "fixed": True}  # fmt: skip
+    return {f: dict(fixed) for f in FAMILIES}
 
 
 async def leaderboard(store: Store, family: Any) -> dict[str, Any]:

@@ -23,7 +23,8 @@ function ratingItem(family, r) {
     { class: "mine-game", "data-family": family },
     h("span", { class: "mine-status", text: t(`profile.family.${family}`) }),
     h("span", { class: "rating-value", text: `${ratingText(r)} ${t("profile.deviation", { deviation: r.deviation })}` }),
-    h("span", { class: "mine-what", text: [t("profile.rated_games", { n: r.games }), r.provisional ? t("profile.provisional") : ""].filter(Boolean).join(" · ") }),
+    // a house bot's rating is its level's, fixed: it counts no games
+    h("span", { class: "mine-what", text: r.fixed ? t("profile.fixed") : [t("profile.rated_games", { n: r.games }), r.provisional ? t("profile.provisional") : ""].filter(Boolean).join(" · ") }),
   );
 }
 
