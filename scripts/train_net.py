@@ -23,6 +23,11 @@ The method, in two phases, both on whole games of the batch simulator (``BatchSi
    -1), the advantage is that less the value's estimate, and the policy takes a clipped step,
    with an entropy bonus, while the value regresses on the result.
 
+``--by-round`` credits a decision with its round's outcome instead: the round value table's score
+(``hanamikoji.ai.values``) of the markers the round left, the game's result in the round that ends
+it: later rounds' deals are chance no decision chose, and leaving them out halves the variance of
+the returns. ``--init W`` starts from the weights W (a ``net.npz``) instead of fresh ones.
+
 Every ``--eval-every`` iterations the network alone (its highest-logit legal move) plays greedy
 and random over duplicate pairs of fixed deals: the learning curve. Reproducible from ``--seed``
 (one thread of BLAS: the sums are then the same from run to run on one machine).
@@ -41,7 +46,7 @@ import shutil  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
+from dataclasses import dataclass, replace  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any, NamedTuple  # noqa: E402
 
@@ -50,13 +55,19 @@ import numpy.typing as npt  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from hanamikoji.ai.fastplay import choose, relative, tables  # noqa: E402
+from hanamikoji.ai.fastplay import choose, relative, table_value, tables  # noqa: E402
 from hanamikoji.ai.net import ACTION_FEATURES, NAF, Net  # noqa: E402
 from hanamikoji.env.batch import BatchSim  # noqa: E402
 from hanamikoji.kernel.actions import NUM_ACTIONS  # noqa: E402
 from hanamikoji.kernel.features import NFEAT, NFULL, encode_full_rows, encode_rows  # noqa: E402
 from hanamikoji.kernel.jit import jit  # noqa: E402
-from hanamikoji.kernel.row import C_RNG, C_TO_MOVE  # noqa: E402
+from hanamikoji.kernel.row import (  # noqa: E402
+    C_FIRST,
+    C_MARKERS,
+    C_RNG,
+    C_ROUND,
+    C_TO_MOVE,
+)
 from hanamikoji.kernel.rules import random_action  # noqa: E402
 from hanamikoji.kernel.tables import H, T  # noqa: E402
 
@@ -248,6 +259,7 @@ def play(
     explore: float = 0.0,
     teacher: bool = False,
     whole: list[tuple[Floats, Ints, Ints]] | None = None,
+    by_round: bool = False,
 ) -> tuple[Decisions, Ints]:
     """Play one game in each slot of a fresh simulator to its end.
 
@@ -256,15 +268,22 @@ def play(
     play their highest-logit legal move. ``explore``: greedy's share of random moves.
     ``teacher``: record greedy's decisions (as the learner's) with greedy's move as the action.
     ``whole``: gets every decision's full input (``encode_full``), slot and seat, whoever plays.
+    ``by_round``: credit a decision with its round's outcome rather than the game's: the round
+    value table's score of the markers the round left (:func:`round_returns`), the game's result
+    in the round that ends it.
     Returns the recorded decisions and each game's winner (-1 a draw).
     """
     B = who.shape[0]
     sim = BatchSim(B, seed=seed, max_rounds=MAX_ROUNDS, auto_reset=False)
-    F = tables()[0]
+    F, horizon = tables()
     X = np.zeros((B, NFEAT), np.float32)
     mask = np.zeros((B, NUM_ACTIONS), np.bool_)
-    rec: dict[str, list[Any]] = {k: [] for k in ("x", "mask", "action", "logp", "slot", "seat")}
+    rec: dict[str, list[Any]] = {
+        k: [] for k in ("x", "mask", "action", "logp", "slot", "seat", "round")
+    }
     rows = np.arange(B)
+    # seat 0's expected score after each round that did not end its game (by_round)
+    after = np.full((B, MAX_ROUNDS + 1), np.nan)
     while True:
         S = sim.table
         seat = S[:, C_TO_MOVE]
@@ -302,6 +321,7 @@ def play(
                 rec["logp"].append(logp[np.arange(len(idx)), a])
                 rec["slot"].append(idx)
                 rec["seat"].append(seat[idx])
+                rec["round"].append(S[idx, C_ROUND].copy())
         idx = np.flatnonzero(actor == GREEDY)
         if len(idx):
             out = np.zeros(len(idx), np.int64)
@@ -313,6 +333,7 @@ def play(
                 rec["logp"].append(np.zeros(len(idx), np.float32))
                 rec["slot"].append(idx)
                 rec["seat"].append(seat[idx])
+                rec["round"].append(S[idx, C_ROUND].copy())
             if explore > 0:
                 wild = rng.random(len(idx)) < explore
                 seeds = rng.integers(0, 2**62, size=int(wild.sum()))
@@ -325,7 +346,13 @@ def play(
             out = np.zeros(len(idx), np.int64)
             random_rows(S, idx, rng.integers(0, 2**62, size=len(idx)), T, H, out)
             actions[idx] = out
+        before = S[:, C_ROUND].copy()
         sim.step(actions)
+        if by_round:
+            S = sim.table
+            # a new round was dealt: the game goes on from the markers the last one left
+            for g in np.flatnonzero((S[:, C_ROUND] != before) & (S[:, C_TO_MOVE] >= 0)):
+                after[g, before[g]] = round_value(S[g], F, horizon)
     winner = sim.winner.astype(np.int64)
     if not rec["x"]:
         empty = np.zeros(0, np.float32)
@@ -333,8 +360,9 @@ def play(
                          np.zeros(0, np.int64), empty, empty), winner  # fmt: skip
     slot = np.concatenate(rec["slot"])
     seat = np.concatenate(rec["seat"])
-    w = winner[slot]
-    ret = np.where(w < 0, 0.0, np.where(w == seat, 1.0, -1.0)).astype(np.float32)
+    ret = results(winner, slot, seat)
+    if by_round:
+        ret = round_returns(ret, after, slot, seat, np.concatenate(rec["round"]))
     return (
         Decisions(
             np.concatenate(rec["x"]),
@@ -351,6 +379,28 @@ def results(winner: Ints, slot: Ints, seat: Ints) -> Floats:
     """Each decision's game result for its seat: 1 win, 0 draw, -1 loss."""
     w = winner[slot]
     out: Floats = np.where(w < 0, 0.0, np.where(w == seat, 1.0, -1.0)).astype(np.float32)
+    return out
+
+
+def round_value(row: Ints, F: Any, horizon: int) -> float:
+    """Seat 0's expected score (0..1) at the start of the round just dealt in ``row``: the round
+    value table's (``hanamikoji.ai.values``) for its markers, first player and rounds left."""
+    code = sum(int(row[C_MARKERS + g] + 1) * 3**g for g in range(7))
+    left = MAX_ROUNDS - int(row[C_ROUND]) + 1
+    return float(table_value(F, horizon, code, int(row[C_FIRST]), left))
+
+
+def round_returns(ret: Floats, after: npt.NDArray[np.float64], slot: Ints, seat: Ints,
+                  rnd: Ints) -> Floats:  # fmt: skip
+    """Each decision's return by its round: where its round did not end the game (``after``
+    holds seat 0's expected score then), that score for its seat on the game's scale (-1..1);
+    else ``ret``, the game's result. The deals of later rounds are chance the decision did not
+    choose: leaving them out of its credit cuts the return's variance (a bias the size of the
+    table's error)."""
+    p = after[slot, rnd]
+    known = ~np.isnan(p)
+    mine = np.where(seat == 0, p, 1.0 - p)
+    out: Floats = np.where(known, 2.0 * mine - 1.0, ret).astype(np.float32)
     return out
 
 
@@ -591,10 +641,10 @@ def load(path: Path) -> tuple[Model, int, np.random.Generator, Model | None]:
     return model, meta["iteration"], rng, past
 
 
-def save_net(path: Path, model: Model) -> None:
-    """The weights in the shipped format (``Net.load`` reads it)."""
+def save_net(path: Path, model: Model, critic: tuple[Floats, ...] | None = None) -> None:
+    """The weights in the shipped format (``Net.load`` reads it), with ``critic`` if given."""
     tmp = path.with_suffix(".tmp.npz")
-    arrays: dict[str, Any] = dict(model.net().arrays())
+    arrays: dict[str, Any] = dict(replace(model.net(), critic=critic).arrays())
     np.savez_compressed(tmp, **arrays)
     tmp.replace(path)
 
@@ -686,7 +736,17 @@ def main(argv: list[str] | None = None) -> int:
                     "plays the teacher or itself and learns the teacher's probabilities and "
                     "values at its own decisions")  # fmt: skip
     ap.add_argument("--ship-as", default="net.npz", help="the shipped file's name (--ship)")
+    ap.add_argument("--init", type=Path, help="start from these weights (a net.npz; its critic "
+                    "kept in the saved net.npz), not fresh ones; no imitation then")  # fmt: skip
+    ap.add_argument("--by-round", action="store_true", help="credit each decision with its "
+                    "round's outcome (the round value table's score of the markers it left) "
+                    "rather than the game's result")  # fmt: skip
     args = ap.parse_args(argv)
+    critic: tuple[Floats, ...] | None = None
+    if args.init:
+        if args.teacher:
+            ap.error("--init and --teacher: give one")
+        critic = Net.load(args.init).critic
     teacher = None
     if args.teacher:
         t = Net.load(args.teacher)
@@ -703,6 +763,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         rng = np.random.default_rng(args.seed)
         model = Model.init(rng, args.hidden)
+        if args.init:
+            init = Net.load(args.init)
+            model = Model({k: getattr(init, k).copy() for k in Net.NAMES})
+            args.imitate = 0
         start, history = 0, []
     games = history[-1]["games"] if history else 0
     started = time.time()
@@ -711,7 +775,7 @@ def main(argv: list[str] | None = None) -> int:
     while it < args.iterations and time.time() < deadline:
         t0 = time.time()
         seed = int(args.seed) * 1_000_003 + it
-        imitate = it < args.imitate and teacher is None
+        imitate = it < args.imitate and teacher is None and not args.init
         B = args.games
         if teacher is not None:
             # half the games against the teacher, half against itself: its own positions
@@ -732,7 +796,8 @@ def main(argv: list[str] | None = None) -> int:
             who = np.stack([np.full(B, LEARNER), opp], axis=1).astype(np.int64)
             flip = rng.random(B) < 0.5
             who[flip] = who[flip][:, ::-1]
-            d, _ = play({LEARNER: model, PAST: past}, who, seed, rng, sample=True)
+            d, _ = play({LEARNER: model, PAST: past}, who, seed, rng, sample=True,
+                        by_round=args.by_round)  # fmt: skip
         if teacher is not None:
             losses = distil(model, teacher, d, rng, lr=args.lr, epochs=args.epochs,
                             batch=args.batch)  # fmt: skip
@@ -748,7 +813,7 @@ def main(argv: list[str] | None = None) -> int:
         if it % args.eval_every == 0 or it == args.iterations:
             row["vs_greedy"] = evaluate(model, GREEDY, args.eval_pairs, 777)
             row["vs_random"] = evaluate(model, RANDOM, args.eval_pairs // 2, 778)
-            save_net(out / "net.npz", model)
+            save_net(out / "net.npz", model, critic)
         history.append({k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()})
         save(ckpt, model, it, rng, past)
         hist_path.write_text(json.dumps(history, indent=0) + "\n")

@@ -292,3 +292,57 @@ def test_the_searchs_opponent_draws_from_the_policy() -> None:
                 got = row_pick(row, ids, n, 3, T, policy, x, h1, h2, z, u)
                 assert got == ids[k], (state, k, u)
     assert many > 30
+
+
+def test_a_round_is_credited_with_the_table_value_of_the_markers_it_left(
+    train: ModuleType,
+) -> None:
+    """``--by-round``: the value a round's decisions are credited with is the round value table's
+    (``hanamikoji.ai.values``) at the next round's start, read from the kernel's row."""
+    from hanamikoji.ai.fastplay import tables
+    from hanamikoji.ai.values import round_values
+
+    F, horizon = tables()
+    table = round_values()
+    rng = random.Random(4)
+    seen = 0
+    while seen < 30:
+        state = State.new(rng.randrange(10**9), rules=Rules(max_rounds=3))
+        round_ = 1
+        while state.to_move is not None:
+            state = state.apply(rng.choice(state.legal_moves))
+            if state.to_move is not None and state.round != round_:  # a round was just dealt
+                round_ = state.round
+                row = row_of(state.position(), 0)
+                want = table.value(state.markers, state.first, 3 - state.round + 1)
+                assert train.round_value(row, F, horizon) == pytest.approx(want)
+                seen += 1
+
+
+def test_round_returns_replace_the_result_only_where_the_round_did_not_end_the_game(
+    train: ModuleType,
+) -> None:
+    after = np.full((2, 4), np.nan)
+    after[0, 1] = 0.7  # game 0 went on after round 1, seat 0 expecting 0.7
+    ret = np.array([1, -1, 1, -1, 0], np.float32)  # each decision's game result for its seat
+    slot = np.array([0, 0, 0, 0, 1])
+    seat = np.array([0, 1, 0, 1, 0])
+    rnd = np.array([1, 1, 2, 2, 1])
+    out = train.round_returns(ret, after, slot, seat, rnd)
+    assert out.tolist() == pytest.approx([0.4, -0.4, 1, -1, 0])
+
+
+def test_playing_by_round_changes_the_credit_only(train: ModuleType) -> None:
+    """The same games, moves and results; the returns of rounds that did not end their game are
+    the table's (strictly between a loss and a win), the others the game's."""
+    who = np.full((48, 2), train.GREEDY, np.int64)
+    games = train.play({}, who, 3, np.random.default_rng(1), sample=True, teacher=True)
+    rounds = train.play(
+        {}, who, 3, np.random.default_rng(1), sample=True, teacher=True, by_round=True
+    )
+    (d, winner), (r, winner2) = games, rounds
+    assert (winner == winner2).all() and (d.action == r.action).all() and (d.x == r.x).all()
+    changed = d.ret != r.ret
+    assert 0.2 < changed.mean() < 0.9
+    assert (np.abs(r.ret[changed]) < 1).all() and (np.abs(d.ret[changed]) == 1).all()
+    assert r.ret.var() < d.ret.var()
