@@ -3,7 +3,7 @@
 // Every message is put in as text (textContent, through h()), never as HTML.
 
 import { $, fill, h } from "./dom.js";
-import { t } from "./i18n.js";
+import { isolate, t } from "./i18n.js";
 
 export const PHRASES = ["hello", "good-luck", "well-played", "thanks"];
 export const MAX_CHAT = 200; // the server's limit (hanamikoji.web.chat.MAX_CHAT)
@@ -19,9 +19,9 @@ export function lineItem(line, name, mine = false) {
   return h(
     "li",
     { class: `chat-line${mine ? " chat-mine" : ""}${line.phrase ? " phrase" : ""}`, "data-id": line.id, title: when.toLocaleTimeString() },
-    h("span", { class: "chat-who", text: `${name(line)}:` }),
+    h("span", { class: "chat-who", text: `${isolate(name(line))}:` }),
     " ",
-    h("span", { class: "chat-said", text: said(line) }),
+    h("span", { class: "chat-said", text: isolate(said(line)) }),
   );
 }
 

@@ -12,7 +12,7 @@ import { clockEnding, clockError, clockFor, clockReceived, initClocks } from "./
 import { copyButton } from "./copy.js";
 import { $, $$, fill, h, keepFocus } from "./dom.js";
 import { Guide } from "./guide.js";
-import { initI18n, onLanguageChange, percent, t } from "./i18n.js";
+import { initI18n, isolate, onLanguageChange, percent, t } from "./i18n.js";
 import { rectOf, travel } from "./motion.js";
 import { minus, movesFor, parseMove, sortCards } from "./notation.js";
 import { paceMs, prefs, reducedMotion, setPref } from "./prefs.js";
@@ -500,7 +500,7 @@ function standing(msg, s, charm, geisha, name, id) {
   const pips = [];
   for (let i = 0; i < WIN_GEISHA; i++) pips.push(h("span", { class: `pip${i < geisha ? " on" : ""}` }));
   return [
-    h("span", { class: "who", id, text: name }),
+    h("span", { class: "who", id, text: isolate(name) }),
     clockFor(msg, s, name),
     first ? h("span", { class: "first-tag", text: t("game.starts_round"), title: t("game.starts_round_long") }) : null,
     h(

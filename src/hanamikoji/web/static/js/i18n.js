@@ -42,8 +42,26 @@ function lookup(table, key) {
   return node;
 }
 
+// Right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko, ...) and the bidi controls.
+const NEEDS_ISOLATION = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFC\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}\p{Bidi_Control}]/u;
+const FSI = "\u2068"; // FIRST STRONG ISOLATE
+const PDI = "\u2069"; // POP DIRECTIONAL ISOLATE
+
+/** A user-supplied text (a player's name) isolated from the text around it (Unicode bidi
+ * isolation, FSI ... PDI): "Charm: you 7, בוב 12" keeps the 12 out of the name's right-to-left run,
+ * and a name cannot reorder the sentence it sits in. A text without right-to-left letters or bidi
+ * controls cannot be reordered, nor reorder its neighbours, in these left-to-right languages: it
+ * comes back as it is. Every {param} of t() goes through here, so a translated sentence isolates its
+ * names itself; text built without t() calls it directly. */
+export function isolate(text) {
+  const value = String(text ?? "");
+  if (!NEEDS_ISOLATION.test(value)) return value;
+  if (value.startsWith(FSI) && value.endsWith(PDI) && value.indexOf(PDI) === value.length - 1) return value;
+  return `${FSI}${value}${PDI}`;
+}
+
 function format(text, params) {
-  return String(text).replace(/\{(\w+)\}/g, (match, name) => (name in params ? String(params[name]) : match));
+  return String(text).replace(/\{(\w+)\}/g, (match, name) => (name in params ? isolate(params[name]) : match));
 }
 
 /** The text of key with {params} filled in; a plural entry ({one, few, many, other}) picks by params.n. */

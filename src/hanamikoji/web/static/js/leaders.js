@@ -5,14 +5,14 @@
 import { getJSON } from "./api.js";
 import { $, fill, h } from "./dom.js";
 import { reasonOf } from "./errors.js";
-import { initI18n, onLanguageChange, t } from "./i18n.js";
+import { initI18n, isolate, onLanguageChange, t } from "./i18n.js";
 import "./prefs.js";
 
 const FAMILIES = ["real-time", "correspondence"];
 const page = { boards: {}, ai: [], error: null };
 
 function who(p) {
-  const label = p.name && p.name !== p.username ? `${p.name} (@${p.username})` : `@${p.username}`;
+  const label = p.name && p.name !== p.username ? `${isolate(p.name)} (@${p.username})` : `@${p.username}`;
   const link = h("a", { href: `/@/${encodeURIComponent(p.username)}`, text: label });
   return p.bot ? [link, " ", h("span", { class: "bot-badge", text: t("bots.badge"), title: t("bots.badge_title") })] : link;
 }

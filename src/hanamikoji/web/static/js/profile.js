@@ -6,7 +6,7 @@
 import { getJSON } from "./api.js";
 import { $, fill, h, s } from "./dom.js";
 import { reasonOf } from "./errors.js";
-import { initI18n, onLanguageChange, t } from "./i18n.js";
+import { initI18n, isolate, onLanguageChange, t } from "./i18n.js";
 import "./prefs.js";
 
 const page = { data: null, error: null };
@@ -72,13 +72,13 @@ function render() {
   error.textContent = !page.error ? "" : page.error.status === 404 ? t("profile.not_found") : t("profile.failed", { reason: reasonOf(page.error) });
   const d = page.data;
   if (!d) return;
-  $("#profile-name").textContent = d.name || d.username;
+  $("#profile-name").textContent = isolate(d.name || d.username);
   $("#profile-username").textContent = t("profile.username", { username: d.username });
   const bot = d.bot; // a bot (docs/bots.md): marked, with its owner or its AI level
   const mark = bot ? [h("span", { class: "bot-badge", text: t("bots.badge"), title: t("bots.badge_title") }), " ", bot.house ? t("bots.profile_house", { level: t(`levels.${bot.level}`) }) : t("bots.profile_owner", { owner: bot.owner })] : [];
   fill($("#profile-bot"), ...mark);
   $("#profile-bot").hidden = !bot;
-  document.title = `${d.name || d.username} (@${d.username}) – Hanamikoji`;
+  document.title = `${isolate(d.name || d.username)} (@${d.username}) – Hanamikoji`;
   const families = FAMILIES.filter((f) => d.ratings[f]);
   $("#profile-unrated").hidden = families.length > 0;
   fill($("#profile-ratings"), families.map((f) => ratingItem(f, d.ratings[f])));

@@ -5,7 +5,7 @@ import { renderBoard } from "./board.js";
 import { ACTIONS, actionSvg, cardSvg } from "./cards.js";
 import { renderReviewChat } from "./chat.js";
 import { $, fill, h, keepFocus } from "./dom.js";
-import { initI18n, onLanguageChange, percent, t } from "./i18n.js";
+import { initI18n, isolate, onLanguageChange, percent, t } from "./i18n.js";
 import { drawGraph, legendSwatch, markOf } from "./graph.js";
 import { displayName, frameLine, moveLabel } from "./words.js";
 import { parseMove } from "./notation.js";
@@ -190,7 +190,7 @@ function seatArea(frame, seat) {
   }));
   const turn = frame.to_move === seat;
   return [
-    h("h2", { class: `seat-name${turn ? " to-move" : ""}`, text: `${nameOf(seat)} · ${t("review.charm_geisha", { charm: frame.charm[seat], geisha: frame.geisha[seat] })}` }),
+    h("h2", { class: `seat-name${turn ? " to-move" : ""}`, text: `${isolate(nameOf(seat))} · ${t("review.charm_geisha", { charm: frame.charm[seat], geisha: frame.geisha[seat] })}` }),
     h(
       "div",
       { class: "holder" },
@@ -347,7 +347,7 @@ function renderMistakes(names) {
     return h(
       "div",
       { class: `mistake-list ${side}`, "data-seat": seat },
-      h("h4", { text: names[seat] }),
+      h("h4", { text: isolate(names[seat]) }),
       items.length
         ? h("ol", {}, items)
         : h("p", { class: "muted small", text: t("review.no_mistake", { mistake: percent(mistake) }) }),

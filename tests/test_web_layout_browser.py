@@ -1,0 +1,308 @@
+"""Layout and right-to-left names in real browsers (Playwright, Chromium).
+
+- After a game ends on a laptop (1280x800, 1024x700) the side panel holds the result, the links and
+  the chat together: the chat keeps its height, its quick phrases and field are the elements a
+  click reaches, and nothing in the panel is drawn over the move list.
+- A name with right-to-left letters ("בוב Bob مرحبا") is isolated from the sentence around it
+  (Unicode bidi isolation, U+2068 … U+2069): the score after it stays out of its run, in the
+  status, the score bar, the result and a spectator's table.
+- The games on now (/watch) on a 390 px phone: a 40-letter name wraps, the page never scrolls
+  sideways.
+- Every site page's top bar links to the others (the account page had no Leaderboard), and on a
+  phone the links stay inside the screen.
+
+Screenshots: ``test-output/screenshots/layout-*.png``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from playwright.sync_api import Browser, Page, ViewportSize
+
+from browser_support import (
+    PHONE,
+    new_context,
+    no_page_errors,
+    open_page,
+    play_by_clicks,
+    shot,
+    until,
+    wait_for_game,
+)
+from web_support import Server
+
+FSI, PDI = "\u2068", "\u2069"
+RTL_NAME = "בוב Bob مرحبا"
+LONG_RTL_NAME = "ملكة الزهور الجميلة جداً Bob"
+LONG_NAME = "Wolfeschlegelsteinhausenbergerdorffvoral"  # 40 letters, no space
+ENDED = "() => document.querySelector('#game').dataset.status === 'over'"
+
+
+def named_game(browser: Browser, server: Server, host: str, guest: str) -> tuple[str, list[Page]]:
+    """A friend game between ``host`` (seat 0) and ``guest``, each in a browser of their own."""
+    first = new_context(browser)
+    made = first.request.post(
+        f"{server.url}/api/games",
+        data={"mode": "friend", "seat": 0, "max_rounds": 3, "name": host},
+    ).json()
+    second = new_context(browser)
+    code = made["invite"].split("?i=")[1]
+    joined = second.request.post(
+        f"{server.url}/api/games/{made['game']}/join", data={"invite": code, "name": guest}
+    ).json()
+    pages = []
+    for context, url in ((first, made["url"]), (second, joined["url"])):
+        page = open_page(context)
+        page.goto(f"{server.url}{url}")
+        wait_for_game(page)
+        pages.append(page)
+    return made["game"], pages
+
+
+def resign(page: Page, *others: Page) -> None:
+    page.locator("#resign").click()
+    page.locator("#resign-yes").click()
+    for p in (page, *others):
+        until(p, ENDED, why="the game ended")
+        until(p, "() => !document.querySelector('#result').hidden", why="the result shows")
+
+
+def close(*pages: Page) -> None:
+    for page in pages:
+        no_page_errors(page)
+        page.context.close()
+
+
+# -- the chat after the end ----------------------------------------------------------------------
+
+PANEL = """() => {
+  const box = (el) => {
+    const r = el.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom];
+  };
+  const parts = [...document.querySelectorAll('.panel > *')]
+    .filter((el) => el.getClientRects().length);
+  const name = (el) => el.id || el.className;
+  const overlaps = [];
+  for (let i = 0; i < parts.length; i++) {
+    for (let j = i + 1; j < parts.length; j++) {
+      const [a, b] = [box(parts[i]), box(parts[j])];
+      const w = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
+      const h = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
+      if (w > 0.5 && h > 0.5) overlaps.push([name(parts[i]), name(parts[j])]);
+    }
+  }
+  const chat = document.querySelector('#chat');
+  return {
+    overlaps,
+    chatHeight: chat.getBoundingClientRect().height,
+    spills: chat.scrollHeight - chat.clientHeight,
+    chatBottom: chat.getBoundingClientRect().bottom,
+    logTitleTop: document.querySelector('#log-title').getBoundingClientRect().top,
+  };
+}"""
+
+HIT = """(sel) => {
+  const el = document.querySelector(sel);
+  el.scrollIntoView({ block: 'nearest' });
+  const r = el.getBoundingClientRect();
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  const at = document.elementFromPoint(x, y);
+  return {
+    rect: [r.left, r.top, r.right, r.bottom], vh: innerHeight, sy: scrollY,
+    inside: r.height > 0 && r.top >= -1 && r.left >= -1
+      && r.bottom <= innerHeight + 1 && r.right <= innerWidth + 1,
+    hit: at === el || el.contains(at),
+    at: at ? (at.id || at.className || at.tagName) : null,
+  };
+}"""
+
+
+def assert_chat_usable(page: Page, size: ViewportSize) -> None:
+    page.set_viewport_size(size)
+    page.wait_for_timeout(200)
+    where = f"{size['width']}x{size['height']}"
+    panel: dict[str, Any] = page.evaluate(PANEL)
+    assert panel["overlaps"] == [], f"{where}: parts of the side panel overlap: {panel}"
+    assert panel["spills"] <= 1, f"{where}: the chat's content spills out of its box: {panel}"
+    assert panel["chatHeight"] > 100, f"{where}: the chat is squashed: {panel}"
+    assert panel["chatBottom"] <= panel["logTitleTop"] + 0.5, f"{where}: the chat is over the moves"
+    for sel in ("#chat-input", '#chat button[data-phrase="thanks"]', "#log"):
+        found = page.evaluate(HIT, sel)
+        assert found["inside"], f"{where}: {sel} cannot be brought on screen: {found}"
+        assert found["hit"], f"{where}: a click on {sel} lands on {found['at']}"
+
+
+def test_the_chat_is_usable_after_the_end_on_a_laptop(server: Server, browser: Browser) -> None:
+    """A whole game played by clicks: the status has its news, the result its long reason (a long
+    right-to-left name wraps), the move list its lines; the chat below them all still works."""
+    _, (anna, bob) = named_game(browser, server, "Anna", LONG_RTL_NAME)
+    anna.set_viewport_size({"width": 1280, "height": 800})
+    until(anna, "() => !document.querySelector('#chat').hidden", why="the chat box shows")
+    play_by_clicks([anna, bob], random.Random(5))
+    sizes: list[ViewportSize] = [{"width": 1280, "height": 800}, {"width": 1024, "height": 700}]
+    for size in sizes:
+        assert_chat_usable(anna, size)
+        anna.evaluate(
+            "() => document.querySelector('#result').scrollIntoView({ block: 'nearest' })"
+        )
+        shot(anna, f"layout-end-{size['width']}x{size['height']}.png", full_page=False)
+    # The phrase and the field are used, not only seen: a real click, a real message.
+    anna.locator('#chat button[data-phrase="thanks"]').click(timeout=5_000)
+    until(
+        bob,
+        "() => [...document.querySelectorAll('#chat-lines .chat-line')]"
+        ".some((li) => li.textContent.includes('Thanks'))",
+        why="Bob sees Anna's phrase",
+    )
+    anna.locator("#chat-input").fill("good game")
+    anna.locator("#chat-input").press("Enter")
+    until(
+        bob,
+        "() => document.querySelector('#chat-lines').textContent.includes('good game')",
+        why="Bob sees Anna's words",
+    )
+    # Bob's name in the chat is isolated as everywhere else.
+    bob.locator("#chat-input").fill("gg")
+    bob.locator("#chat-input").press("Enter")
+    until(
+        anna,
+        "() => document.querySelector('#chat-lines').textContent.includes('gg')",
+        why="Anna sees Bob's words",
+    )
+    assert f"{FSI}{LONG_RTL_NAME}{PDI}: gg" in anna.locator("#chat-lines").inner_text()
+    close(anna, bob)
+
+
+# -- right-to-left names --------------------------------------------------------------------------
+
+
+def isolated(text: str, name: str) -> bool:
+    return f"{FSI}{name}{PDI}" in text
+
+
+def test_a_right_to_left_name_is_isolated(server: Server, browser: Browser) -> None:
+    other = "אנה Anna"
+    game, (anna, bob) = named_game(browser, server, other, RTL_NAME)
+    watcher = open_page(new_context(browser))
+    watcher.goto(f"{server.url}/g/{game}")
+    wait_for_game(watcher)
+    # The seat that waits reads "<the other's name>'s turn."
+    waiting = [
+        (page, name)
+        for page, name in ((anna, RTL_NAME), (bob, other))
+        if "turn" in page.locator("#status .now").inner_text()
+        and "Your" not in page.locator("#status .now").inner_text()
+    ]
+    assert waiting, [p.locator("#status").inner_text() for p in (anna, bob)]
+    page, name = waiting[0]
+    status = page.locator("#status .now").inner_text()
+    assert status == f"{FSI}{name}{PDI}'s turn.", status
+    assert isolated(page.locator("#opp-name").inner_text(), name)
+    watching = watcher.locator("#status .now").inner_text()
+    assert isolated(watching, name) and watching.endswith("'s turn."), watching
+    assert isolated(watcher.locator("#watching-names").inner_text(), RTL_NAME)
+    shot(page, "layout-rtl-status.png", full_page=False)
+
+    resign(anna, bob, watcher)
+    title = anna.locator("#result-title").inner_text()
+    assert title == f"{FSI}{RTL_NAME}{PDI} won", title
+    score = anna.locator("#result-score").inner_text()
+    # The score after the name is outside the name's run: "…, ⁨בוב Bob مرحبا⁩ 0 · …".
+    assert f"{FSI}{RTL_NAME}{PDI} 0" in score, score
+    assert score.startswith("Charm: you 0, "), score
+    assert isolated(watcher.locator("#result").inner_text(), RTL_NAME)
+    anna.locator("#result").scroll_into_view_if_needed()
+    shot(anna, "layout-rtl-result.png", full_page=False)
+
+    # The review: its players' line and its summary ("…, ⁨בוב Bob مرحبا⁩ 0. Geisha: …").
+    anna.goto(f"{server.url}/review/{game}")
+    until(anna, "() => document.querySelector('#summary').textContent", why="the summary")
+    assert isolated(anna.locator("#players").inner_text(), RTL_NAME)
+    summary = anna.locator("#summary").inner_text()
+    assert f"{FSI}{RTL_NAME}{PDI} 0" in summary, summary
+    shot(anna, "layout-rtl-review.png", full_page=False)
+    close(anna, bob, watcher)
+
+
+# -- the games on now on a phone -----------------------------------------------------------------
+
+WATCH_ROWS = """() => {
+  const out = [];
+  for (const li of document.querySelectorAll('#games-on .mine-game')) {
+    const row = li.getBoundingClientRect();
+    const status = li.querySelector('.mine-status').getBoundingClientRect();
+    const button = li.querySelector('.btn').getBoundingClientRect();
+    const overlap = Math.min(status.right, button.right) - Math.max(status.left, button.left) > 0.5
+      && Math.min(status.bottom, button.bottom) - Math.max(status.top, button.top) > 0.5;
+    const statusScroll = li.querySelector('.mine-status').scrollWidth - status.width;
+    out.push({ text: li.textContent, rowRight: row.right, statusRight: status.right,
+               statusScroll, overlap });
+  }
+  return { rows: out, scrollWidth: document.documentElement.scrollWidth, width: innerWidth };
+}"""
+
+
+def test_the_watch_list_wraps_a_long_name_on_a_phone(server: Server, browser: Browser) -> None:
+    _, players = named_game(browser, server, LONG_NAME, "ملكة الزهور الجميلة جداً")
+    context = new_context(browser, viewport=PHONE)
+    page = open_page(context)
+    page.goto(f"{server.url}/watch")
+    until(
+        page,
+        "n => [...document.querySelectorAll('#games-on .mine-game')]"
+        ".some((li) => li.textContent.includes(n))",
+        LONG_NAME,
+        why="the game is listed",
+    )
+    found: dict[str, Any] = page.evaluate(WATCH_ROWS)
+    assert found["scrollWidth"] <= found["width"], f"the page scrolls sideways: {found}"
+    for row in found["rows"]:
+        assert row["statusRight"] <= row["rowRight"] + 0.5, row
+        assert row["statusScroll"] <= 1, row
+        assert not row["overlap"], f"the players run under the Watch button: {row}"
+    shot(page, "layout-watch-390x844.png")
+    close(page, *players)
+
+
+# -- the top bars ---------------------------------------------------------------------------------
+
+SITE = ["/", "/lobby", "/watch", "/leaders", "/rules"]
+PAGES = ["/", "/lobby", "/watch", "/leaders", "/rules", "/account", "/@/nobody-here"]
+
+TOPBAR = """() => {
+  const brand = document.querySelector('.topbar .brand img').getBoundingClientRect();
+  const links = [...document.querySelectorAll('.topnav a, .topnav select')]
+    .filter((a) => a.getBoundingClientRect().width > 0);
+  return {
+    hrefs: links.filter((a) => a.tagName === 'A').map((a) => a.getAttribute('href')),
+    boxes: links.map((a) => {
+      const r = a.getBoundingClientRect();
+      return [a.getAttribute('href') || a.id, r.left, r.right];
+    }),
+    brandRight: brand.right,
+    scrollWidth: document.documentElement.scrollWidth,
+  };
+}"""
+
+
+def test_every_site_page_links_to_the_others(server: Server, browser: Browser) -> None:
+    for size in ({"width": 1280, "height": 800}, PHONE):
+        context = new_context(browser, viewport=size)
+        page = open_page(context)
+        for path in PAGES:
+            page.goto(f"{server.url}{path}")
+            page.wait_for_load_state("networkidle")
+            bar: dict[str, Any] = page.evaluate(TOPBAR)
+            missing = [href for href in SITE if href != path and href not in bar["hrefs"]]
+            assert not missing, f"{path}: the top bar lacks {missing}: {bar['hrefs']}"
+            assert bar["scrollWidth"] <= size["width"], f"{path} at {size}: {bar}"
+            for what, left, right in bar["boxes"]:
+                assert left >= bar["brandRight"] and right <= size["width"], (
+                    f"{path} at {size}: {what} is off the bar ({left}..{right}): {bar}"
+                )
+            if size is PHONE and path == "/account":
+                shot(page, "layout-topbar-account-390.png", full_page=False)
+        close(page)
