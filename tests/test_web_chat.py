@@ -144,9 +144,9 @@ async def test_html_and_control_characters_arrive_as_text_or_are_refused(client:
         refused = [
             ("\x1b[31mred", "bad-request", "U+001B"),
             ("nul\x00", "bad-request", "U+0000"),
-            ("evil \u202eoverride", "bad-request", "U+202E"),
+            ("evil \u202eoverride", "bad-request", "U+202E RIGHT-TO-LEFT OVERRIDE (character 6)"),
             ("bell\x07", "bad-request", "U+0007"),
-            ("half \ud83d", "bad-request", "U+D83D is half of a UTF-16 surrogate pair"),
+            ("half \ud83d", "bad-request", "U+D83D (character 6) is half of a UTF-16 surrogate"),
             ("   ", "bad-request", "empty"),
             ("x" * (MAX_CHAT + 1), "too-long", f"at most {MAX_CHAT} characters"),
             (123, "bad-request", "text must be a string"),
@@ -178,6 +178,25 @@ async def test_html_and_control_characters_arrive_as_text_or_are_refused(client:
         await bob.ws.close()
 
 
+async def test_direction_marks_arrive_and_a_direction_override_is_refused_by_name(
+    client: Client,
+) -> None:
+    """The direction marks Hebrew and Arabic typists use are text (each is one strong letter: it
+    reorders nothing outside itself); an override is refused, the error naming it and where."""
+    _, (anna, bob), browser = await friend_game(client)
+    async with browser:
+        for marked in ("שלום\u200f!", "\u200e(1) ok", "مرحبا\u061c 2"):
+            await anna.send(type="chat", text=marked)
+            assert (await next_of(bob, "chat"))["line"]["text"] == marked
+        await anna.send(type="chat", text="שלום \u202eevil")
+        error = await anna.error()
+        assert error["code"] == "bad-request" and error["about"] == "chat", error
+        assert "U+202E RIGHT-TO-LEFT OVERRIDE (character 6)" in error["message"], error
+        await quiet(bob)
+        await anna.ws.close()
+        await bob.ws.close()
+
+
 def test_clean_text() -> None:
     assert clean_text("  a  b ") == "a b"
     assert clean_text("x" * MAX_CHAT) == "x" * MAX_CHAT
@@ -185,6 +204,37 @@ def test_clean_text() -> None:
     for bad in ("\ud800", "\u200b", "\x7f", "\x9b"):  # a lone surrogate, zero-width, DEL, CSI
         with pytest.raises(WebError):
             clean_text(bad)
+
+
+def test_direction_marks_are_text_and_direction_controls_are_refused_by_name() -> None:
+    # LEFT-TO-RIGHT MARK, RIGHT-TO-LEFT MARK, ARABIC LETTER MARK: each one strong letter
+    for mark in ("\u200e", "\u200f", "\u061c"):
+        assert clean_text(f"שלום{mark} 12") == f"שלום{mark} 12"
+        with pytest.raises(WebError, match="empty"):  # nothing to read
+            clean_text(f" {mark}{mark} ")
+    # the embeddings, overrides and isolates reorder the text after them: refused, by name
+    names = {
+        0x202A: "LEFT-TO-RIGHT EMBEDDING",
+        0x202B: "RIGHT-TO-LEFT EMBEDDING",
+        0x202C: "POP DIRECTIONAL FORMATTING",
+        0x202D: "LEFT-TO-RIGHT OVERRIDE",
+        0x202E: "RIGHT-TO-LEFT OVERRIDE",
+        0x2066: "LEFT-TO-RIGHT ISOLATE",
+        0x2067: "RIGHT-TO-LEFT ISOLATE",
+        0x2068: "FIRST STRONG ISOLATE",
+        0x2069: "POP DIRECTIONAL ISOLATE",
+    }
+    for code, name in names.items():
+        with pytest.raises(WebError) as refused:
+            clean_text(f"ab\u200f  c{chr(code)}d")
+        assert refused.value.code == "bad-request"
+        assert f"U+{code:04X} {name} (character 7) is a direction control" in refused.value.message
+    with pytest.raises(WebError) as refused:
+        clean_text("x\u200by")
+    assert "U+200B ZERO WIDTH SPACE (character 2) is an invisible formatting" in str(refused.value)
+    with pytest.raises(WebError) as refused:
+        clean_text("\x1b[31m")
+    assert "U+001B (character 1) is a control character" in str(refused.value)
 
 
 async def test_a_muted_opponent_is_not_shown(client: Client) -> None:

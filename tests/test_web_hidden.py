@@ -9,6 +9,7 @@ the twin game would have sent it: so none of those cards can be told from what w
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -27,7 +28,7 @@ from hanamikoji.web.service import GameService
 from hanamikoji.web.store import GameRow, open_store
 from hanamikoji.web.watch import spectator_message
 from twins import public_twins
-from web_support import Seat, claim_invite, over, play_out
+from web_support import Seat, claim_invite, my_turn, over, play_out
 
 Client = TestClient[Any, Any]
 
@@ -363,3 +364,114 @@ async def test_no_hidden_card_reaches_a_spectator(
             kinds.add(twin.what.split("'s ")[1].split(" ")[0])
     assert kinds == {"Discard", "Secret", "offer"}
     assert twin_frames > 100
+
+
+def opponent_hand_twin(at: State, seat: int, moves: list[str]) -> list[Deal] | None:
+    """Deals of a game with the same moves that ``seat`` cannot tell from ``at``'s (mid-round 1):
+    its opponent holds the removed card instead of one it holds at ``at`` (None if none)."""
+    other = 1 - seat
+    deal = at.deals[0]
+    removed = deal.removed
+    for card in sorted(set(at.hand(other)) - {removed}):
+        places = [-1] + [j for j in range(8) if deal.deck[j] == card]
+        for j in places:
+            hands, deck = list(deal.hands), list(deal.deck)
+            if j < 0:
+                if card not in hands[other]:
+                    continue
+                hands[other] = "".join(sorted(hands[other].replace(card, removed, 1)))
+            else:
+                deck[j] = removed
+            deals = [Deal(card, (hands[0], hands[1]), "".join(deck)), *at.deals[1:]]
+            try:
+                twin_at = states_of(deals, moves, at.rules)[-1]
+            except ValueError:
+                continue
+            if twin_at.view(seat) == at.view(seat) and twin_at.hand(other) != at.hand(other):
+                return deals
+    return None
+
+
+async def _play_some(seats: list[Seat], rng: random.Random, moves: int) -> None:
+    """Random legal moves, by whichever seat is to decide, until ``moves`` were made."""
+    for _ in range(moves):
+        mover = None
+        while mover is None:
+            mover = next((s for s in seats if s.state is not None and my_turn(s.state)), None)
+            if mover is None:
+                await asyncio.wait_for(seats[0].receive(), 20)
+                await asyncio.sleep(0)
+        assert mover.state is not None
+        version = mover.state["game"]["version"]
+        await mover.send(type="move", move=rng.choice(mover.state["legal"]), version=version)
+        for s in seats:
+            await s.until(lambda st, v=version: st["game"]["version"] > v)
+
+
+@pytest.mark.parametrize(("seed", "moves", "resigner"), [(1, 4, 0), (2, 5, 1), (3, 3, 1)])
+async def test_a_resignation_mid_round_shows_each_table_as_it_was_given_up(
+    aiohttp_client: Callable[..., Awaitable[Client]],
+    service: GameService,
+    seed: int,
+    moves: int,
+    resigner: int,
+) -> None:
+    """A game resigned mid-round (its ended state keeps no hands: ``State.concede``): each seat
+    still sees its own hand, the opponent's hand size and the pile as they were when the game
+    was given up, a spectator the hand sizes and the pile; with nobody to move and no legal move.
+    And nothing more: every message is what a twin game would have sent, where the opponent
+    holds the removed card instead of one of its own."""
+    client = await aiohttp_client(create_app(service))
+    hub = client.app[HUB]
+    sent: dict[int, list[str]] = {}
+
+    def keep(conn: Connection) -> None:
+        conn.sent = sent.setdefault(conn.seat, [])
+
+    hub.on_connect = keep
+    data = await (await client.post("/api/games", json={"mode": "friend", "seat": 0})).json()
+    game_id = data["game"]
+    seats = [Seat(await client.ws_connect(f"/ws/{game_id}?t={data['token']}"))]
+    spectator = Seat(await client.ws_connect(f"/ws/{game_id}/watch"))
+    token = await claim_invite(str(client.make_url("/")).rstrip("/"), data["invite"])
+    seats.append(Seat(await client.ws_connect(f"/ws/{game_id}?t={token}")))
+    for s in (*seats, spectator):
+        await s.until(lambda st: True)
+    await _play_some(seats, random.Random(seed), moves)
+    await seats[resigner].send(type="resign")
+    for s in (*seats, spectator):
+        await s.until(over)
+        await s.ws.close()
+
+    game = await service.get(game_id)
+    assert game is not None and game.state.outcome is not None
+    assert game.state.outcome.reason.value == "resign" and game.state.hand(0) == ""
+    played = [str(p.move) for p in game.state.history]
+    real = states_of(list(game.state.deals), played, game.rules)
+    at = real[-1]  # the position it was given up at
+    assert at.round == 1 and at.deck_left > 0 and at.hand(0) and at.hand(1)
+    real.append(at.concede(resigner))
+    for seat in (0, 1):
+        last = json.loads(sent[seat][-1])
+        view = last["view"]
+        assert last["result"] is not None and last["game"]["status"] == "over"
+        assert view["hand"] == at.hand(seat) != ""
+        assert view["opponent_hand"] == len(at.hand(1 - seat)) > 0
+        assert view["deck"] == at.deck_left and view["secret"] == at.secret(seat)
+        assert view["discard"] == at.discard(seat)
+        assert view["played"] == [at.played(0), at.played(1)]
+        assert view["to_move"] is None and last["legal"] == [] and last["drawn"] is None
+        assert check_frames([json.loads(t) for t in sent[seat]], game.row, seat, real) > moves
+        deals = opponent_hand_twin(at, seat, played)
+        assert deals is not None
+        assert deals[0] != at.deals[0]
+        others = states_of(deals, played, game.rules)
+        others.append(others[-1].concede(resigner))
+        check_frames([json.loads(t) for t in sent[seat]], game.row, seat, others)
+        # the spectator could not tell either twin from the game
+        check_public_frames(sent[-1], game.row, others)
+    public = json.loads(sent[-1][-1])["public"]
+    assert public["hand_sizes"] == [len(at.hand(0)), len(at.hand(1))]
+    assert public["deck"] == at.deck_left and public["to_move"] is None
+    assert public["played"] == [at.played(0), at.played(1)]
+    assert check_public_frames(sent[-1], game.row, real) > moves

@@ -6,6 +6,7 @@ PostgreSQL database see each other's challenges."""
 from __future__ import annotations
 
 import asyncio
+import json
 from contextlib import ExitStack
 from typing import Any
 
@@ -247,6 +248,42 @@ async def test_a_challenge_to_one_player(site: Server) -> None:
             taken = await accept(bob, made["id"])
             assert (await bob_sees.until("start"))["game"] == taken["game"]
             assert await carol_sees.quiet() == []
+
+
+async def test_a_guest_cannot_pose_as_an_account_in_the_lobby(site: Server) -> None:
+    """A display name is free text that anyone may type: each challenge also carries its
+    creator's user name (null for a guest), in the listing and in what is published live, and
+    never a player id."""
+    async with (
+        site.browser() as alice,
+        site.browser() as bob,
+        site.browser() as mallory,
+        lobby_socket(alice) as alice_sees,
+    ):
+        await sign_up(bob, "bob_q")
+        await call(bob, "POST", "/api/me", 200, json={"name": "Bob Quill"})
+        await call(mallory, "POST", "/api/me", 200, json={"name": "bob_q"})  # bob's user name
+        fake = (await challenge(mallory, control="1d", rated=True))["challenge"]
+        real = (await challenge(bob, control="1d", rated=True))["challenge"]
+        untimed = (await challenge(bob, control="none"))["challenge"]
+        assert fake["name"] == "bob_q" and fake["username"] is None and fake["mine"]
+        assert real["name"] == "Bob Quill" and real["username"] == "bob_q"
+        assert untimed["rating"] is None and untimed["username"] == "bob_q"
+        live = {}
+        for _ in range(3):
+            c = (await alice_sees.until("challenge"))["challenge"]
+            live[c["id"]] = c
+        listed = {c["id"]: c for c in (await call(alice, "GET", "/api/lobby", 200))["challenges"]}
+        assert live == listed
+        assert listed[fake["id"]]["username"] is None
+        assert listed[real["id"]]["username"] == "bob_q"
+        assert listed[untimed["id"]]["username"] == "bob_q"
+        async with lobby_socket(alice) as again:  # the opening listing of a new socket too
+            assert again.challenges == listed
+        store = site.service.store
+        ids = {(await store.challenge(c)).player for c in listed}  # type: ignore[union-attr]
+        text = json.dumps(listed)
+        assert all(pid not in text for pid in ids)  # no creator's player id, anywhere
 
 
 async def test_play_someone_now_pairs_the_longest_waiting_of_the_same_time_control(

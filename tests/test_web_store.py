@@ -206,3 +206,15 @@ async def test_the_default_database_lives_in_the_data_directory(
     assert (tmp_path / "hanamikoji" / "games.sqlite3").is_file()
     assert store.url == f"sqlite:///{tmp_path / 'hanamikoji' / 'games.sqlite3'}"
     await store.close()
+
+
+async def test_user_names_are_looked_up_in_one_call(store: Store) -> None:
+    """Accounts' user names by id; guests, deleted accounts and unknown ids are left out."""
+    for pid in ("p-guest", "p-anna", "p-gone"):
+        await store.new_player(pid, "Anna", f"s-{pid}", "2999-01-01T00:00:00")
+    assert await store.make_account("p-anna", "anna_k", "anna_k", "hash")
+    assert await store.make_account("p-gone", "gone_g", "gone_g", "hash")
+    await store.delete_player("p-gone", "deleted player")
+    found = await store.usernames(["p-guest", "p-anna", "p-gone", "p-nobody", "p-anna"])
+    assert found == {"p-anna": "anna_k"}
+    assert await store.usernames([]) == {}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import time
+import unicodedata
 import weakref
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -46,6 +47,12 @@ HISTORY = 500
 """The most messages of a room sent at once (the oldest first)."""
 
 _JOINER = "\u200d"  # the zero-width joiner inside emoji sequences: invisible, yet harmless
+_MARKS = "\u200e\u200f\u061c"
+"""The direction marks (LEFT-TO-RIGHT MARK, RIGHT-TO-LEFT MARK, ARABIC LETTER MARK) that Hebrew
+and Arabic typists use: each acts as one strong letter, so it cannot reorder the text outside
+itself (unlike the embeddings, overrides and isolates, U+202A..U+202E and U+2066..U+2069, which
+are refused)."""
+_ALLOWED = frozenset(_JOINER + _MARKS)
 
 
 class Reader(Protocol):
@@ -71,29 +78,54 @@ def clean_text(text: Any) -> str:
     """A message as typed: its runs of spaces, tabs and line breaks collapsed to one space;
     at most :data:`MAX_CHAT` characters of printable text.
 
-    Control characters, escape sequences, invisible formatting (direction overrides included)
-    and broken Unicode are refused, not stripped: the author is told what was wrong.
+    Control characters, escape sequences, invisible formatting (direction embeddings, overrides
+    and isolates included) and broken Unicode are refused, not stripped: the author is told which
+    character, and where. The zero-width joiner (emoji sequences) and the direction marks
+    (:data:`_MARKS`) are text.
     """
     if not isinstance(text, str):
         raise WebError("bad-request", f"text must be a string, got {show(text)}")
     flat = " ".join(text.split())
-    if not flat:
+    if not flat.strip(_JOINER + _MARKS):
         raise WebError("bad-request", "the message is empty")
     if len(flat) > MAX_CHAT:
         raise WebError(
             "too-long", f"a message is at most {MAX_CHAT} characters; this one has {len(flat)}"
         )
-    bad = next((c for c in flat if not c.isprintable() and c != _JOINER), None)
-    if bad is not None:
-        what = (
-            "half of a UTF-16 surrogate pair (broken Unicode)"
-            if 0xD800 <= ord(bad) <= 0xDFFF
-            else "a control or formatting character"
-        )
-        raise WebError(
-            "bad-request", f"a message must be printable text: U+{ord(bad):04X} is {what}"
-        )
+    at, bad = next(
+        (
+            (i, c)
+            for i, c in enumerate(text, 1)
+            if not c.isprintable() and c not in _ALLOWED and not c.isspace()
+        ),
+        (0, ""),
+    )
+    if bad:
+        raise WebError("bad-request", f"a message must be printable text: {_refused(bad, at)}")
     return flat
+
+
+_DIRECTION_CONTROLS = frozenset([*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+"""The embeddings, overrides and isolates: each reorders the text after it, up to its end."""
+_KINDS = {
+    "Cc": "a control character",
+    "Cf": "an invisible formatting character",
+    "Co": "a private-use character",
+    "Cn": "not a character (unassigned)",
+}
+
+
+def _refused(char: str, at: int) -> str:
+    """Why ``char``, the ``at``-th character of a message as sent, is refused, naming it."""
+    code = ord(char)
+    if 0xD800 <= code <= 0xDFFF:
+        return f"U+{code:04X} (character {at}) is half of a UTF-16 surrogate pair (broken Unicode)"
+    name = unicodedata.name(char, "")
+    if code in _DIRECTION_CONTROLS:
+        what = "a direction control, which would reorder the text around it"
+    else:
+        what = _KINDS.get(unicodedata.category(char), "not printable text")
+    return f"U+{code:04X}{' ' + name if name else ''} (character {at}) is {what}"
 
 
 def parse_message(data: dict[str, Any]) -> tuple[str, str]:

@@ -31,6 +31,7 @@ __all__ = [
     "Lobby",
     "challenge_json",
     "creator_standings",
+    "creator_usernames",
     "rated_flag",
     "show_challenge",
     "time_control",
@@ -70,15 +71,24 @@ async def _no_bots() -> list[dict[str, Any]]:
 
 
 def challenge_json(
-    c: ChallengeRow, player: str | None, key: str | None, *, standing: Standing | None
+    c: ChallengeRow,
+    player: str | None,
+    key: str | None,
+    *,
+    standing: Standing | None,
+    username: str | None,
 ) -> dict[str, Any]:
     """A challenge as the visitor ``player`` (``key``: their folded user name) sees it, with its
     creator's ``standing`` in its time control's family (:func:`creator_standings`; None for an
-    untimed one); the creator's player id is never shown."""
+    untimed one) and ``username``, the creator's user name (:func:`creator_usernames`; None: a
+    guest). ``name`` is the display name the creator typed, which anyone may take: the user name
+    beside it tells an account from a guest posing as one. The creator's player id is never
+    shown."""
     control = TimeControl.parse(c.control)
     return {
         "id": c.id,
         "name": c.name,
+        "username": username,
         "control": c.control,
         "kind": control.kind.value,
         "max_rounds": c.max_rounds,
@@ -112,12 +122,23 @@ async def creator_standings(
     return out
 
 
+async def creator_usernames(
+    store: Store, challenges: Sequence[ChallengeRow]
+) -> dict[str, str | None]:
+    """The user name of each challenge's creator, by player id (None: a guest, or an account
+    deleted since)."""
+    found = await store.usernames([c.player for c in challenges])  # one query for the lot
+    return {c.player: found.get(c.player) for c in challenges}
+
+
 async def show_challenge(
     store: Store, c: ChallengeRow, player: str | None, key: str | None
 ) -> dict[str, Any]:
-    """:func:`challenge_json` of one challenge, its creator's standing looked up."""
+    """:func:`challenge_json` of one challenge, its creator's standing and user name looked
+    up."""
     standing = (await creator_standings(store, [c])).get(c.id)
-    return challenge_json(c, player, key, standing=standing)
+    username = (await creator_usernames(store, [c])).get(c.player)
+    return challenge_json(c, player, key, standing=standing, username=username)
 
 
 def visible(c: ChallengeRow, player: str | None, key: str | None) -> bool:
@@ -164,7 +185,13 @@ class Lobby:
             if self.live(c, now) and visible(c, pid, key)
         ]
         standings = await creator_standings(self.store, seen)
-        shown = [challenge_json(c, pid, key, standing=standings.get(c.id)) for c in seen]
+        usernames = await creator_usernames(self.store, seen)
+        shown = [
+            challenge_json(
+                c, pid, key, standing=standings.get(c.id), username=usernames.get(c.player)
+            )
+            for c in seen
+        ]
         started = []
         if pid is not None:
             for c in await self.store.started_challenges(pid, now - STARTED_MS):

@@ -7,15 +7,25 @@ are given only once a game is over.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from hanamikoji.clock import claim_allowed_at
 from hanamikoji.moves import Action
+from hanamikoji.public import PublicView
 from hanamikoji.state import Phase, RoundScore, State, Termination
 from hanamikoji.view import View
 from hanamikoji.web.game import FORFEIT, LiveGame, invite_link, now_ms, undo_point
 
-__all__ = ["clock_json", "drawn_card", "review_frames", "scoring_json", "seat_message"]
+__all__ = [
+    "clock_json",
+    "drawn_card",
+    "public_view",
+    "review_frames",
+    "scoring_json",
+    "seat_message",
+    "seat_view",
+]
 
 
 def scoring_json(score: RoundScore) -> dict[str, Any]:
@@ -35,14 +45,17 @@ def seat_message(
 ) -> dict[str, Any]:
     """The ``state`` message for one seat: its VIEW, its legal moves and public facts only.
 
-    Everything about the cards comes from ``view`` (what the seat may know) and from the scored
-    rounds, whose cards were revealed to both; nothing else of the state is read. A timed game's
+    Everything about the cards comes from ``view`` (what the seat may know; for a resigned or
+    forfeited game, its view of the position the game was given up at instead: :func:`seat_view`)
+    and from the scored rounds, whose cards were revealed to both. A timed game's
     message has its clocks as seen at ``now`` (the server's time, default the present).
     """
     row = game.row
     seat = view.seat
     state = game.state
     outcome = state.outcome
+    if _conceded(state):
+        view = seat_view(state, seat)
     return {
         "type": "state",
         "game": {
@@ -70,6 +83,25 @@ def seat_message(
         "result": outcome.to_json() if outcome is not None else None,
         "clock": clock_json(game, seat, now_ms() if now is None else now, online=online),
     }
+
+
+def seat_view(state: State, seat: int) -> View:
+    """What ``seat``'s table shows of ``state``: its VIEW; for a game ended by a resignation or
+    a forfeit (whose ended state keeps no hands, :meth:`State.concede`), its VIEW of the
+    position the game was given up at (its own hand, the opponent's hand size, the pile, both
+    sides, its own Secret and Discard), with nobody to move and no legal move."""
+    if not _conceded(state):
+        return state.view(seat)
+    return replace(_given_up_at(state).view(seat), to_move=None, phase=Phase.OVER.value)
+
+
+def public_view(state: State) -> PublicView:
+    """What a spectator's table shows of ``state``: its public view; for a game ended by a
+    resignation or a forfeit, the public view of the position it was given up at (the hand
+    sizes, the pile, both sides), with nobody to move."""
+    if not _conceded(state):
+        return PublicView.of(state)
+    return replace(PublicView.of(_given_up_at(state)), to_move=None, phase=Phase.OVER.value)
 
 
 def clock_json(game: LiveGame, seat: int, now: int, *, online: bool) -> dict[str, Any] | None:
@@ -113,7 +145,7 @@ def review_frames(state: State) -> list[dict[str, Any]]:
         positions.append(s)
         s = s.parent
     positions.reverse()
-    conceded = state.outcome is not None and state.outcome.reason in _CONCEDED
+    conceded = _conceded(state)
     if conceded:
         # A resignation or forfeit ends the game where it stood, but the ended state keeps no
         # hands or actions: the last frame shows the table it was given up at instead.
@@ -167,6 +199,11 @@ def review_frames(state: State) -> list[dict[str, Any]]:
 
 
 _CONCEDED = (Termination.RESIGN, Termination.FORFEIT)
+
+
+def _conceded(state: State) -> bool:
+    """Whether ``state`` is a game ended by a resignation or a forfeit."""
+    return state.outcome is not None and state.outcome.reason in _CONCEDED
 
 
 def _given_up_at(state: State) -> State:

@@ -37,6 +37,7 @@ from hanamikoji.web.lobby import (
     Lobby,
     challenge_json,
     creator_standings,
+    creator_usernames,
     rated_flag,
     show_challenge,
     time_control,
@@ -384,15 +385,23 @@ class LobbyHub:
         """Tell every lobby socket here that may see ``c`` what became of it; once accepted,
         its two players are sent to their seats."""
         started: dict[str, str | None] = {}
-        # The creator's rating, looked up once, if anyone here sees the challenge.
+        # The creator's rating and user name, looked up once, if anyone here sees the challenge.
         standings: dict[str, Standing] | None = None
+        usernames: dict[str, str | None] = {}
         for lc in list(self.conns):
             if not visible(c, lc.player, lc.key):
                 continue
             if c.status == "open":
                 if standings is None:
                     standings = await creator_standings(self.lobby.store, [c])
-                shown = challenge_json(c, lc.player, lc.key, standing=standings.get(c.id))
+                    usernames = await creator_usernames(self.lobby.store, [c])
+                shown = challenge_json(
+                    c,
+                    lc.player,
+                    lc.key,
+                    standing=standings.get(c.id),
+                    username=usernames.get(c.player),
+                )
                 await lc.send({"type": "challenge", "challenge": shown})
                 continue
             await lc.send({"type": "gone", "id": c.id, "why": c.status})

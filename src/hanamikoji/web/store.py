@@ -524,6 +524,10 @@ _SESSION_PLAYER = (
     "WHERE s.id = ? AND s.expires_at > ? AND p.deleted_at IS NULL"
 )
 _SELECT_PLAYER = f"SELECT {_PLAYER_COLUMNS} FROM players p WHERE p.id = ?"
+_USERNAMES = (
+    "SELECT id, username FROM players "
+    "WHERE id IN ({marks}) AND username IS NOT NULL AND deleted_at IS NULL"
+)
 _PLAYER_BY_KEY = f"SELECT {_PLAYER_COLUMNS} FROM players p WHERE p.username_key = ?"
 _RENEW_SESSION = "UPDATE sessions SET expires_at = ? WHERE id = ?"
 _END_SESSION = "DELETE FROM sessions WHERE id = ?"
@@ -623,6 +627,11 @@ class PlayerStore(Protocol):
 
     async def player(self, player_id: str) -> PlayerRow | None:
         """A player by id."""
+        ...
+
+    async def usernames(self, player_ids: Sequence[str]) -> dict[str, str]:
+        """The user name of each of ``player_ids`` that is an account (not deleted), in one
+        query; guests and deleted accounts are left out."""
         ...
 
     async def account(self, username_key: str) -> PlayerRow | None:
@@ -727,6 +736,13 @@ class _Players(_Primitives):
     async def player(self, player_id: str) -> PlayerRow | None:
         row = await self._one(_SELECT_PLAYER, (player_id,))
         return None if row is None else _player(row)
+
+    async def usernames(self, player_ids: Sequence[str]) -> dict[str, str]:
+        ids = sorted(set(player_ids))
+        if not ids:
+            return {}
+        rows = await self._all(_USERNAMES.format(marks=_marks(len(ids))), ids)
+        return {r[0]: r[1] for r in rows}
 
     async def account(self, username_key: str) -> PlayerRow | None:
         row = await self._one(_PLAYER_BY_KEY, (username_key,))

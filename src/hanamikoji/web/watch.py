@@ -13,10 +13,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Generic, TypeVar
 
 from hanamikoji.ai.levels import LEVELS
-from hanamikoji.public import PublicView
 from hanamikoji.web.game import LiveGame, now_ms
 from hanamikoji.web.limits import Limits, TooMany
-from hanamikoji.web.messages import clock_json, scoring_json
+from hanamikoji.web.messages import clock_json, public_view, scoring_json
 from hanamikoji.web.ratings import family_of
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import GameRow, Store
@@ -39,7 +38,8 @@ def spectator_message(
 ) -> dict[str, Any]:
     """The ``state`` message for a spectator: the public view and public facts only.
 
-    Everything about the cards comes from ``PublicView.of`` and the scored rounds; nothing
+    Everything about the cards comes from ``PublicView.of`` (of the position a conceded game
+    was given up at: :func:`~hanamikoji.web.messages.public_view`) and the scored rounds; nothing
     that belongs to one seat (its hand, legal moves, drawn card, undo, rematch link, invitation)
     is read.
     """
@@ -65,7 +65,7 @@ def spectator_message(
             "control": row.control or "none",
             "rated": row.rated,
         },
-        "public": PublicView.of(state).to_json(),
+        "public": public_view(state).to_json(),
         "scorings": [scoring_json(s) for s in state.scorings],
         "result": outcome.to_json() if outcome is not None else None,
         # The clocks as both seats see them; "online" is given so that no claim is offered

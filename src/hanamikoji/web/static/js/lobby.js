@@ -53,10 +53,40 @@ function who(c) {
   return c.mine ? t("lobby.you") : c.name || t("lobby.guest");
 }
 
-/** Who made it, with their rating in its time control's family ("?": provisional). */
-function whoRated(c) {
+/** The creator's rating in the challenge's time control's family ("?": provisional), or "". */
+function ratingText(c) {
   const r = c.rating;
-  return r ? `${who(c)} (${r.rating}${r.provisional ? "?" : ""})` : who(c);
+  return r ? `(${r.rating}${r.provisional ? "?" : ""})` : "";
+}
+
+/**
+ * What tells who made it, beside the name they typed (which anyone may type): an account's
+ * @user name, a guest's "guest" mark ("A guest", for a guest who typed no name, says it already).
+ */
+function whoMark(c) {
+  if (c.mine) return null;
+  if (c.username) return { account: c.username, text: `@${c.username}` };
+  return c.name ? { guest: true, text: t("lobby.guest_mark") } : null;
+}
+
+/** Who made it, their @user name or guest mark, and their rating: as words (the buttons' labels). */
+function whoRated(c) {
+  const mark = whoMark(c);
+  const named = !mark ? who(c) : mark.guest ? `${who(c)}, ${mark.text}` : `${who(c)} ${mark.text}`;
+  return [named, ratingText(c)].filter(Boolean).join(" ");
+}
+
+/** The same, shown: an account's @user name links to its profile. */
+function whoNode(c) {
+  const mark = whoMark(c);
+  const node = !mark
+    ? null
+    : mark.account
+      ? h("a", { class: "challenge-user small", href: `/@/${encodeURIComponent(mark.account)}`, text: mark.text, title: t("lobby.profile_of", { name: mark.account }) })
+      : h("span", { class: "guest-mark small muted", text: mark.text, title: t("lobby.guest_mark_title") });
+  const rating = ratingText(c);
+  // <bdi>: a name in a right-to-left script cannot reorder the mark and the rating after it
+  return h("span", { class: "challenge-who", "data-username": c.username || null, "data-guest": c.username ? null : "true" }, h("bdi", { text: who(c) }), node ? [" ", node] : null, rating ? ` ${rating}` : null);
 }
 
 /** Who starts round 1, from this visitor's side. */
@@ -82,7 +112,7 @@ function item(c) {
   return h(
     "li",
     { class: `challenge${c.mine ? " mine" : ""}${c.for_me ? " for-me" : ""}`, "data-challenge": c.id, "data-control": c.control, "data-mine": c.mine ? "true" : "false" },
-    h("span", { class: "challenge-who", text: whoRated(c) }),
+    whoNode(c),
     h("span", { class: "challenge-what", text: describe(c) }),
     tag ? h("span", { class: "challenge-tag", text: tag }) : null,
     button,
