@@ -189,6 +189,30 @@ def wait_for_game(page: Page) -> None:
     )
 
 
+def friend_game(
+    browser: Browser, server: Server, host: str = "Anna", guest: str = "Bob"
+) -> tuple[str, list[Page]]:
+    """A friend game between ``host`` (seat 0) and ``guest``, each in a browser of their own,
+    both at the table: the game's id and the two pages."""
+    first = new_context(browser)
+    made = first.request.post(
+        f"{server.url}/api/games",
+        data={"mode": "friend", "seat": 0, "max_rounds": 3, "name": host},
+    ).json()
+    second = new_context(browser)
+    code = made["invite"].split("?i=")[1]
+    joined = second.request.post(
+        f"{server.url}/api/games/{made['game']}/join", data={"invite": code, "name": guest}
+    ).json()
+    pages = []
+    for context, url in ((first, made["url"]), (second, joined["url"])):
+        page = open_page(context)
+        page.goto(f"{server.url}{url}")
+        wait_for_game(page)
+        pages.append(page)
+    return made["game"], pages
+
+
 def dismiss_scoring(page: Page) -> bool:
     """Click through a round's scoring while it is shown; whether there was one."""
     shown = False

@@ -23,6 +23,7 @@ from playwright.sync_api import Browser, Page, ViewportSize
 
 from browser_support import (
     PHONE,
+    friend_game,
     new_context,
     no_page_errors,
     open_page,
@@ -38,27 +39,6 @@ RTL_NAME = "בוב Bob مرحبا"
 LONG_RTL_NAME = "ملكة الزهور الجميلة جداً Bob"
 LONG_NAME = "Wolfeschlegelsteinhausenbergerdorffvoral"  # 40 letters, no space
 ENDED = "() => document.querySelector('#game').dataset.status === 'over'"
-
-
-def named_game(browser: Browser, server: Server, host: str, guest: str) -> tuple[str, list[Page]]:
-    """A friend game between ``host`` (seat 0) and ``guest``, each in a browser of their own."""
-    first = new_context(browser)
-    made = first.request.post(
-        f"{server.url}/api/games",
-        data={"mode": "friend", "seat": 0, "max_rounds": 3, "name": host},
-    ).json()
-    second = new_context(browser)
-    code = made["invite"].split("?i=")[1]
-    joined = second.request.post(
-        f"{server.url}/api/games/{made['game']}/join", data={"invite": code, "name": guest}
-    ).json()
-    pages = []
-    for context, url in ((first, made["url"]), (second, joined["url"])):
-        page = open_page(context)
-        page.goto(f"{server.url}{url}")
-        wait_for_game(page)
-        pages.append(page)
-    return made["game"], pages
 
 
 def resign(page: Page, *others: Page) -> None:
@@ -138,7 +118,7 @@ def assert_chat_usable(page: Page, size: ViewportSize) -> None:
 def test_the_chat_is_usable_after_the_end_on_a_laptop(server: Server, browser: Browser) -> None:
     """A whole game played by clicks: the status has its news, the result its long reason (a long
     right-to-left name wraps), the move list its lines; the chat below them all still works."""
-    _, (anna, bob) = named_game(browser, server, "Anna", LONG_RTL_NAME)
+    _, (anna, bob) = friend_game(browser, server, "Anna", LONG_RTL_NAME)
     anna.set_viewport_size({"width": 1280, "height": 800})
     until(anna, "() => !document.querySelector('#chat').hidden", why="the chat box shows")
     play_by_clicks([anna, bob], random.Random(5))
@@ -185,7 +165,7 @@ def isolated(text: str, name: str) -> bool:
 
 def test_a_right_to_left_name_is_isolated(server: Server, browser: Browser) -> None:
     other = "אנה Anna"
-    game, (anna, bob) = named_game(browser, server, other, RTL_NAME)
+    game, (anna, bob) = friend_game(browser, server, other, RTL_NAME)
     watcher = open_page(new_context(browser))
     watcher.goto(f"{server.url}/g/{game}")
     wait_for_game(watcher)
@@ -246,7 +226,7 @@ WATCH_ROWS = """() => {
 
 
 def test_the_watch_list_wraps_a_long_name_on_a_phone(server: Server, browser: Browser) -> None:
-    _, players = named_game(browser, server, LONG_NAME, "ملكة الزهور الجميلة جداً")
+    _, players = friend_game(browser, server, LONG_NAME, "ملكة الزهور الجميلة جداً")
     context = new_context(browser, viewport=PHONE)
     page = open_page(context)
     page.goto(f"{server.url}/watch")

@@ -17,6 +17,7 @@ from playwright.sync_api import Browser, Page
 from browser_support import (
     PHONE,
     dismiss_scoring,
+    friend_game,
     game_over,
     history_length,
     new_context,
@@ -38,27 +39,6 @@ def seat_page(browser: Browser, server: Server, url: str) -> Page:
     page.goto(f"{server.url}{url}")
     wait_for_game(page)
     return page
-
-
-def friend_game(browser: Browser, server: Server) -> tuple[str, list[Page]]:
-    """Anna's friend game with Bob (both seats taken through the API, each in its own browser)."""
-    host = new_context(browser)
-    made = host.request.post(
-        f"{server.url}/api/games",
-        data={"mode": "friend", "seat": 0, "max_rounds": 3, "name": "Anna"},
-    ).json()
-    guest = new_context(browser)
-    code = made["invite"].split("?i=")[1]
-    joined = guest.request.post(
-        f"{server.url}/api/games/{made['game']}/join", data={"invite": code, "name": "Bob"}
-    ).json()
-    pages = []
-    for context, url in ((host, made["url"]), (guest, joined["url"])):
-        page = open_page(context)
-        page.goto(f"{server.url}{url}")
-        wait_for_game(page)
-        pages.append(page)
-    return made["game"], pages
 
 
 def received(frames: list[str]) -> list[dict[str, Any]]:
