@@ -13,10 +13,17 @@ from typing import Any
 
 from playwright.sync_api import Browser, Page
 
-from browser_support import PHONE, new_context, no_page_errors, open_page, shot, until
+from browser_support import (
+    PHONE,
+    friend_game,
+    new_context,
+    no_page_errors,
+    open_page,
+    shot,
+    until,
+)
 from test_web_a11y import BLOCKING, axe_violations
 from test_web_table import LAPTOP, assert_on_screen
-from test_web_watch_browser import friend_game
 from web_support import Server
 
 LINES = "() => [...document.querySelectorAll('#chat-lines .chat-line')].map((li) => li.textContent)"
