@@ -80,6 +80,31 @@ def test_a_full_table_stops_the_search() -> None:
     assert 2 * (int(tree.oused[0]) + 64) > len(tree.okeys) or tree.counters[0] + 1 > tree.limit
 
 
+def test_the_opponents_tables_grow_as_the_search_needs_them() -> None:
+    """A large search starts with small tables for the opponent and grows them, its entries
+    and kept priors moved along: the same tree as with the tables at full size from the start."""
+    state = positions(1, seed=8)[0]
+    seat = state.to_move
+    assert seat is not None
+    roots = []
+    for grown in (True, False):
+        tree = FastSearch(state.view(seat), random.Random(3), capacity=400_001, config=MASTER)
+        first = len(tree.okeys)
+        assert first < tree.omax
+        if not grown:
+            while len(tree.okeys) < tree.omax:
+                tree._grow_opponent()  # full size before the first iteration
+        while tree.iterations < 40_000 and not tree.full:
+            tree.run(min(256, 40_000 - tree.iterations))
+        assert tree.iterations == 40_000
+        assert 2 * int(tree.oused[0]) <= len(tree.okeys)
+        if grown:
+            assert first < len(tree.okeys) < tree.omax  # grown, only as far as it needed
+        roots.append((tree.root(state.legal_moves), int(tree.oused[0]), int(tree.oused[1])))
+        assert int(tree.oN.sum()) >= roots[-1][1] > 0
+    assert roots[0] == roots[1]
+
+
 def test_the_opponents_prior_is_computed_once_for_each_information_set() -> None:
     """The cache of the network's priors changes no statistic: a search that may not keep any
     (no room for their probabilities) grows the same tree, and one that may keeps fewer priors

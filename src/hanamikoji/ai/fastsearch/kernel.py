@@ -30,7 +30,39 @@ from hanamikoji.kernel.tables import T_TYPE
 from .tree import C_DONE, C_NODES, K_SECRET, NKEYS, child, next_seed, seen, slot
 from .worlds import deal, pool_draw
 
-__all__ = ["search"]
+__all__ = ["regrow_priors", "regrow_stats", "search"]
+
+
+@jit
+def regrow_stats(okeys: Any, oN: Any, oW: Any, keys: Any, visits: Any, totals: Any) -> None:
+    """Move the opponent's statistics (``okeys``/``oN``/``oW``) into larger empty tables, each
+    entry to the slot :func:`search` probes from for its key."""
+    mask = np.int64(keys.shape[0] - 1)
+    for i in range(okeys.shape[0]):
+        ok = okeys[i]
+        if ok != 0:
+            j = np.int64(np.uint64(ok) * GOLDEN >> np.uint64(40)) & mask
+            while keys[j] != 0:
+                j = (j + 1) & mask
+            keys[j] = ok
+            visits[j] = oN[i]
+            totals[j] = oW[i]
+
+
+@jit
+def regrow_priors(pkeys: Any, pbase: Any, keys: Any, bases: Any) -> None:
+    """Move the kept priors' index (``pkeys``/``pbase``) into larger empty tables; a key is
+    the information set's hash shifted right by one, so the hash's bits that :func:`search`
+    probes from (24 up) are the key's from 23 up."""
+    mask = np.int64(keys.shape[0] - 1)
+    for i in range(pkeys.shape[0]):
+        pk = pkeys[i]
+        if pk != 0:
+            j = (pk >> 23) & mask
+            while keys[j] != 0:
+                j = (j + 1) & mask
+            keys[j] = pk
+            bases[j] = pbase[i]
 
 
 @jit_inline

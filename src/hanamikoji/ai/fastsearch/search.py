@@ -21,7 +21,7 @@ from hanamikoji.state import Rules
 from hanamikoji.view import View
 
 from .evidence import HIDDEN_IDS, belief_pool, kernel_policy, opponent_decisions
-from .kernel import search
+from .kernel import regrow_priors, regrow_stats, search
 from .models import earlier_evidence
 from .tree import C_DONE, C_NODES, NKEYS, rehash, slot
 from .worlds import Dealing, deal_many, dealing, pool_draws
@@ -206,8 +206,11 @@ class FastSearch:
                 self.obetas = np.array(self.betas[greedy - 1 : greedy], dtype=np.float64)
                 self.oscales = np.ones(1, dtype=np.float64)
         # the opponent's statistics by its information set: room for some 4 entries a node
+        # of the largest tree, grown to it as the search needs (a timed search's room for the
+        # fastest case, allocated at once, would be mostly untouched and cost page faults)
         size = 1 << max(4, (4 * self.limit).bit_length()) if self.infoset else 1
-        size = min(size, 1 << 23)
+        self.omax = min(size, 1 << 23)
+        size = min(self.omax, 1 << 16)
         self.okeys = np.zeros(size, dtype=np.int64)
         self.oN = np.zeros(size, dtype=np.int32)
         self.oW = np.zeros(size, dtype=np.float64)
@@ -218,6 +221,21 @@ class FastSearch:
         self.pkeys = np.zeros(size, dtype=np.int64)
         self.pbase = np.zeros(size, dtype=np.int64)
         self.pflat = np.empty(4 * size, dtype=np.float32)
+
+    def _grow_opponent(self) -> None:
+        """The opponent's tables four times as large (up to ``omax``), their entries kept."""
+        size = min(self.omax, 4 * len(self.okeys))
+        keys = np.zeros(size, dtype=np.int64)
+        visits = np.zeros(size, dtype=np.int32)
+        totals = np.zeros(size, dtype=np.float64)
+        regrow_stats(self.okeys, self.oN, self.oW, keys, visits, totals)
+        self.okeys, self.oN, self.oW = keys, visits, totals
+        pkeys = np.zeros(size, dtype=np.int64)
+        pbase = np.zeros(size, dtype=np.int64)
+        regrow_priors(self.pkeys, self.pbase, pkeys, pbase)
+        pflat = np.empty(4 * size, dtype=np.float32)
+        pflat[: len(self.pflat)] = self.pflat
+        self.pkeys, self.pbase, self.pflat = pkeys, pbase, pflat
 
     def _allocate(self, capacity: int) -> None:
         """Node arrays for ``capacity`` nodes, the edge table twice that or more; keeps the tree."""
@@ -256,8 +274,9 @@ class FastSearch:
 
     @property
     def full(self) -> bool:
-        """Whether the tree (or the opponent's table) has grown to its limit."""
-        if self.infoset and 2 * (int(self.oused[0]) + 64) > len(self.okeys):
+        """Whether the tree (or the opponent's table, at its largest) has grown to its limit."""
+        half = 2 * (int(self.oused[0]) + 64) > len(self.okeys)
+        if self.infoset and half and len(self.okeys) >= self.omax:
             return True
         return bool(self.counters[C_NODES] + 1 > self.limit)
 
@@ -266,6 +285,14 @@ class FastSearch:
         need = self.counters[C_NODES] + iterations
         while need > len(self.N) and len(self.N) < self.limit:
             self._allocate(min(self.limit, 4 * len(self.N)))
+        # An iteration adds an entry at each of the opponent's decisions on its way down: a
+        # round has fewer than 16 of them.
+        while (
+            self.infoset
+            and 2 * (int(self.oused[0]) + 64 + 16 * iterations) > len(self.okeys)
+            and len(self.okeys) < self.omax
+        ):
+            self._grow_opponent()
         search(
             self.template,
             self.unseen,
