@@ -6,7 +6,16 @@ import random
 
 import pytest
 
-from hanamikoji.ai import AGENTS, Agent, AgentError, GreedyAgent, RandomAgent, make_agent
+from hanamikoji.ai import (
+    AGENTS,
+    LEVELS,
+    Agent,
+    AgentError,
+    GreedyAgent,
+    RandomAgent,
+    make_agent,
+    parse_agent,
+)
 from hanamikoji.moves import Move
 from hanamikoji.state import Deal, State
 
@@ -75,11 +84,19 @@ def test_make_agent_points_a_spec_to_parse_agent() -> None:
         make_agent(None)  # type: ignore[arg-type]
 
 
-def test_agents_refuse_an_empty_move_list() -> None:
-    view = State.new(1).view(0)
-    for agent in (RandomAgent(), GreedyAgent()):
-        with pytest.raises(ValueError, match="no legal moves"):
-            agent.choose(view, (), random.Random(0))
+@pytest.mark.parametrize("name", ["random", "greedy", "net", "ismcts:iterations=5", *LEVELS])
+def test_agents_refuse_an_empty_move_list_and_moves_as_text(name: str) -> None:
+    state = State.new(1)
+    view = state.view(0)
+    agent = parse_agent(name)
+    with pytest.raises(ValueError, match="no legal moves"):
+        agent.choose(view, (), random.Random(0))
+    text = [str(m) for m in state.legal_moves]
+    with pytest.raises(TypeError, match=r"Move objects .* got 'S4' \(str\): Move.parse\('S4'\)"):
+        agent.choose(view, text, random.Random(0))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"got 7 \(int\)$"):
+        agent.choose(view, [*state.legal_moves, 7], random.Random(0))  # type: ignore[list-item]
+    assert agent.choose(view, state.legal_moves, random.Random(0)) in state.legal_moves
 
 
 def test_greedy_beats_random_clearly() -> None:

@@ -14,7 +14,7 @@ from hanamikoji.moves import Move
 from hanamikoji.state import Rules
 from hanamikoji.view import View
 
-__all__ = ["Agent", "AgentError", "start_game"]
+__all__ = ["Agent", "AgentError", "check_legal", "start_game"]
 
 
 class AgentError(ValueError):
@@ -46,3 +46,18 @@ def start_game(agent: Agent, seat: int, rules: Rules) -> None:
     hook = getattr(agent, "start", None)
     if callable(hook):
         hook(seat, rules)
+
+
+def check_legal(legal: Sequence[Move]) -> None:
+    """Refuse what no agent can choose from: no moves (ValueError), or moves that are not
+    :class:`~hanamikoji.moves.Move` objects (TypeError naming the first, e.g. a move's text,
+    which ``Move.parse`` reads)."""
+    if not legal:
+        raise ValueError("no legal moves to choose from")
+    for move in legal:
+        if not isinstance(move, Move):
+            hint = f": Move.parse({move!r}) reads it" if isinstance(move, str) else ""
+            raise TypeError(
+                f"the legal moves must be Move objects (as State.legal_moves gives them), "
+                f"got {move!r} ({type(move).__name__}){hint}"
+            )

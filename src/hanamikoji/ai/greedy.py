@@ -12,6 +12,7 @@ import math
 import random
 from collections.abc import Sequence
 
+from hanamikoji.ai.base import check_legal
 from hanamikoji.cards import CHARM, WIN_CHARM, WIN_GEISHA
 from hanamikoji.moves import Action, Move
 from hanamikoji.view import View
@@ -85,8 +86,7 @@ class GreedyAgent:
         clock_ms: int | None = None,
     ) -> Move:
         """The legal move with the best evaluation (ties broken by ``rng``)."""
-        if not legal:
-            raise ValueError("no legal moves to choose from")
+        check_legal(legal)
         seat, other = view.seat, view.opponent
         mine = _counts(view.played[seat])
         if view.secret:

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from hanamikoji.ai.base import check_legal
 from hanamikoji.cards import pack
 from hanamikoji.kernel.actions import IDS, NUM_ACTIONS
 from hanamikoji.kernel.features import NFEAT, encode, encode_full
@@ -413,8 +414,7 @@ class NetAgent:
         clock_ms: int | None = None,
     ) -> Move:
         """The network's move (see the class)."""
-        if not legal:
-            raise ValueError("no legal moves to choose from")
+        check_legal(legal)
         if len(legal) == 1:
             return legal[0]
         z = self.logits(view, legal).astype(np.float64)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from hanamikoji.ai.base import check_legal
 from hanamikoji.moves import Move
 from hanamikoji.view import View
 
@@ -22,6 +23,5 @@ class RandomAgent:
         clock_ms: int | None = None,
     ) -> Move:
         """A random element of ``legal``."""
-        if not legal:
-            raise ValueError("no legal moves to choose from")
+        check_legal(legal)
         return legal[rng.randrange(len(legal))]
