@@ -12,8 +12,9 @@ Parts:
   player's score in self-play of ``--self-play`` (master); ``exploit``: a best response
   (ismcts with 5x the iterations, its playouts modelling master's own policy) against master;
 - ``ladder``: the levels' Elo on one scale (random = 0), from matches between neighbours;
-- ``speed``: search iterations per second per agent, and master's set-up a decision (the
-  belief's pool weighed before the first iteration);
+- ``speed``: search iterations per second per agent, master's set-up a decision (the
+  belief's pool weighed before the first iteration) and its iterations a decision on the clock
+  (``--clock-ms``) over the decisions of greedy games;
 - ``master1``: master vs ``master-1`` (master as #12 left it) at the same time per move, or
   ``--challenger`` (e.g. ``master:netvalue=0.5``) in master's place;
 - ``net``: the network alone (``net``) vs greedy, random and ismcts (at ``--clock-ms``), and
@@ -155,6 +156,32 @@ def setup_ms(games: int = 6) -> dict[str, float]:
     }
 
 
+def timed_iterations(clock_ms: int, games: int = 3) -> dict[str, float]:
+    """Master's iterations a decision on a clock of ``clock_ms`` a move, over the decisions of
+    greedy games: what its set-up and its tables leave of the time for searching."""
+    from statistics import mean, median
+
+    agent = parse_agent("master")
+    greedy = parse_agent("greedy")
+    assert isinstance(agent, IsmctsAgent)
+    done: list[int] = []
+    for game in range(games):
+        rng = random.Random(100 + game)
+        state = State.new(rng.randrange(10**9))
+        while state.to_move is not None:
+            view, legal = state.view(state.to_move), state.legal_moves
+            if len(legal) > 1:
+                done.append(agent.search(view, legal, random.Random(1), clock_ms).iterations)
+            state = state.apply(greedy.choose(view, legal, rng))
+    done = done[1:]  # the first loads the kernels
+    return {
+        "clock_ms": clock_ms,
+        "decisions": len(done),
+        "median": round(median(done)),
+        "mean": round(mean(done)),
+    }
+
+
 def net_speed(decisions: int = 2000) -> dict[str, float]:
     """The network's decisions per second, from the views of random games' positions."""
     from hanamikoji.ai.net import NetAgent
@@ -250,6 +277,7 @@ def main() -> None:
     if "speed" in parts:
         results["iterations_per_second"] = speed()
         results["master_setup"] = setup_ms()
+        results["master_timed_iterations"] = timed_iterations(args.clock_ms)
     if "master1" in parts:
         results["challenger_vs_master_1"] = row(match(args.challenger, "master-1", args))
     if "net" in parts:
