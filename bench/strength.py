@@ -31,6 +31,7 @@ import json
 import random
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +129,20 @@ def speed() -> dict[str, int]:
     return out
 
 
+def greedy_decisions(games: int, first_seed: int) -> Iterator[tuple[View, tuple[Move, ...]]]:
+    """Every decision with a choice in ``games`` greedy games (game ``g`` dealt from seed
+    ``first_seed + g``): the VIEW of the seat to move and its legal moves."""
+    greedy = parse_agent("greedy")
+    for game in range(games):
+        rng = random.Random(first_seed + game)
+        state = State.new(rng.randrange(10**9))
+        while state.to_move is not None:
+            view, legal = state.view(state.to_move), state.legal_moves
+            if len(legal) > 1:
+                yield view, legal
+            state = state.apply(greedy.choose(view, legal, rng))
+
+
 def setup_ms(games: int = 6) -> dict[str, float]:
     """Master's set-up a decision before its first iteration (dealing, and weighing the
     belief's pool where the opponent has decided something this round), in ms, over the
@@ -135,19 +150,12 @@ def setup_ms(games: int = 6) -> dict[str, float]:
     from statistics import mean, median
 
     agent = parse_agent("master:iterations=1")
-    greedy = parse_agent("greedy")
     assert isinstance(agent, IsmctsAgent)
     times: list[float] = []
-    for game in range(games):
-        rng = random.Random(game)
-        state = State.new(rng.randrange(10**9))
-        while state.to_move is not None:
-            view, legal = state.view(state.to_move), state.legal_moves
-            if len(legal) > 1:
-                start = time.perf_counter()
-                agent.search(view, legal, random.Random(1))
-                times.append(1000 * (time.perf_counter() - start))
-            state = state.apply(greedy.choose(view, legal, rng))
+    for view, legal in greedy_decisions(games, 0):
+        start = time.perf_counter()
+        agent.search(view, legal, random.Random(1))
+        times.append(1000 * (time.perf_counter() - start))
     times = times[1:]  # the first loads the kernels
     return {
         "decisions": len(times),
@@ -162,17 +170,11 @@ def timed_iterations(clock_ms: int, games: int = 3) -> dict[str, float]:
     from statistics import mean, median
 
     agent = parse_agent("master")
-    greedy = parse_agent("greedy")
     assert isinstance(agent, IsmctsAgent)
-    done: list[int] = []
-    for game in range(games):
-        rng = random.Random(100 + game)
-        state = State.new(rng.randrange(10**9))
-        while state.to_move is not None:
-            view, legal = state.view(state.to_move), state.legal_moves
-            if len(legal) > 1:
-                done.append(agent.search(view, legal, random.Random(1), clock_ms).iterations)
-            state = state.apply(greedy.choose(view, legal, rng))
+    done = [
+        agent.search(view, legal, random.Random(1), clock_ms).iterations
+        for view, legal in greedy_decisions(games, 100)
+    ]
     done = done[1:]  # the first loads the kernels
     return {
         "clock_ms": clock_ms,
