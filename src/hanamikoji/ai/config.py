@@ -225,22 +225,6 @@ _DECLARED = (
         "0.01 left out)",
         choices=("net", "belief", "strong", "sharp"), search="fast",
     ),
-    Option(
-        "oinfo", str, "node",
-        "with opponent=infoset: what tells the opponent's information sets apart besides its "
-        "own cards: the tree's node, which tells our Secret and Discard cards apart (node), "
-        "or only what the opponent has seen of the round, our Secret and Discard as hidden "
-        "moves (seen)",
-        choices=("node", "seen"), search="fast",
-    ),
-    Option(
-        "oview", float, 0.0,
-        "with opponent=infoset: the share of iterations played as the opponent might think the "
-        "world, our hand, Secret and Discard dealt afresh among the cards it has not seen and "
-        "our moves the network's, which teach only its statistics, so that its search does "
-        "not know our cards (with oinfo=seen, which it implies)",
-        low=0.0, high=1.0, search="fast",
-    ),
 )  # fmt: skip
 
 OPTIONS: dict[str, Option] = {o.name: o for o in _DECLARED}
@@ -305,8 +289,6 @@ class SearchConfig:
     puct: float = _default("puct")
     carry: bool = _default("carry")
     oprior: str = _default("oprior")
-    oinfo: str = _default("oinfo")
-    oview: float = _default("oview")
 
     def __post_init__(self) -> None:
         for name, option in OPTIONS.items():

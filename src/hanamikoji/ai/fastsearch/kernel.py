@@ -15,19 +15,17 @@ from hanamikoji.ai.net import row_pick, row_probs, row_value
 from hanamikoji.kernel.actions import NUM_ACTIONS
 from hanamikoji.kernel.jit import jit, jit_inline
 from hanamikoji.kernel.row import (
-    C_DECK,
     C_DISCARD,
     C_HAND,
     C_OFFER,
     C_PLAYED,
-    C_REMOVED,
     C_RNG,
     C_SECRET,
     C_TO_MOVE,
     C_TURN,
 )
 from hanamikoji.kernel.rules import GOLDEN, apply, legal, mix, rand_below
-from hanamikoji.kernel.tables import CHARMS, T_TYPE, card_code
+from hanamikoji.kernel.tables import T_TYPE
 
 from .tree import C_DONE, C_NODES, K_SECRET, NKEYS, child, next_seed, seen, slot
 from .worlds import deal, pool_draw
@@ -127,145 +125,6 @@ def predictive(
         z[i] = mixed[i]
 
 
-@jit_inline
-def deal_ours(pos: Any, me: int, buf: Any) -> None:
-    """This world as the opponent might think it: our hidden cards (hand, Secret, Discard),
-    the pile still to be drawn and the removed card dealt afresh among the cards the
-    opponent has not seen (nothing changes if they do not add up)."""
-    opp = 1 - me
-    known = pos[C_HAND + opp] + pos[C_SECRET + opp] + pos[C_DISCARD + opp]
-    known += pos[C_PLAYED] + pos[C_PLAYED + 1]
-    k = 0
-    for g in range(7):
-        for _ in range(CHARMS[g] - ((known >> (4 * g)) & 15)):
-            buf[k] = g + 1
-            k += 1
-    hand = pos[C_HAND + me]
-    size = 0
-    for g in range(7):
-        size += (hand >> (4 * g)) & 15
-    secret = 1 if pos[C_SECRET + me] != 0 else 0
-    discard = 2 if pos[C_DISCARD + me] != 0 else 0
-    first = C_DECK + pos[C_TURN] + 1
-    pile = 7 - pos[C_TURN]
-    if k != size + secret + discard + pile + 1:
-        return
-    for i in range(k - 1, 0, -1):
-        r = rand_below(pos, i + 1)
-        t = buf[i]
-        buf[i] = buf[r]
-        buf[r] = t
-    hand = 0
-    for i in range(size):
-        hand += card_code(buf[i])
-    pos[C_HAND + me] = hand
-    i = size
-    if secret:
-        pos[C_SECRET + me] = card_code(buf[i])
-        i += 1
-    if discard:
-        pos[C_DISCARD + me] = card_code(buf[i]) + card_code(buf[i + 1])
-        i += 2
-    for j in range(pile):
-        pos[first + j] = buf[i + j]
-    pos[C_REMOVED] = buf[k - 1]
-
-
-@jit_inline
-def bandit(
-    pos: Any,
-    where: Any,
-    ids: Any,
-    n: int,
-    fpu: float,
-    puct: float,
-    max_rounds: int,
-    T: Any,
-    F: Any,
-    policy: Any,
-    scratch: tuple[Any, Any, Any, Any, Any, Any, Any],
-    opost: Any,
-    obetas: Any,
-    oscales: Any,
-    okeys: Any,
-    oN: Any,
-    oW: Any,
-    oused: Any,
-    pkeys: Any,
-    pbase: Any,
-    pflat: Any,
-) -> tuple[int, int, bool]:
-    """The opponent's own bandit at its information set (``where``, the node or what it has
-    seen, and the hand, Secret and Discard this world gives it): PUCT over its ``n`` legal
-    moves in ``ids``, the network's probabilities (or the belief's prediction, ``opost``) the
-    prior, an untried move valued ``fpu``. Returns the move's index, its entry in the table
-    ``okeys``/``oN``/``oW`` and whether that entry is new."""
-    px, ph1, ph2, pz, rel, marks, oslots = scratch
-    mover = pos[C_TO_MOVE]
-    omask = np.int64(okeys.shape[0] - 1)
-    pmask = np.int64(pkeys.shape[0] - 1)
-    info = mix(
-        where * GOLDEN
-        ^ np.uint64(pos[C_HAND + mover]) * np.uint64(0xBF58476D1CE4E5B9)
-        ^ np.uint64(pos[C_SECRET + mover]) * np.uint64(0x94D049BB133111EB)
-        ^ np.uint64(pos[C_DISCARD + mover])
-    )
-    # The prior depends on the information set only: computed once for each (the
-    # same legal moves in the same order), looked up on every later visit.
-    pk = np.int64(info >> np.uint64(1)) | 1
-    pj = np.int64(info >> np.uint64(24)) & pmask
-    while pkeys[pj] != pk and pkeys[pj] != 0:
-        pj = (pj + 1) & pmask
-    if pkeys[pj] == pk:
-        base = pbase[pj]
-        for i in range(n):
-            pz[i] = pflat[base + i]
-    else:
-        row_probs(pos, ids, n, max_rounds, T, policy, px, ph1, ph2, pz)
-        if opost.shape[0] > 0 and n > 1:
-            predictive(pos, ids, n, T, F, opost, obetas, oscales, rel, marks, pz)
-        base = oused[2]
-        if 2 * (oused[1] + 1) <= pkeys.shape[0] and base + n <= pflat.shape[0]:
-            pkeys[pj] = pk
-            pbase[pj] = base
-            for i in range(n):
-                pflat[base + i] = pz[i]
-            oused[1] += 1
-            oused[2] = base + n
-    visits = 0
-    for i in range(n):
-        ok = np.int64(mix(info + np.uint64(ids[i] + 1)) >> np.uint64(1)) | 1
-        j = np.int64(np.uint64(ok) * GOLDEN >> np.uint64(40)) & omask
-        while okeys[j] != ok and okeys[j] != 0:
-            j = (j + 1) & omask
-        oslots[i] = j
-        if okeys[j] != 0:
-            visits += oN[j]
-    root = math.sqrt(visits + 1.0)
-    best = -math.inf
-    pick = 0
-    for i in range(n):
-        j = oslots[i]
-        q = fpu
-        m = 0
-        if okeys[j] != 0:
-            m = oN[j]
-            if m > 0:
-                q = oW[j] / m
-        score = q + puct * pz[i] * root / (1.0 + m)
-        if score > best:
-            best = score
-            pick = i
-    j = oslots[pick]
-    fresh = okeys[j] == 0
-    if fresh:
-        okeys[j] = np.int64(mix(info + np.uint64(ids[pick] + 1)) >> np.uint64(1)) | 1
-        oN[j] = 0
-        oW[j] = 0.0
-        oused[0] += 1
-    return pick, j, fresh
-
-
 @jit
 def search(
     template: Any,
@@ -302,8 +161,6 @@ def search(
     policy: Any,
     infoset: bool,
     puct: float,
-    oseen: bool,
-    oview: float,
     okeys: Any,
     oN: Any,
     oW: Any,
@@ -327,10 +184,7 @@ def search(
     policy_arrays`) with the hand each world gives it, instead of searched. ``infoset``: the
     opponent's moves are searched per information set of its own (this node and the hand,
     Secret and Discard the world gives it), PUCT with the network's probabilities as the prior
-    (``puct`` its constant; ``oseen``: the information set is what the opponent has seen of the
-    round, our Secret and Discard as hidden moves, instead of the node; ``oview``: the share
-    of iterations played as the opponent might think the world, :func:`deal_ours`, our moves
-    the network's and only its statistics updated), its statistics in the table ``okeys``/``oN``/``oW`` (``oused[0]``
+    (``puct`` its constant), its statistics in the table ``okeys``/``oN``/``oW`` (``oused[0]``
     entries used; the search stops when it is half full), the network's probabilities at each
     information set kept once in ``pkeys``/``pbase``/``pflat`` (``oused[1]`` keys and
     ``oused[2]`` floats used; once either is half full or full, the rest are computed anew).
@@ -361,9 +215,8 @@ def search(
     pz = np.empty(MAX_MOVES, dtype=np.float32)
     oslots = np.empty(MAX_MOVES, dtype=np.int64)
     opath = np.empty(64, dtype=np.int64)
-    scratch = (px, ph1, ph2, pz, rel, marks, oslots)
-    hid = np.empty(32, dtype=np.int64)
-    start = np.uint64(0x2545F4914F6CDD1D)
+    omask = np.int64(okeys.shape[0] - 1)
+    pmask = np.int64(pkeys.shape[0] - 1)
     capacity = N.shape[0]
     for _ in range(iterations):
         if counters[C_NODES] + 1 > capacity:  # an iteration adds one node at most
@@ -376,42 +229,6 @@ def search(
             pool_draw(pos, pool, spare, cumulative, slots, counters, more)
         else:
             deal(pos, cards, slots, opp)
-        # what the opponent has seen of the round below the root (with oseen): its own moves,
-        # ours but our Secret's and Discard's cards
-        obs = start
-        if oview > 0.0 and rand_below(pos, 1 << 30) < oview * (1 << 30):
-            # The world as the opponent might think it, so that its search does not know our
-            # cards: our moves the network's with the hand it deals us, its own searched at
-            # its information sets down to a new entry, then the playout; only its statistics
-            # learn from it (ours are about the cards we hold).
-            deal_ours(pos, me, hid)
-            depth = 0
-            fresh = False
-            while pos[C_TURN] < 8 and not fresh:
-                offer = pos[C_OFFER]
-                n = legal(pos, T, H, ids)
-                if pos[C_TO_MOVE] == me:
-                    draw = rand_below(pos, 1 << 30) / float(1 << 30)
-                    a = int(row_pick(pos, ids, n, max_rounds, T, policy, px, ph1, ph2, pz, draw))
-                    token = seen(a, offer, T)
-                else:
-                    pick, j, fresh = bandit(
-                        pos, obs, ids, n, 0.5, puct, max_rounds, T, F, policy, scratch, opost,
-                        obetas, oscales, okeys, oN, oW, oused, pkeys, pbase, pflat,
-                    )
-                    a = int(ids[pick])
-                    opath[depth] = j
-                    depth += 1
-                    token = a
-                obs = mix(obs + np.uint64(token + 1))
-                apply(pos, a, T)
-            value0 = rollout(pos, T, H, F, horizon, max_rounds, out, rels, more)
-            theirs = value0 if opp == 0 else 1.0 - value0
-            for d in range(depth):
-                oN[opath[d]] += 1
-                oW[opath[d]] += theirs
-            counters[C_DONE] += 1
-            continue
         # Down the tree.
         node = 0
         depth = 0
@@ -425,17 +242,70 @@ def search(
                 # The opponent's own bandit at its information set in this world: PUCT over
                 # its legal moves, the network's probabilities (from its hand) the prior.
                 n = legal(pos, T, H, ids)
+                info = mix(
+                    np.uint64(node) * GOLDEN
+                    ^ np.uint64(pos[C_HAND + mover]) * np.uint64(0xBF58476D1CE4E5B9)
+                    ^ np.uint64(pos[C_SECRET + mover]) * np.uint64(0x94D049BB133111EB)
+                    ^ np.uint64(pos[C_DISCARD + mover])
+                )
+                # The prior depends on the information set only: computed once for each (the
+                # same legal moves in the same order), looked up on every later visit.
+                pk = np.int64(info >> np.uint64(1)) | 1
+                pj = np.int64(info >> np.uint64(24)) & pmask
+                while pkeys[pj] != pk and pkeys[pj] != 0:
+                    pj = (pj + 1) & pmask
+                if pkeys[pj] == pk:
+                    base = pbase[pj]
+                    for i in range(n):
+                        pz[i] = pflat[base + i]
+                else:
+                    row_probs(pos, ids, n, max_rounds, T, policy, px, ph1, ph2, pz)
+                    if opost.shape[0] > 0 and n > 1:
+                        predictive(pos, ids, n, T, F, opost, obetas, oscales, rel, marks, pz)
+                    base = oused[2]
+                    if 2 * (oused[1] + 1) <= pkeys.shape[0] and base + n <= pflat.shape[0]:
+                        pkeys[pj] = pk
+                        pbase[pj] = base
+                        for i in range(n):
+                            pflat[base + i] = pz[i]
+                        oused[1] += 1
+                        oused[2] = base + n
+                visits = 0
+                for i in range(n):
+                    ok = np.int64(mix(info + np.uint64(ids[i] + 1)) >> np.uint64(1)) | 1
+                    j = np.int64(np.uint64(ok) * GOLDEN >> np.uint64(40)) & omask
+                    while okeys[j] != ok and okeys[j] != 0:
+                        j = (j + 1) & omask
+                    oslots[i] = j
+                    if okeys[j] != 0:
+                        visits += oN[j]
                 # an untried move is valued as this node's mean for the mover
                 fpu = 0.5
                 if node != 0 and N[node] > 0:
                     fpu = W[node] / N[node]
                     if mover != movers[depth - 1]:
                         fpu = 1.0 - fpu
-                where = obs if oseen else np.uint64(node)
-                pick, j, _ = bandit(
-                    pos, where, ids, n, fpu, puct, max_rounds, T, F, policy, scratch, opost,
-                    obetas, oscales, okeys, oN, oW, oused, pkeys, pbase, pflat,
-                )
+                root = math.sqrt(visits + 1.0)
+                best = -math.inf
+                pick = 0
+                for i in range(n):
+                    j = oslots[i]
+                    q = fpu
+                    m = 0
+                    if okeys[j] != 0:
+                        m = oN[j]
+                        if m > 0:
+                            q = oW[j] / m
+                    score = q + puct * pz[i] * root / (1.0 + m)
+                    if score > best:
+                        best = score
+                        pick = i
+                j = oslots[pick]
+                if okeys[j] == 0:
+                    okeys[j] = np.int64(mix(info + np.uint64(ids[pick] + 1)) >> np.uint64(1)) | 1
+                    oN[j] = 0
+                    oW[j] = 0.0
+                    oused[0] += 1
                 a = int(ids[pick])
                 opath[depth] = j
             if own and netopp:
@@ -451,7 +321,6 @@ def search(
                 path[depth] = ch
                 movers[depth] = mover
                 depth += 1
-                obs = mix(obs + np.uint64(a + 1))  # the opponent knows its own move
                 apply(pos, a, T)
                 node = ch
                 if fresh or pos[C_TURN] >= 8:
@@ -587,8 +456,6 @@ def search(
             opath[depth] = -1
             movers[depth] = mover
             depth += 1
-            if oseen:  # our Secret and Discard are hidden moves to the opponent
-                obs = mix(obs + np.uint64((seen(a, offer, T) if mover == me else a) + 1))
             apply(pos, a, T)
             node = kids[pick]
             if nu > 0 or pos[C_TURN] >= 8:

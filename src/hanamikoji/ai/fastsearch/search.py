@@ -179,8 +179,6 @@ class FastSearch:
         self.infoset = config.opponent == "infoset"
         self.policy = kernel_policy(self.netopp or self.infoset)
         self.puct = config.puct
-        self.oview = config.oview if self.infoset else 0.0
-        self.oseen = config.oinfo == "seen" or self.oview > 0
         # the belief's prediction as the opponent's prior: each model's posterior (its prior
         # before the opponent has decided anything this round: equal, or with ``carry`` the
         # earlier rounds'), its softnesses
@@ -330,8 +328,6 @@ class FastSearch:
             self.policy,
             self.infoset,
             self.puct,
-            self.oseen,
-            self.oview,
             self.okeys,
             self.oN,
             self.oW,
