@@ -19,7 +19,7 @@ import { paceMs, prefs, reducedMotion, setPref } from "./prefs.js";
 import { ScoringDialog, standingOf } from "./scoring.js";
 import { ShareBox } from "./share.js";
 import { playSound } from "./sound.js";
-import { asTable, seatName, watchLog, watchNews, watchResult, watchStatus } from "./spectate.js";
+import { GEISHA_TO_WIN, asTable, seatName, watchLog, watchNews, watchResult, watchStatus } from "./spectate.js";
 import { confirmLabel, displayName, logEntries, moveLabel, sinceMyMove } from "./words.js";
 
 const gameId = gameIdFromPath();
@@ -876,6 +876,12 @@ function reasonText(msg, winner) {
   const rounds = game.rules?.max_rounds ?? view.round;
   switch (result.reason) {
     case "charm":
+      // the loser's 4 geisha would have won, but charm counts first: say so
+      if (geisha[1 - w] >= GEISHA_TO_WIN) {
+        return winner === "me"
+          ? t("result.why.charm_me_over_geisha", { name: names[other], charm: charm[w], geisha: geisha[other] })
+          : t("result.why.charm_over_geisha", { name: names[w], charm: charm[w], geisha: geisha[seat] });
+      }
       return t(winner === "me" ? "result.why.charm_me" : "result.why.charm", { name: names[w], charm: charm[w], other: charm[1 - w] });
     case "geisha":
       return t(winner === "me" ? "result.why.geisha_me" : "result.why.geisha", { name: names[w], geisha: geisha[w], other: geisha[1 - w] });

@@ -9,6 +9,7 @@ import { initI18n, isolate, onLanguageChange, percent, t } from "./i18n.js";
 import { drawGraph, legendSwatch, markOf } from "./graph.js";
 import { displayName, frameLine, moveLabel } from "./words.js";
 import { parseMove } from "./notation.js";
+import { GEISHA_TO_WIN } from "./spectate.js";
 import "./prefs.js"; // the theme chosen at the table (light, dark or the system's) holds here too
 
 const gameId = gameIdFromPath();
@@ -151,10 +152,12 @@ function summary() {
     geishaA: end.geisha?.[state.near] ?? "", geishaB: end.geisha?.[1 - state.near] ?? "",
   });
   if (w !== 0 && w !== 1) return `${t("review.why.draw", { rounds, charm: charm[0] })} ${score}`;
-  const key = end.reason === "round-limit" ? "round_limit" : end.reason;
+  // an ending on charm whose loser held 4 geisha says why those did not win: charm counts first
+  const overGeisha = end.reason === "charm" && geisha[1 - w] >= GEISHA_TO_WIN;
+  const key = overGeisha ? "charm_over_geisha" : end.reason === "round-limit" ? "round_limit" : end.reason;
   const why = t(`review.why.${key}`, {
     name: nameOf(w), loser: nameOf(1 - w), rounds,
-    charm: charm[w], other: key === "geisha" ? geisha[1 - w] : charm[1 - w], geisha: geisha[w],
+    charm: charm[w], other: key === "geisha" ? geisha[1 - w] : charm[1 - w], geisha: overGeisha ? geisha[1 - w] : geisha[w],
   });
   return why.startsWith("review.") ? `${t("review.winner", { name: nameOf(w), reason: t(`review.reason.${end.reason}`) })} ${score}` : `${why} ${score}`;
 }

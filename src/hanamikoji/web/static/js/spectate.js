@@ -106,6 +106,10 @@ export function watchStatus(msg) {
   return t("watch.turn", { name });
 }
 
+/** Geisha that win the game (rules.md), unless the other player reached 11 charm: charm counts
+ * first, and an ending on charm whose loser held this many says why they did not win. */
+export const GEISHA_TO_WIN = 4;
+
 /** The end in the players' names: {title, reason, score}. */
 export function watchResult(msg) {
   const { result, view, game } = msg;
@@ -117,7 +121,10 @@ export function watchResult(msg) {
   const title = w === null || w === undefined ? t("result.draw") : t("result.opponent_won", { name: who[w] });
   const loser = w === null || w === undefined ? "" : who[1 - w];
   const reason = {
-    charm: () => t("watch.why_charm", { name: who[w], charm: charm[w], other: charm[1 - w], loser }),
+    charm: () =>
+      geisha[1 - w] >= GEISHA_TO_WIN
+        ? t("watch.why_charm_over_geisha", { name: who[w], charm: charm[w], loser, geisha: geisha[1 - w] })
+        : t("watch.why_charm", { name: who[w], charm: charm[w], other: charm[1 - w], loser }),
     geisha: () => t("result.why.geisha", { name: who[w], geisha: geisha[w] }),
     "round-limit": () => t("result.why.round_limit", { rounds, name: who[w], charm: charm[w], other: charm[1 - w] }),
     draw: () => t("result.why.draw", { rounds, charm: charm[0] }),
