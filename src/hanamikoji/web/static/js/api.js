@@ -76,7 +76,8 @@ const STOP = ["bad-token", "not-found", "replaced", "disabled"];
 const CLOSE_CODES = { 4403: "bad-token", 4404: "not-found", 4409: "replaced", 4429: "too-many" };
 
 /**
- * A seat's WebSocket that reconnects by itself (backoff 0.5 s .. 15 s) and pings every 25 s.
+ * A seat's WebSocket that reconnects by itself (backoff 0.5 s .. 15 s, at once when the browser
+ * says it is online again) and pings every 25 s.
  * handlers: {message(msg), open(), close(willRetry)}. With `watch`, a spectator's socket instead.
  */
 export class GameSocket {
@@ -90,19 +91,27 @@ export class GameSocket {
     this.stopped = false;
     this.socket = null;
     this.pinger = null;
+    this.retry = null; // the timer of the next try while the connection is down
+    this.heard = 0; // messages received (a caller may tell a silent connection from a slow answer)
+    this.onOnline = () => this.wake();
+    window.addEventListener("online", this.onOnline);
     this.connect();
   }
 
   connect() {
+    if (this.stopped) return;
     const socket = new WebSocket(this.url);
     this.socket = socket;
     socket.addEventListener("open", () => {
+      if (this.socket !== socket) return;
       this.delay = 500;
       clearInterval(this.pinger);
       this.pinger = setInterval(() => this.send({ type: "ping" }), 25000);
       this.handlers.open?.();
     });
     socket.addEventListener("message", (event) => {
+      if (this.socket !== socket) return; // a stalled socket given up on: the new one speaks
+      this.heard += 1;
       let msg;
       try {
         msg = JSON.parse(event.data);
@@ -113,18 +122,50 @@ export class GameSocket {
       this.handlers.message?.(msg);
     });
     socket.addEventListener("close", (event) => {
-      clearInterval(this.pinger);
-      if (this.socket !== socket) return;
+      if (this.socket !== socket) return; // given up on already (reconnect): its pinger went then
       const code = CLOSE_CODES[event.code];
       if (code && !this.stopped) {
         this.stopped = true;
         this.handlers.message?.({ type: "error", code, message: event.reason || "" });
       }
-      this.handlers.close?.(!this.stopped);
-      if (this.stopped) return;
-      setTimeout(() => this.connect(), this.delay);
-      this.delay = Math.min(this.delay * 2, 15000);
+      this.lost();
     });
+  }
+
+  /** The connection is gone: say so, then try again after the backoff (unless stopped). */
+  lost() {
+    clearInterval(this.pinger);
+    this.handlers.close?.(!this.stopped);
+    if (this.stopped) return;
+    clearTimeout(this.retry);
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      this.connect();
+    }, this.delay);
+    this.delay = Math.min(this.delay * 2, 15000);
+  }
+
+  /**
+   * Give up on a connection that stalled: open, but the server's answers stopped coming (a network
+   * gone without a close, which may take minutes to be noticed). It is dropped and a new one
+   * connects as after a close; the old one closes in its own time, and nothing it may still bring
+   * reaches the handlers.
+   */
+  reconnect() {
+    const old = this.socket;
+    if (this.stopped || !old || old.readyState !== WebSocket.OPEN) return; // closing already: retried then
+    this.socket = null;
+    old.close();
+    this.lost();
+  }
+
+  /** The browser is online again: a connection waiting out its backoff tries at once. */
+  wake() {
+    if (this.stopped || this.retry === null) return;
+    clearTimeout(this.retry);
+    this.retry = null;
+    this.delay = 500;
+    this.connect();
   }
 
   /** Send a message; false when the connection is down (the caller may tell the player). */
@@ -138,6 +179,10 @@ export class GameSocket {
   close() {
     this.stopped = true;
     this.handlers = {};
+    clearInterval(this.pinger);
+    clearTimeout(this.retry);
+    this.retry = null;
+    window.removeEventListener("online", this.onOnline);
     this.socket?.close();
   }
 }

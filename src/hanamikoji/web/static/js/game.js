@@ -31,6 +31,11 @@ const WIN_CHARM = 11;
 const WIN_GEISHA = 4;
 /** How long a card takes to travel (ms), unless motion is reduced. */
 const TRAVEL_MS = 450;
+/** How long a sent move may wait for its answer (its state, or an error) before the connection is
+ * taken as stalled: open, yet silent (a network gone without a close). It is then dropped and
+ * opened afresh. A hint, which may take its time (a search), is given up only on a connection
+ * that does not even answer a ping within as long. */
+const ANSWER_TIMEOUT_MS = 8000;
 
 /** Everything the page shows is drawn from this. */
 const ui = {
@@ -38,6 +43,7 @@ const ui = {
   selected: new Set(), // indices into view.hand
   action: null, // the action button pressed (S, D, G, C)
   sent: false, // a move was sent and its answer is awaited
+  stalled: false, // no answer came: the connection is opened afresh, and the table awaits its state
   hint: null, // the latest hint message
   hintAsked: false,
   fresh: { near: "", far: "", oppSecret: false, oppDiscard: false, offer: false, log: 0 },
@@ -52,6 +58,10 @@ const ui = {
 
 /** The state messages not yet shown, and the timer of the move on show (null: none). */
 const feed = { queue: [], timer: null };
+
+/** The watch on an awaited answer (a move's, a hint's): its timer, and for a hint the socket's
+ * count of messages heard when it was pinged (null: not pinged yet). */
+const answer = { timer: null, heard: null };
 
 /** Errors after which the socket stays closed: no seat, no game, a newer window took over, or a
  * moderator disabled the account. */
@@ -72,7 +82,7 @@ const myDecision = (msg) => playing(msg) && msg.view.to_move === msg.view.seat &
 const myAction = (msg) => myDecision(msg) && msg.view.phase === "action";
 const myPick = (msg) => myDecision(msg) && msg.view.phase === "pick";
 /** Whether the player may act on what is shown (not while later news waits in the feed). */
-const canDecide = (msg) => myDecision(msg) && !ui.sent && !feed.queue.length && !scoring?.open;
+const canDecide = (msg) => myDecision(msg) && !ui.sent && !ui.stalled && !feed.queue.length && !scoring?.open;
 
 function toMove(msg) {
   if (!playing(msg) || msg.view.to_move === null || msg.view.to_move === undefined) return "none";
@@ -311,6 +321,7 @@ function saveScoringsSeen(n) {
 
 function onMessage(msg) {
   if (chat?.handle(msg)) return;
+  if (msg.type === "state") ui.stalled = false; // the server speaks again: the table is its own
   if (msg.type === "state" && msg.spectator) msg = asTable(msg); // drawn as a table, seat 0 near
   if (msg.type === "state") clockReceived(msg); // the clocks as the server sent them, now
   if (msg.type === "state") onState(msg);
@@ -386,6 +397,7 @@ function play(move) {
   if (send({ type: "move", move, version: ui.msg.game.version })) {
     ui.sent = true;
     ui.error = null;
+    expectAnswer();
     render();
   }
 }
@@ -396,8 +408,37 @@ function askHint() {
   if (send({ type: "hint" })) {
     ui.hintAsked = true;
     ui.hint = null;
+    expectAnswer();
     render();
   }
+}
+
+/** Watch for the answer to what was just sent (a move, a hint request). */
+function expectAnswer() {
+  clearTimeout(answer.timer);
+  answer.heard = null;
+  answer.timer = setTimeout(checkAnswer, ANSWER_TIMEOUT_MS);
+}
+
+/** The answer is late: a move's means the connection stalled; a hint may be a long search, so the
+ * server is pinged, and only a connection that stays silent for as long again has stalled. */
+function checkAnswer() {
+  answer.timer = null;
+  if (ui.sent) return stalled();
+  if (!ui.hintAsked || !socket) return; // answered
+  if (answer.heard !== null && socket.heard === answer.heard) return stalled();
+  answer.heard = socket.heard;
+  socket.send({ type: "ping" });
+  answer.timer = setTimeout(checkAnswer, ANSWER_TIMEOUT_MS);
+}
+
+/** No answer came: say so, and drop the connection for a new one (GameSocket's retries). The server
+ * then sends the table as it is: the move played, or the decision still open (a move carries the
+ * version it was decided on, so the same move sent again is refused, never played twice). */
+function stalled() {
+  ui.stalled = true;
+  socket?.reconnect(); // its close handler: nothing awaited any more, the connection "lost"
+  render();
 }
 
 // ---- rendering ----------------------------------------------------------------------------------
@@ -472,11 +513,15 @@ function renderWatching(msg) {
 
 function renderNotices() {
   const conn = $("#conn");
-  const text = {
+  let text = {
     connecting: t("conn.connecting"),
     lost: t("conn.lost"),
     failed: t("conn.failed"),
   }[ui.conn]; // bad-token, not-found and replaced: the page says it
+  // An answer that never came: said until the server's state comes again (on a new connection).
+  const stall = ui.stalled && ["open", "connecting", "lost"].includes(ui.conn);
+  conn.classList.toggle("stalled", stall);
+  if (stall) text = t("conn.stalled");
   conn.hidden = !text;
   conn.textContent = text || "";
   const error = $("#error");
@@ -723,7 +768,8 @@ function renderChoices(msg) {
     return;
   }
   if (!canDecide(msg)) {
-    fill(box, h("p", { class: "prompt", text: ui.sent ? t("game.prompt_sent") : t("game.prompt_catching_up") }));
+    const why = ui.stalled ? t("conn.stalled") : ui.sent ? t("game.prompt_sent") : t("game.prompt_catching_up");
+    fill(box, h("p", { class: `prompt${ui.stalled ? " stalled" : ""}`, text: why }));
     return;
   }
   const chosen = selectedCards(msg);
@@ -831,7 +877,7 @@ function renderPanel(msg) {
   hintButton.hidden = !ai || game.rated || over; // a rated game has neither (the server refuses them)
   undo.hidden = !ai || game.control !== "none" || over; // nor any timed game (the clock cannot go back)
   hintButton.disabled = !canDecide(msg) || game.thinking || ui.hintAsked;
-  undo.disabled = !game.can_undo || ui.sent;
+  undo.disabled = !game.can_undo || ui.sent || ui.stalled;
   const resign = $("#resign");
   resign.hidden = over;
   resign.disabled = ui.resignAsked;
@@ -1111,6 +1157,8 @@ async function main() {
       ui.failures += 1;
       ui.conn = !retrying ? "failed" : ui.failures > 4 && !ui.msg ? "failed" : "lost";
       ui.sent = false;
+      ui.hintAsked = false; // its answer went with the connection: it may be asked again
+      clearTimeout(answer.timer);
       render();
     },
   });
