@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+import time
 from collections.abc import AsyncIterator
 from concurrent.futures import BrokenExecutor
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -155,3 +157,40 @@ async def test_a_killed_worker_is_replaced() -> None:
         assert after != first  # the game after it still gets its move, from a new worker
     finally:
         ai.close()
+
+
+def sleeper(seconds: float, scale: float = 1.0) -> int:
+    """A search that takes ``seconds`` (a worker busy when the server stops)."""
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` is still running (not gone, not a zombie waiting to be reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+async def test_closing_ends_a_busy_worker_at_once() -> None:
+    """The server's exit (SIGTERM) closes the scheduler: a worker in the middle of a long job
+    is ended, not waited for (the interpreter joins a pool's running jobs at exit), and no new
+    worker is started for the job it held."""
+    ai = AiScheduler(1)
+    try:
+        worker = await ai.run("move", "pid", pid)
+        busy = asyncio.create_task(ai.run("move", "long", sleeper, 60.0))
+        await asyncio.sleep(0.5)
+        assert not busy.done() and running(worker)
+    finally:
+        ai.close()
+    deadline = time.monotonic() + 10
+    while running(worker) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not running(worker), "the busy worker outlived the scheduler's close"
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(busy, 10)
+    await asyncio.sleep(0.5)
+    assert ai._running == {"play": 0, "review": 0}

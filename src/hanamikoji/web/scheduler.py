@@ -18,6 +18,7 @@ It hands jobs to worker processes one at a time per worker, so the queue is its 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import heapq
 import itertools
 import os
@@ -99,6 +100,7 @@ class AiScheduler:
         self._seq = itertools.count()
         self._cost: dict[str, float] = {}  # seconds a job of full budget takes, by cost key
         self.done = 0
+        self._closed = False
 
     # -- what callers use ---------------------------------------------------------------------
 
@@ -152,13 +154,16 @@ class AiScheduler:
         return await asyncio.shield(future)
 
     def close(self) -> None:
-        """Stop: waiting jobs are cancelled, workers are not waited for."""
+        """Stop: waiting jobs are cancelled, running ones end with their workers."""
+        self._closed = True
         for queue in self._queues.values():
             for job in queue.heap:
                 job.future.cancel()
             queue.heap.clear()
         for pool in self._pools.values():
+            workers = list((getattr(pool, "_processes", None) or {}).values())  # gone on shutdown
             pool.shutdown(wait=False, cancel_futures=True)
+            _end(workers)
 
     def warm_up(self) -> None:
         """Start the workers now (they load the search's compiled kernels)."""
@@ -218,6 +223,10 @@ class AiScheduler:
         def finished(f: asyncio.Future[Any]) -> None:
             self._running[pool] -= 1
             self.done += 1
+            if self._closed:  # stopped: its worker was ended, and nothing is started again
+                if not job.future.done():
+                    job.future.cancel()
+                return
             if not f.cancelled() and isinstance(f.exception(), BrokenExecutor):
                 # A worker died (killed, out of memory): the pool is unusable, so it is
                 # replaced, and the job tried once more on the new one.
@@ -246,6 +255,16 @@ class AiScheduler:
 def _call(fn: Callable[..., Any], args: tuple[Any, ...], scale: float) -> Any:
     """Run in a worker: ``fn(*args, scale=scale)``."""
     return fn(*args, scale=scale)
+
+
+def _end(workers: list[Any]) -> None:
+    """End a process pool's workers now. The interpreter waits at exit for a pool's running jobs,
+    so a search or a worker's warm-up still running would hold the server's exit (on SIGTERM)
+    until it was done; a job's result is worth nothing once the server stops. (The pool's
+    processes are private until Python 3.14's ``terminate_workers``.)"""
+    for process in workers:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            process.terminate()
 
 
 def _pool(processes: int, nice: int) -> Executor:
