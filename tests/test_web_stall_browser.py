@@ -1,4 +1,4 @@
-"""A connection that stalls after a move, in a real browser (Playwright, Chromium).
+"""A connection that stalls, after a move or while waiting, in Chromium (Playwright).
 
 A network can go silent without the WebSocket closing (a laptop going offline, a dead Wi-Fi): no
 close comes for minutes. The table must not say "Sending your move…" for ever: once the move's
@@ -14,6 +14,11 @@ Both players of a friend game stall in turn, each in one way:
 - ``page.route_web_socket``: the socket passes through the test, which stops forwarding anything
   either way (the move never reaches the server: it is to be played again) and refuses new
   connections until "the network is back".
+
+A player waiting for the opponent sends nothing that awaits an answer: the socket's heartbeat
+(js/api.js: a ping, then some message within a deadline) notices the silence instead, and the
+page reconnects to show the move it missed. The test shortens the heartbeat with
+``window.__hanamikojiTimings``.
 """
 
 from __future__ import annotations
@@ -40,6 +45,10 @@ from web_support import Server
 ANSWER_TIMEOUT_MS = 8_000
 """js/game.js's ANSWER_TIMEOUT_MS: how long a move's answer may take before the page gives up."""
 MARGIN_MS = 5_000
+PING_MS = 500
+PONG_MS = 1_500
+"""The heartbeat of js/api.js, shortened (25 s and 10 s by default): ping, then await a message."""
+TIMINGS = f"window.__hanamikojiTimings = {{pingMs: {PING_MS}, pongMs: {PONG_MS}}};"
 STALLED = "No answer from the server: reconnecting…"
 SENDING = "Sending your move…"
 
@@ -202,5 +211,49 @@ def test_a_move_on_a_stalled_connection_is_not_waited_for_ever(pages: list[Page]
     make_move(second, move)  # played again: it goes through
     history_is(first, before + 1, "the first player does not see the move once")
     assert to_move(first) == "me"
+    no_page_errors(first)
+    no_page_errors(second)
+
+
+def test_a_silent_connection_is_noticed_while_waiting_for_the_opponent(pages: list[Page]) -> None:
+    first, second = pages
+    before = history_length(first)
+    second.context.add_init_script(TIMINGS)
+    net = Network(second)
+    second.reload()  # the shortened heartbeat, and its socket through the route
+    history_is(second, before, "the waiting player's table never came back")
+    assert to_move(second) == "opponent"
+    second.evaluate("() => { window.__sameDocument = true; }")
+
+    # Waiting quietly on a healthy connection: the pongs keep it, however long the wait.
+    second.wait_for_timeout(PING_MS + 2 * PONG_MS)
+    assert second.locator("#conn").is_hidden()
+    assert len(net.links) == 1
+
+    # The connection goes silent without closing; the opponent moves meanwhile.
+    net.cut()
+    cut = time.monotonic()
+    make_move(first, next(m for m in legal(first) if m[0] == "S"))
+    until(
+        second,
+        "text => document.querySelector('#conn')?.textContent === text",
+        STALLED,
+        why="the waiting page never noticed that the server went silent",
+        timeout=PING_MS + PONG_MS + MARGIN_MS,
+    )
+    waited = time.monotonic() - cut
+    assert waited > PONG_MS / 1000 - 0.5, f"said after {waited:.1f} s only"
+    assert history_length(second) == before  # the move never came on the silent socket
+    net.restore()
+    back_at_the_table(second)
+    history_is(second, before + 1, "the opponent's move never showed after reconnecting")
+    until(
+        second,
+        "() => document.querySelector('#game').dataset.toMove === 'me'",
+        why="the waiting player never got the turn",
+    )
+    assert len(net.links) >= 2  # on a new connection
+    assert second.evaluate("() => window.__sameDocument === true")  # not reloaded
+    assert to_move(first) == "opponent"
     no_page_errors(first)
     no_page_errors(second)

@@ -445,16 +445,20 @@ class Accounts:
             return {"on": [], "finished": [], "more": False}
         player = identity.player.id
         on = []
-        if offset == 0:
-            for row, updated in await self.store.player_games(player, "playing", GAMES_ON):
-                game = await self.games.get(row.id)
-                if game is not None and game.row.status == "playing":
-                    on.append(
-                        _summary(game.row, player, updated, game.state.to_move, self.games.now_ms())
-                    )
-            on.sort(key=lambda g: g["turn"] != "you")  # stable: the most recent first in each
+        playing = await self.store.player_games(player, "playing", GAMES_ON) if offset == 0 else []
         done = await self.store.player_games(player, "over", GAMES_PAGE + 1, offset)
-        finished = [_summary(row, player, updated, None) for row, updated in done[:GAMES_PAGE]]
+        others = {p for row, _ in playing + done[:GAMES_PAGE] for p in row.players}
+        accounts = await self.store.usernames(sorted(p for p in others if p and p != player))
+        for row, updated in playing:
+            game = await self.games.get(row.id)
+            if game is not None and game.row.status == "playing":
+                now = self.games.now_ms()
+                on.append(_summary(game.row, player, updated, game.state.to_move, now, accounts))
+        on.sort(key=lambda g: g["turn"] != "you")  # stable: the most recent first in each
+        finished = [
+            _summary(row, player, updated, None, accounts=accounts)
+            for row, updated in done[:GAMES_PAGE]
+        ]
         return {"on": on, "finished": finished, "more": len(done) > GAMES_PAGE}
 
 
@@ -467,11 +471,18 @@ def _taken(name: str) -> WebError:
 
 
 def _summary(
-    row: GameRow, player: str, updated: str, to_move: int | None, now: int | None = None
+    row: GameRow,
+    player: str,
+    updated: str,
+    to_move: int | None,
+    now: int | None = None,
+    accounts: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """One game of the list, as its player sees it (a timed game's time left at ``now``)."""
+    """One game of the list, as its player sees it (a timed game's time left at ``now``; the
+    opponent's user name from ``accounts``, by player id: None for a guest or the AI)."""
     seat = 0 if row.players[0] == player else 1
     other = 1 - seat
+    opponent = row.players[other]
     turn = None
     if row.status == "playing":
         if row.mode == "friend" and not row.tokens[other]:
@@ -489,6 +500,7 @@ def _summary(
         "mode": row.mode,
         "level": row.level,
         "opponent": row.names[other],
+        "opponent_username": (accounts or {}).get(opponent) if opponent else None,
         "rules": {"max_rounds": row.max_rounds},
         "control": row.control or "none",
         "left": _time_left(row, now),

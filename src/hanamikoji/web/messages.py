@@ -16,16 +16,35 @@ from hanamikoji.public import PublicView
 from hanamikoji.state import Phase, RoundScore, State, Termination
 from hanamikoji.view import View
 from hanamikoji.web.game import FORFEIT, LiveGame, invite_link, now_ms, undo_point
+from hanamikoji.web.store import Store
 
 __all__ = [
+    "add_usernames",
     "clock_json",
     "drawn_card",
     "public_view",
     "review_frames",
     "scoring_json",
     "seat_message",
+    "seat_usernames",
     "seat_view",
 ]
+
+
+async def seat_usernames(store: Store, game: LiveGame) -> list[str | None]:
+    """Each seat's account's user name, in one query (public, as its profile at ``/@/NAME``):
+    what tells an account from a guest who typed the same name. None for a guest, the AI, a
+    deleted account or a seat nobody holds yet."""
+    players = [p for p in game.row.players if p is not None]
+    found = await store.usernames(players) if players else {}
+    return [None if p is None else found.get(p) for p in game.row.players]
+
+
+def add_usernames(game: dict[str, Any], usernames: list[str | None]) -> None:
+    """Add ``usernames`` to a message's ``game`` (a seat's or a spectator's ``state``, the
+    review's) when an account holds a seat: optional, absent when no seat is an account's."""
+    if any(usernames):
+        game["usernames"] = list(usernames)
 
 
 def scoring_json(score: RoundScore) -> dict[str, Any]:

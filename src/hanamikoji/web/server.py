@@ -43,7 +43,7 @@ from hanamikoji.web.lobby import (
     time_control,
     visible,
 )
-from hanamikoji.web.messages import review_frames, seat_message
+from hanamikoji.web.messages import add_usernames, review_frames, seat_message, seat_usernames
 from hanamikoji.web.moderation import Follower, subject
 from hanamikoji.web.ratings import Standing
 from hanamikoji.web.service import GameService
@@ -302,20 +302,24 @@ class Hub:
         game = await self.service.get(game_id)
         if game is None:
             return
+        usernames = await seat_usernames(self.service.store, game)  # one query for them all
         cache: dict[int, dict[str, Any]] = {}
         for conn in conns:
             message = cache.get(conn.seat)
             if message is None:
-                message = cache[conn.seat] = await self.state_for(game, conn.seat)
+                message = cache[conn.seat] = await self.state_for(game, conn.seat, usernames)
             await conn.send(message)
         if watchers:  # after the players, and written once for them all
-            public = self.spectator_state(game)
+            public = await self.spectator_state(game, usernames)
             text = _dumps(public)
             for conn in watchers:
                 await conn.send(public, text=text)
 
-    async def state_for(self, game: LiveGame, seat: int) -> dict[str, Any]:
-        """The ``state`` message of one seat (built from its VIEW)."""
+    async def state_for(
+        self, game: LiveGame, seat: int, usernames: list[str | None] | None = None
+    ) -> dict[str, Any]:
+        """The ``state`` message of one seat (built from its VIEW), with the seats' user names
+        (:func:`seat_usernames`, looked up unless given)."""
         message = seat_message(
             game,
             game.state.view(seat),
@@ -323,6 +327,9 @@ class Hub:
             rematch=await self.service.rematch_link(game, seat),
             now=self.service.now_ms(),
         )
+        if usernames is None:
+            usernames = await seat_usernames(self.service.store, game)
+        add_usernames(message["game"], usernames)
         bots = self.bot_seats(game) if self.bot_seats is not None else []
         if any(bots):  # a bot is marked at the table (docs/bots.md): a game with one only
             message["game"]["bots"] = bots
@@ -334,10 +341,17 @@ class Hub:
                 message["game"]["now"] = self.service.now_ms()
         return message
 
-    def spectator_state(self, game: LiveGame) -> dict[str, Any]:
-        """The ``state`` message of a spectator (built from the public view)."""
+    async def spectator_state(
+        self, game: LiveGame, usernames: list[str | None] | None = None
+    ) -> dict[str, Any]:
+        """The ``state`` message of a spectator (built from the public view), with the seats'
+        user names (:func:`seat_usernames`, looked up unless given)."""
         online = (self.online(game.id, 0), self.online(game.id, 1))
-        return spectator_message(game, online=online, now=self.service.now_ms())
+        message = spectator_message(game, online=online, now=self.service.now_ms())
+        if usernames is None:
+            usernames = await seat_usernames(self.service.store, game)
+        add_usernames(message["game"], usernames)
+        return message
 
     def connected(self) -> list[tuple[str, int]]:
         """Every ``(game, seat)`` with a socket here."""
@@ -710,6 +724,7 @@ async def _review(request: web.Request) -> web.StreamResponse:
         "rules": {"max_rounds": row.max_rounds},
         "result": row.result,
     }
+    add_usernames(meta, await seat_usernames(request.app[SERVICE].store, game))
     record = request.app[SERVICE].record(game).to_json()
     return web.json_response({"game": meta, "record": record, "frames": review_frames(game.state)})
 
@@ -1048,7 +1063,7 @@ async def _watch_socket(request: web.Request) -> web.StreamResponse:
     try:
         game = await service.get(game_id)  # read once counted: no change can fall between
         if game is not None:
-            await conn.send(hub.spectator_state(game))
+            await conn.send(await hub.spectator_state(game))
         async for msg in ws:
             if msg.type == WSMsgType.TEXT:
                 if not await _watcher_chat(request, game_id, conn, msg.data):

@@ -76,9 +76,19 @@ const STOP = ["bad-token", "not-found", "replaced", "disabled"];
 const CLOSE_CODES = { 4403: "bad-token", 4404: "not-found", 4409: "replaced", 4429: "too-many" };
 
 /**
+ * The socket's heartbeat: a ping every `pingMs`, after which some message (the pong, or anything
+ * else) must come within `pongMs`, or the connection is taken as stalled. A page that waits for
+ * the opponent sends nothing else, and a network gone quiet without a close (a laptop asleep, a
+ * Wi-Fi handover, a proxy dropping the flow) would keep it waiting for ever. Tests shorten both
+ * with `window.__hanamikojiTimings = {pingMs, pongMs}` set before the page loads.
+ */
+const HEARTBEAT = { pingMs: 25000, pongMs: 10000, ...globalThis.__hanamikojiTimings };
+
+/**
  * A seat's WebSocket that reconnects by itself (backoff 0.5 s .. 15 s, at once when the browser
- * says it is online again) and pings every 25 s.
- * handlers: {message(msg), open(), close(willRetry)}. With `watch`, a spectator's socket instead.
+ * says it is online again), pings every 25 s and reconnects when nothing answers within 10 s.
+ * handlers: {message(msg), open(), close(willRetry), stalled()}: `stalled` is told first when the
+ * heartbeat gives up (the page may say so). With `watch`, a spectator's socket instead.
  */
 export class GameSocket {
   constructor(gameId, token, handlers, { watch = false } = {}) {
@@ -91,6 +101,7 @@ export class GameSocket {
     this.stopped = false;
     this.socket = null;
     this.pinger = null;
+    this.deadline = null; // the timer of the answer awaited since a ping (null: none awaited)
     this.retry = null; // the timer of the next try while the connection is down
     this.heard = 0; // messages received (a caller may tell a silent connection from a slow answer)
     this.onOnline = () => this.wake();
@@ -105,13 +116,15 @@ export class GameSocket {
     socket.addEventListener("open", () => {
       if (this.socket !== socket) return;
       this.delay = 500;
-      clearInterval(this.pinger);
-      this.pinger = setInterval(() => this.send({ type: "ping" }), 25000);
+      this.stopBeat();
+      this.pinger = setInterval(() => this.ping(), HEARTBEAT.pingMs);
       this.handlers.open?.();
     });
     socket.addEventListener("message", (event) => {
       if (this.socket !== socket) return; // a stalled socket given up on: the new one speaks
       this.heard += 1;
+      clearTimeout(this.deadline); // any message is proof of life
+      this.deadline = null;
       let msg;
       try {
         msg = JSON.parse(event.data);
@@ -122,7 +135,7 @@ export class GameSocket {
       this.handlers.message?.(msg);
     });
     socket.addEventListener("close", (event) => {
-      if (this.socket !== socket) return; // given up on already (reconnect): its pinger went then
+      if (this.socket !== socket) return; // given up on already (reconnect): its heartbeat went then
       const code = CLOSE_CODES[event.code];
       if (code && !this.stopped) {
         this.stopped = true;
@@ -132,9 +145,33 @@ export class GameSocket {
     });
   }
 
+  /** Ping, and await some message within the deadline (the one set already, if it still runs: a
+   * connection that never answers is caught however short the pings' interval). */
+  ping() {
+    if (!this.send({ type: "ping" }) || this.deadline !== null) return;
+    this.deadline = setTimeout(() => this.silent(), HEARTBEAT.pongMs);
+  }
+
+  /** Nothing came since a ping: the connection stalled while nothing else awaited an answer (a
+   * player waiting for the opponent). The page is told, and the connection opened afresh; the
+   * backoff of `lost` paces the tries, so a server that stays silent is not hammered. */
+  silent() {
+    this.deadline = null;
+    this.handlers.stalled?.(); // the page may reconnect itself meanwhile: then this does nothing
+    this.reconnect();
+  }
+
+  /** The heartbeat stops: a connection gone, given up on or closed for good awaits no pong. */
+  stopBeat() {
+    clearInterval(this.pinger);
+    clearTimeout(this.deadline);
+    this.pinger = null;
+    this.deadline = null;
+  }
+
   /** The connection is gone: say so, then try again after the backoff (unless stopped). */
   lost() {
-    clearInterval(this.pinger);
+    this.stopBeat();
     this.handlers.close?.(!this.stopped);
     if (this.stopped) return;
     clearTimeout(this.retry);
@@ -179,7 +216,7 @@ export class GameSocket {
   close() {
     this.stopped = true;
     this.handlers = {};
-    clearInterval(this.pinger);
+    this.stopBeat();
     clearTimeout(this.retry);
     this.retry = null;
     window.removeEventListener("online", this.onOnline);

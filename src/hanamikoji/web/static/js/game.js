@@ -19,7 +19,8 @@ import { paceMs, prefs, reducedMotion, setPref } from "./prefs.js";
 import { ScoringDialog, standingOf } from "./scoring.js";
 import { ShareBox } from "./share.js";
 import { playSound } from "./sound.js";
-import { GEISHA_TO_WIN, asTable, seatName, watchLog, watchNews, watchResult, watchStatus } from "./spectate.js";
+import { GEISHA_TO_WIN, asTable, seatMark, seatName, watchLog, watchNews, watchResult, watchStatus } from "./spectate.js";
+import { markNode, markedText } from "./who.js";
 import { confirmLabel, displayName, logEntries, moveLabel, sinceMyMove } from "./words.js";
 
 const gameId = gameIdFromPath();
@@ -576,8 +577,12 @@ function renderScorebar(msg, progress) {
   fill($("#my-standing"), standing(msg, seat, charm[seat], now.geisha[seat], myName(msg), "my-name"));
   fill($("#opp-standing"), standing(msg, other, charm[other], now.geisha[other], opponentName(msg), "opp-name"));
   if (msg.game.bots?.[other]) $("#opp-name")?.append(" ", h("span", { class: "bot-badge", text: t("bots.badge"), title: t("bots.badge_title") })); // a bot (docs/bots.md)
-  $("#my-standing").setAttribute("aria-label", standingLabel(myName(msg), charm[seat], now.geisha[seat], view.first === seat && playing(msg)));
-  $("#opp-standing").setAttribute("aria-label", standingLabel(opponentName(msg), charm[other], now.geisha[other], view.first === other && playing(msg)));
+  // beside a name anyone may type, what tells an account from a guest (js/who.js)
+  const [myMark, oppMark] = [seatMark(msg, seat), seatMark(msg, other)];
+  if (myMark) $("#my-name")?.after(markNode(myMark));
+  if (oppMark) $("#opp-name")?.after(markNode(oppMark));
+  $("#my-standing").setAttribute("aria-label", standingLabel(markedText(myName(msg), myMark), charm[seat], now.geisha[seat], view.first === seat && playing(msg)));
+  $("#opp-standing").setAttribute("aria-label", standingLabel(markedText(opponentName(msg), oppMark), charm[other], now.geisha[other], view.first === other && playing(msg)));
   for (const id of ["#my-standing", "#opp-standing"]) $(id).setAttribute("role", "group");
 }
 
@@ -1152,6 +1157,7 @@ async function main() {
       render();
     },
     message: onMessage,
+    stalled, // a ping unanswered while waiting: said, and reconnected, as for a late answer
     close(retrying) {
       if (FINAL.includes(ui.conn)) return render();
       ui.failures += 1;

@@ -7,6 +7,7 @@ import { reasonOf } from "./errors.js";
 import { initI18n, onLanguageChange, t } from "./i18n.js";
 import { accountLink, whoAmI } from "./mine.js";
 import "./prefs.js"; // the theme chosen at the table holds here too
+import { markNode, markedText, whoMark as markOf } from "./who.js";
 
 const lobby = {
   challenges: new Map(), // id -> challenge, as the server shows it to this visitor
@@ -49,8 +50,12 @@ function rulesText(c) {
   return c.max_rounds ? t("mine.rules_max", { n: c.max_rounds }) : t("mine.rules_none");
 }
 
+/** The creator's name as the game will show it: the name they typed, or their seat's
+ * ("Player 1", "Player 2"; with seats by lot, either). */
 function who(c) {
-  return c.mine ? t("lobby.you") : c.name || t("lobby.guest");
+  if (c.mine) return t("lobby.you");
+  if (c.name) return c.name;
+  return c.seat === "random" ? t("lobby.player_1_or_2") : t("game.player_n", { n: c.seat + 1 });
 }
 
 /** The creator's rating in the challenge's time control's family ("?": provisional), or "". */
@@ -59,31 +64,17 @@ function ratingText(c) {
   return r ? `(${r.rating}${r.provisional ? "?" : ""})` : "";
 }
 
-/**
- * What tells who made it, beside the name they typed (which anyone may type): an account's
- * @user name, a guest's "guest" mark ("A guest", for a guest who typed no name, says it already).
- */
-function whoMark(c) {
-  if (c.mine) return null;
-  if (c.username) return { account: c.username, text: `@${c.username}` };
-  return c.name ? { guest: true, text: t("lobby.guest_mark") } : null;
-}
+/** What tells who made it, beside the name they typed (which anyone may type): js/who.js. */
+const whoMark = (c) => (c.mine ? null : markOf(c.username));
 
 /** Who made it, their @user name or guest mark, and their rating: as words (the buttons' labels). */
 function whoRated(c) {
-  const mark = whoMark(c);
-  const named = !mark ? who(c) : mark.guest ? `${who(c)}, ${mark.text}` : `${who(c)} ${mark.text}`;
-  return [named, ratingText(c)].filter(Boolean).join(" ");
+  return [markedText(who(c), whoMark(c)), ratingText(c)].filter(Boolean).join(" ");
 }
 
 /** The same, shown: an account's @user name links to its profile. */
 function whoNode(c) {
-  const mark = whoMark(c);
-  const node = !mark
-    ? null
-    : mark.account
-      ? h("a", { class: "challenge-user small", href: `/@/${encodeURIComponent(mark.account)}`, text: mark.text, title: t("lobby.profile_of", { name: mark.account }) })
-      : h("span", { class: "guest-mark small muted", text: mark.text, title: t("lobby.guest_mark_title") });
+  const node = markNode(whoMark(c), "challenge-user");
   const rating = ratingText(c);
   // <bdi>: a name in a right-to-left script cannot reorder the mark and the rating after it
   return h("span", { class: "challenge-who", "data-username": c.username || null, "data-guest": c.username ? null : "true" }, h("bdi", { text: who(c) }), node ? [" ", node] : null, rating ? ` ${rating}` : null);

@@ -6,6 +6,7 @@ import { controlText, formatClock } from "./clock.js";
 import { $, fill, h } from "./dom.js";
 import { reasonOf } from "./errors.js";
 import { onLanguageChange, t } from "./i18n.js";
+import { markedName, markedText, sentence, whoMark } from "./who.js";
 import { displayName } from "./words.js";
 
 const list = {
@@ -43,6 +44,18 @@ function opponent(game) {
   return displayName(game.opponent, 1 - game.seat);
 }
 
+/** The opponent's @user name or guest mark (js/who.js): none for the AI or a friend not yet come. */
+const opponentMark = (game) => whoMark(game.opponent_username, game.mode !== "ai" && game.turn !== "invite");
+
+/** "against Bob @bob_q", as words (`text`, the buttons' labels) and shown (`nodes`). */
+function against(game) {
+  const mark = opponentMark(game);
+  return {
+    text: t("mine.against", { name: markedText(opponent(game), mark) }),
+    nodes: sentence("mine.against", {}, { name: markedName(opponent(game), mark) }),
+  };
+}
+
 function rules(game) {
   const n = game.rules?.max_rounds;
   const text = n ? t("mine.rules_max", { n }) : t("mine.rules_none");
@@ -61,25 +74,27 @@ function onItem(game) {
     game.turn === "you" ? t("mine.your_turn") : game.turn === "invite" ? t("mine.invite") : t("mine.their_turn", { name: who });
   if (game.left !== null && game.left !== undefined) status = `${status} · ${t("clock.left", { time: formatClock(game.left, game.control) })}`;
   // A friend who has not come yet has no name to show.
-  const what = game.turn === "invite" ? rules(game) : `${t("mine.against", { name: who })} · ${rules(game)}`;
+  const vs = game.turn === "invite" ? null : against(game);
+  const what = vs ? `${vs.text} · ${rules(game)}` : rules(game);
   const mine = game.turn === "you";
   return h(
     "li",
     { class: `mine-game${mine ? " is-turn" : ""}`, "data-game": game.game, "data-turn": game.turn },
     h("span", { class: "mine-status", text: status }),
-    h("span", { class: "mine-what", text: what }),
+    h("span", { class: "mine-what" }, vs ? [vs.nodes, ` · ${rules(game)}`] : what),
     h("a", { class: `btn${mine ? " primary" : ""}`, href: game.url, text: t("mine.continue"), "aria-label": `${t("mine.continue")}: ${status}, ${what}` }),
   );
 }
 
 function finishedItem(game) {
   const result = t(`mine.${game.result}`);
-  const what = `${t("mine.against", { name: opponent(game) })} · ${day(game.updated)}`;
+  const vs = against(game);
+  const what = `${vs.text} · ${day(game.updated)}`;
   return h(
     "li",
     { class: "mine-game", "data-game": game.game, "data-result": game.result },
     h("span", { class: `mine-status result-${game.result}`, text: result }),
-    h("span", { class: "mine-what", text: what }),
+    h("span", { class: "mine-what" }, vs.nodes, ` · ${day(game.updated)}`),
     h("a", { class: "btn", href: game.review, text: t("mine.review"), "aria-label": `${t("mine.review")}: ${result}, ${what}` }),
   );
 }

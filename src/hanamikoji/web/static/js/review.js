@@ -10,6 +10,7 @@ import { drawGraph, legendSwatch, markOf } from "./graph.js";
 import { displayName, frameLine, moveLabel } from "./words.js";
 import { parseMove } from "./notation.js";
 import { GEISHA_TO_WIN } from "./spectate.js";
+import { markedName, sentence, whoMark } from "./who.js";
 import "./prefs.js"; // the theme chosen at the table (light, dark or the system's) holds here too
 
 const gameId = gameIdFromPath();
@@ -36,11 +37,18 @@ const names = () => {
   const game = state.review.game || {};
   return game.names || state.review.record.players || ["", ""];
 };
+const isAi = (game, name) => game.mode === "ai" && game.level && name === game.level;
 function nameOf(seat) {
   const game = state.review.game || {};
   const name = names()[seat];
-  if (game.mode === "ai" && game.level && name === game.level) return t("game.ai_name", { level: t(`levels.${game.level}`) });
+  if (isAi(game, name)) return t("game.ai_name", { level: t(`levels.${game.level}`) });
   return displayName(name, seat);
+}
+
+/** A seat's name with what tells an account from a guest (js/who.js); the AI's alone. */
+function markedNameOf(seat) {
+  const game = state.review.game || {};
+  return markedName(nameOf(seat), whoMark(game.usernames?.[seat], !isAi(game, names()[seat])));
 }
 
 /** The (round, index in its round) of each frame's move, from the record (null for a deal frame). */
@@ -81,7 +89,7 @@ function renderAll() {
   const far = 1 - near;
   const total = frames.length - 1;
 
-  $("#players").textContent = t("review.players", { a: nameOf(near), b: nameOf(far) });
+  fill($("#players"), sentence("review.players", {}, { a: markedNameOf(near), b: markedNameOf(far) }));
   $("#summary").textContent = summary();
   $("#step").textContent = state.frame === 0 ? t("review.step_deal", { total }) : t("review.step", { n: state.frame, total });
   const focused = document.activeElement;
@@ -193,7 +201,7 @@ function seatArea(frame, seat) {
   }));
   const turn = frame.to_move === seat;
   return [
-    h("h2", { class: `seat-name${turn ? " to-move" : ""}`, text: `${isolate(nameOf(seat))} · ${t("review.charm_geisha", { charm: frame.charm[seat], geisha: frame.geisha[seat] })}` }),
+    h("h2", { class: `seat-name${turn ? " to-move" : ""}` }, markedNameOf(seat), ` · ${t("review.charm_geisha", { charm: frame.charm[seat], geisha: frame.geisha[seat] })}`),
     h(
       "div",
       { class: "holder" },

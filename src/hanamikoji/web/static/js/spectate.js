@@ -4,6 +4,7 @@
 
 import { t } from "./i18n.js";
 import { offerRest, parseMove } from "./notation.js";
+import { whoMark } from "./who.js";
 import { cardsText, displayName, pairText } from "./words.js";
 
 /** The seat drawn near the bottom of a spectator's table. */
@@ -45,6 +46,20 @@ export function seatName(msg, seat) {
   const game = msg.game;
   if (game.mode === "ai" && game.ai_seat === seat) return t("game.ai_name", { level: t(`levels.${game.level}`) });
   return displayName(game.names?.[seat], seat);
+}
+
+/**
+ * What tells a seat's player apart beside the name they typed (js/who.js), at a player's table or
+ * a spectator's: an account's @user name (`game.usernames`, absent when no seat is an account's),
+ * else the guest mark (the player's own too: how the others see them); nothing for the AI or a
+ * seat nobody has taken yet.
+ */
+export function seatMark(msg, seat) {
+  const game = msg.game;
+  const own = !msg.spectator && seat === game.seat;
+  const ai = game.mode === "ai" && !own && (msg.spectator ? game.ai_seat === seat : true);
+  const joined = own || (msg.spectator ? game.joined?.[seat] : game.opponent_joined);
+  return whoMark(game.usernames?.[seat], !ai && Boolean(joined));
 }
 
 const names = (msg) => [seatName(msg, 0), seatName(msg, 1)];
