@@ -1,6 +1,7 @@
 // The lobby (/lobby): the open challenges, live over /ws/lobby; Play someone now; a challenge of
 // one's own, to anyone or to one player (docs/web.md, "The lobby").
 
+import { GameSocket } from "./api.js";
 import { controlText } from "./clock.js";
 import { $, fill, h } from "./dom.js";
 import { reasonOf } from "./errors.js";
@@ -17,6 +18,7 @@ const lobby = {
   starting: false,
   bots: [], // the bots connected now, as the server lists them (docs/bots.md)
 };
+let socket = null; // the lobby's live updates: connect()
 
 /** A bot in the lobby: its name, the BOT mark, its rating and what it accepts; Challenge. */
 function botItem(b) {
@@ -188,6 +190,7 @@ function fail(answer) {
 /** Off to the table (a game was found, or a challenge accepted). */
 function start(url) {
   lobby.starting = true;
+  socket?.close(); // no reconnect, nor a second start, while the table loads
   render();
   location.assign(url);
 }
@@ -270,30 +273,25 @@ function onMessage(msg) {
   render();
 }
 
-/** The lobby's socket, reconnecting by itself (0.5 s .. 15 s) and pinging every 25 s. */
-function connect(delay = 500) {
-  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  const socket = new WebSocket(`${scheme}//${location.host}/ws/lobby`);
-  let pinger = null;
-  socket.addEventListener("open", () => {
-    lobby.conn = "open";
-    delay = 500;
-    pinger = setInterval(() => socket.readyState === WebSocket.OPEN && socket.send('{"type":"ping"}'), 25000);
-    render();
-  });
-  socket.addEventListener("message", (event) => {
-    try {
-      onMessage(JSON.parse(event.data));
-    } catch {
-      /* not ours */
-    }
-  });
-  socket.addEventListener("close", () => {
-    clearInterval(pinger);
+/** The lobby's socket: js/api.js's GameSocket, whose path for the id "lobby" is /ws/lobby. It
+ * reconnects by itself, and its heartbeat notices a connection gone silent without a close (the
+ * challenges made meanwhile would never show): each connection opens with the server's listing,
+ * so a reconnect shows what was missed. */
+function connect() {
+  const lost = () => {
     if (lobby.starting || lobby.conn === "disabled") return;
     lobby.conn = "lost";
     render();
-    setTimeout(() => connect(Math.min(delay * 2, 15000)), delay);
+  };
+  return new GameSocket("lobby", null, {
+    open() {
+      lobby.conn = "open";
+      render();
+    },
+    // 4403 is the lobby's close for a disabled account, should its message not have come first
+    message: (msg) => onMessage(msg.type === "error" && msg.code === "bad-token" ? { ...msg, code: "disabled" } : msg),
+    close: lost,
+    stalled: lost,
   });
 }
 
@@ -316,7 +314,7 @@ async function main() {
     onLanguageChange(() => accountLink(me));
   });
   render();
-  connect();
+  socket = connect();
 }
 
 main();
