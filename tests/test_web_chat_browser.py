@@ -74,14 +74,14 @@ def test_two_players_and_a_spectator_talk(server: Server, browser: Browser) -> N
     say(anna, "<b>x</b> <img src=x onerror=alert(1)>")
     shows(bob, "<b>x</b>", "Bob sees what Anna typed")
     assert bob.locator("#chat-lines b, #chat-lines img").count() == 0
-    assert lines(bob) == ["Anna: <b>x</b> <img src=x onerror=alert(1)>"]
+    assert lines(bob) == ["Anna guest: <b>x</b> <img src=x onerror=alert(1)>"]
     assert lines(anna) == ["You: <b>x</b> <img src=x onerror=alert(1)>"]
     assert anna.locator("#chat-input").input_value() == ""
 
     # A quick phrase, in words.
     bob.locator('#chat button[data-phrase="good-luck"]').click()
     shows(anna, "Good luck!", "Anna sees Bob's quick phrase")
-    assert lines(anna)[-1] == "Bob: Good luck!"
+    assert lines(anna)[-1] == "Bob guest: Good luck!"
 
     # Bob's table with the chat: the hand and the actions stay on screen.
     shot(anna, "chat-1366x768.png", full_page=False)
@@ -155,7 +155,7 @@ def test_two_players_and_a_spectator_talk(server: Server, browser: Browser) -> N
     anna.goto(f"{server.url}/review/{game}")
     until(anna, "() => !document.querySelector('#review-chat').hidden", why="the review's chat")
     text = anna.locator("#review-chat").inner_text()
-    assert "You: <b>x</b> <img src=x onerror=alert(1)>" in text and "Bob: Good luck!" in text
+    assert "You: <b>x</b> <img src=x onerror=alert(1)>" in text and "Bob guest: Good luck!" in text
     assert "Guest: what a start" in text and "Spectators' chat" in text
     assert anna.locator("#review-chat b, #review-chat img").count() == 0
     shot(anna, "chat-review-1366x768.png")

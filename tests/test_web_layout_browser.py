@@ -152,7 +152,7 @@ def test_the_chat_is_usable_after_the_end_on_a_laptop(server: Server, browser: B
         "() => document.querySelector('#chat-lines').textContent.includes('gg')",
         why="Anna sees Bob's words",
     )
-    assert f"{FSI}{LONG_RTL_NAME}{PDI}: gg" in anna.locator("#chat-lines").inner_text()
+    assert f"{FSI}{LONG_RTL_NAME}{PDI} guest: gg" in anna.locator("#chat-lines").inner_text()
     close(anna, bob)
 
 

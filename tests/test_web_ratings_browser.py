@@ -93,7 +93,7 @@ def test_a_correspondence_game_survives_the_browser_and_moves_both_ratings(
         assert anna.locator("svg.rating-plot[data-family='correspondence'] circle").count() == 1
         assert anna.locator("#profile-username").inner_text() == "user name @anna_r"
         assert (
-            anna.locator(f'#profile-games li[data-game="{game}"] a').get_attribute("href")
+            anna.locator(f'#profile-games li[data-game="{game}"] a.btn').get_attribute("href")
             == f"/review/{game}"
         )
         shot(anna, "ratings-profile.png")

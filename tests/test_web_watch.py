@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -14,10 +15,11 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from hanamikoji.web.limits import Limits
-from hanamikoji.web.server import GAMES_ON, Settings, create_app
+from hanamikoji.web.server import ACCOUNTS, GAMES_ON, Settings, create_app
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import open_store
 from lobby_support import Server, call, meet
+from test_web_accounts import CHEAP, sign_up
 from web_support import (
     Seat,
     backend_database,
@@ -190,6 +192,7 @@ async def test_the_games_on_now(client: Client, service: GameService) -> None:
     assert shown["names"] == ["Player 1", "Player 2"] and shown["round"] == 1
     assert shown["mode"] == "friend" and shown["to_move"] == 0 and shown["charm"] == [0, 0]
     assert not {"token", "tokens", "invite", "players"} & set(shown)
+    assert "usernames" not in shown  # no seat is an account's: as the spectator's state
 
     # read again from the database only every few seconds
     await play_out(seats, random.Random(4))
@@ -237,4 +240,44 @@ async def test_the_highest_rated_games_between_people_come_first(site: Server) -
         # the mean ratings 1850 and 1500, then the AI's master, then a game with a new player
         assert [g["game"] for g in listing["games"]] == [*games[:2], master["game"], games[2]]
         for seat in (*high, *low, *unrated):
+            await seat.ws.close()
+
+
+async def test_the_list_tells_an_account_from_a_guest_of_the_same_name(site: Server) -> None:
+    """GAME_ON's ``usernames``: an account seat's user name, null for a guest (absent when no
+    seat is an account's), read in one query for the whole list; never a player id."""
+    site.app[ACCOUNTS].hasher = CHEAP
+    store: Any = site.service.store  # (its usernames counted)
+    asked: list[list[str]] = []
+    usernames = store.usernames
+
+    async def counted(ids: Any) -> dict[str, str]:
+        asked.append(list(ids))
+        found: dict[str, str] = await usernames(ids)
+        return found
+
+    async with contextlib.AsyncExitStack() as stack:
+        a, b, c, d = [await stack.enter_async_context(site.browser()) for _ in range(4)]
+        await sign_up(a, "alice")
+        await call(b, "POST", "/api/me", 200, json={"name": "alice"})
+        mixed = await meet(site, a, b)
+        guests = await meet(site, c, d)
+        ids = [str(seats[0].state["game"]["id"]) for seats in (mixed, guests) if seats[0].state]
+        store.usernames = counted
+        try:
+            listing = await call(c, "GET", "/api/watch", 200)
+        finally:
+            del store.usernames
+        assert len(asked) == 1  # one query for the list, not one a game
+        shown = {g["game"]: g for g in listing["games"]}
+        assert shown[ids[0]]["names"] == ["alice", "alice"]  # the same name, typed by each
+        assert shown[ids[0]]["usernames"] == ["alice", None]
+        assert "usernames" not in shown[ids[1]]
+        text = json.dumps(listing)
+        for game in ids:
+            row = await store.load(game)
+            assert row is not None
+            for secret in (*row.players, *row.tokens):
+                assert secret is None or secret not in text
+        for seat in (*mixed, *guests):
             await seat.ws.close()

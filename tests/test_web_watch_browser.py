@@ -68,7 +68,8 @@ def test_a_spectator_watches_a_whole_game(server: Server, browser: Browser) -> N
         spectator.goto(f"{server.url}/watch")
         row = spectator.locator(f'#games-on li[data-game="{game}"]')
         row.wait_for()
-        assert "Anna vs Bob" in row.inner_text() and "Between friends" in row.inner_text()
+        text = row.inner_text()
+        assert "Anna guest vs Bob guest" in text and "Between friends" in text
         shot(spectator, "watch-list.png")
         row.locator("a").click()
         spectator.wait_for_url(f"{server.url}/g/{game}")

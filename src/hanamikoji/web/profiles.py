@@ -55,8 +55,14 @@ async def profile(store: Store, name: Any) -> dict[str, Any]:
         for h in await store.rating_history(account.id)
     ]
     games = []
-    for row, updated in await store.player_games(account.id, "over", GAMES_SHOWN):
+    rows = await store.player_games(account.id, "over", GAMES_SHOWN)
+    # The opponents' user names (public, as their profiles), one query for the list: what tells
+    # an account from a guest who typed the same name.
+    ids = sorted({p for row, _ in rows for p in row.players if p is not None})
+    accounts = await store.usernames(ids) if ids else {}
+    for row, updated in rows:
         seat = 0 if row.players[0] == account.id else 1
+        opponent = row.players[1 - seat]
         winner = (row.result or {}).get("winner")
         games.append(
             {
@@ -64,6 +70,7 @@ async def profile(store: Store, name: Any) -> dict[str, Any]:
                 "mode": row.mode,
                 "level": row.level,
                 "opponent": row.names[1 - seat],
+                "opponent_username": accounts.get(opponent) if opponent else None,
                 "control": row.control or "none",
                 "rated": row.rated,
                 "result": "draw" if winner is None else "won" if winner == seat else "lost",

@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 from hanamikoji.ai.levels import LEVELS
 from hanamikoji.web.game import LiveGame, now_ms
 from hanamikoji.web.limits import Limits, TooMany
-from hanamikoji.web.messages import clock_json, public_view, scoring_json
+from hanamikoji.web.messages import add_usernames, clock_json, public_view, scoring_json
 from hanamikoji.web.ratings import family_of
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import GameRow, Store
@@ -180,27 +180,31 @@ class GamesOn:
         # Sorted by rank, the most recent first within it (the query's order is kept).
         rated = await _mean_ratings(self.service.store, [row for row, _ in rows])
         rows.sort(key=lambda pair: _rank(pair[0], rated))
+        shown = rows[:GAMES_ON_LIMIT]
+        # Each account seat's user name (public, as on its profile), one query for the list.
+        ids = sorted({p for row, _ in shown for p in row.players if p is not None})
+        accounts = await self.service.store.usernames(ids) if ids else {}
         out = []
-        for row, updated in rows[:GAMES_ON_LIMIT]:
+        for row, updated in shown:
             game = await self.service.get(row.id)
             if game is None or game.state.is_over:
                 continue
             state = game.state
-            out.append(
-                {
-                    "game": row.id,
-                    "url": f"/g/{row.id}",
-                    "mode": row.mode,
-                    "level": row.level,
-                    "ai_seat": row.ai_seat,
-                    "names": list(row.names),
-                    "rules": {"max_rounds": row.max_rounds},
-                    "control": row.control or "none",
-                    "rated": row.rated,
-                    "round": state.round,
-                    "charm": list(state.charm),
-                    "to_move": state.to_move,
-                    "updated": updated,
-                }
-            )
+            listed: dict[str, Any] = {
+                "game": row.id,
+                "url": f"/g/{row.id}",
+                "mode": row.mode,
+                "level": row.level,
+                "ai_seat": row.ai_seat,
+                "names": list(row.names),
+                "rules": {"max_rounds": row.max_rounds},
+                "control": row.control or "none",
+                "rated": row.rated,
+                "round": state.round,
+                "charm": list(state.charm),
+                "to_move": state.to_move,
+                "updated": updated,
+            }
+            add_usernames(listed, [None if p is None else accounts.get(p) for p in row.players])
+            out.append(listed)
         return out

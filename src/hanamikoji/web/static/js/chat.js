@@ -4,6 +4,7 @@
 
 import { $, fill, h } from "./dom.js";
 import { isolate, t } from "./i18n.js";
+import { markAlone, markedName, whoMark } from "./who.js";
 
 export const PHRASES = ["hello", "good-luck", "well-played", "thanks"];
 export const MAX_CHAT = 200; // the server's limit (hanamikoji.web.chat.MAX_CHAT)
@@ -13,13 +14,25 @@ export function said(line) {
   return line.phrase ? t(`chat.phrase.${line.phrase}`) : line.text;
 }
 
-/** One message as a list item: who, then what ("name" is a function of the line). */
+/**
+ * Who wrote a line of the spectators' room, where nobody types a name: its `name` is the account's
+ * user name (shown as @name, linked to the profile), or null for a guest ("Guest", marked so).
+ */
+function spectatorName(line) {
+  return markAlone(line.name, t("chat.guest"));
+}
+
+/**
+ * One message as a list item: who, then what ("name" is a function of the line, giving text or
+ * a node: a name with its mark).
+ */
 export function lineItem(line, name, mine = false) {
   const when = new Date(line.at);
+  const who = name(line);
   return h(
     "li",
     { class: `chat-line${mine ? " chat-mine" : ""}${line.phrase ? " phrase" : ""}`, "data-id": line.id, title: when.toLocaleTimeString() },
-    h("span", { class: "chat-who", text: `${isolate(name(line))}:` }),
+    h("span", { class: "chat-who" }, typeof who === "string" ? isolate(who) : who, ":"),
     " ",
     h("span", { class: "chat-said", text: isolate(said(line)) }),
   );
@@ -145,13 +158,14 @@ export class ChatBox {
     return false;
   }
 
-  /** Whose a line is, in this page's words. */
+  /** Whose a line is, in this page's words, with the author's mark (one's own: "You"). */
   nameOf(line) {
-    if (this.room === "spectators") return line.name || t("chat.guest");
+    if (this.room === "spectators") return spectatorName(line);
     const msg = this.msg;
     if (!msg) return "";
     if (!msg.spectator && line.seat === msg.view.seat) return t("chat.you");
-    return this.seatName(msg, line.seat);
+    // The opponent's name as typed, and what tells an account from a guest who typed the same.
+    return markedName(this.seatName(msg, line.seat), whoMark(msg.game.usernames?.[line.seat]));
   }
 
   render(scroll = false) {
@@ -195,7 +209,10 @@ export class ChatBox {
   }
 }
 
-/** The chat of a finished game in its review: each room with messages, as lists (none: hidden). */
+/**
+ * The chat of a finished game in its review: each room with messages, as lists (none: hidden).
+ * nameOfSeat(seat) gives text, or a node made for each call (a name with its mark, js/who.js).
+ */
 export function renderReviewChat(root, rooms, nameOfSeat, mySeat) {
   const sections = [];
   const room = (title, lines, name, mine) =>
@@ -209,7 +226,7 @@ export function renderReviewChat(root, rooms, nameOfSeat, mySeat) {
     sections.push(room(t("chat.title_players"), rooms.players, (l) => (l.seat === mySeat ? t("chat.you") : nameOfSeat(l.seat)), (l) => l.seat === mySeat));
   }
   if (rooms.spectators?.length) {
-    sections.push(room(t("chat.title_spectators"), rooms.spectators, (l) => l.name || t("chat.guest"), () => false));
+    sections.push(room(t("chat.title_spectators"), rooms.spectators, spectatorName, () => false));
   }
   root.hidden = sections.length === 0;
   fill(root, ...(sections.length ? [h("h2", { text: t("chat.review_title") }), sections] : []));

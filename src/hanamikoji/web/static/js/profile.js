@@ -8,6 +8,7 @@ import { $, fill, h, s } from "./dom.js";
 import { reasonOf } from "./errors.js";
 import { initI18n, isolate, onLanguageChange, t } from "./i18n.js";
 import "./prefs.js";
+import { markedName, markedText, sentence, whoMark } from "./who.js";
 
 const page = { data: null, error: null };
 const FAMILIES = ["real-time", "correspondence"];
@@ -56,12 +57,15 @@ function plot(family, points) {
 
 function gameItem(g) {
   const result = t(`profile.result.${g.result}`);
-  const what = [t("profile.vs", { name: g.opponent }), g.control !== "none" ? g.control : "", t(g.rated ? "profile.rated" : "profile.casual")].filter(Boolean).join(" · ");
+  // The opponent's name as typed, with their @user name or the guest mark (js/who.js); the AI's alone.
+  const mark = whoMark(g.opponent_username, g.mode !== "ai");
+  const rest = [g.control !== "none" ? g.control : "", t(g.rated ? "profile.rated" : "profile.casual")].filter(Boolean).map((part) => ` · ${part}`).join("");
+  const what = `${t("profile.vs", { name: markedText(g.opponent, mark) })}${rest}`;
   return h(
     "li",
     { class: "mine-game", "data-game": g.game },
     h("span", { class: "mine-status", text: result }),
-    h("span", { class: "mine-what", text: what }),
+    h("span", { class: "mine-what" }, sentence("profile.vs", {}, { name: markedName(g.opponent, mark) }), rest),
     h("a", { class: "btn", href: g.review, text: t("profile.review"), "aria-label": `${t("profile.review")}: ${result}, ${what}` }),
   );
 }

@@ -495,7 +495,7 @@ async function showChat(seat) {
     return;
   }
   if (!answer.ok || !answer.body) return;
-  const draw = () => renderReviewChat($("#review-chat"), answer.body, nameOf, seat);
+  const draw = () => renderReviewChat($("#review-chat"), answer.body, markedNameOf, seat);
   draw();
   onLanguageChange(draw);
 }

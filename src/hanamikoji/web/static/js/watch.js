@@ -8,6 +8,7 @@ import { reasonOf } from "./errors.js";
 import { initI18n, onLanguageChange, t } from "./i18n.js";
 import "./prefs.js"; // the theme chosen at the table holds here too
 import { seatName } from "./spectate.js";
+import { markedName, markedText, sentence, whoMark } from "./who.js";
 
 const REFRESH_MS = 10_000;
 
@@ -18,9 +19,17 @@ function kind(game) {
   return t(game.mode === "lobby" ? "watch.kind_lobby" : "watch.kind_friend");
 }
 
+/**
+ * A seat's account's @user name (`usernames`, absent when no seat is an account's) or the guest
+ * mark (js/who.js); nothing for the AI.
+ */
+const markOf = (game, seat) => whoMark(game.usernames?.[seat], !(game.mode === "ai" && game.ai_seat === seat));
+
 function item(game) {
   const msg = { game };
-  const players = t("watch.vs", { a: seatName(msg, 0), b: seatName(msg, 1) });
+  const [a, b] = [0, 1].map((seat) => ({ name: seatName(msg, seat), mark: markOf(game, seat) }));
+  const players = t("watch.vs", { a: markedText(a.name, a.mark), b: markedText(b.name, b.mark) });
+  const shown = sentence("watch.vs", {}, { a: markedName(a.name, a.mark), b: markedName(b.name, b.mark) });
   const round = game.rules?.max_rounds ? t("game.round_of", { round: game.round, max: game.rules.max_rounds }) : t("game.round", { round: game.round });
   const parts = [kind(game), round, t("watch.charm", { a: game.charm[0], b: game.charm[1] })];
   if (game.control && game.control !== "none") parts.push(game.control);
@@ -29,7 +38,7 @@ function item(game) {
   return h(
     "li",
     { class: "mine-game", "data-game": game.game, "data-level": game.level ?? "" },
-    h("span", { class: "mine-status", text: players }),
+    h("span", { class: "mine-status" }, shown),
     h("span", { class: "mine-what", text: what }),
     h("a", { class: "btn primary", href: game.url, text: t("watch.watch"), "aria-label": `${t("watch.watch")}: ${players}, ${what}` }),
   );

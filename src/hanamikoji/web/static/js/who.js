@@ -1,6 +1,7 @@
 // What tells players apart beside the name they typed, which anyone may type: an account's
 // @user name, linked to its profile, or a guest's "guest" mark (docs/web.md, "The lobby"). The
-// lobby, the table, the home page's games, the spectator's table and the review all show it so.
+// lobby, the table, the home page's games, the spectator's table, the review, the chat, the games
+// on now (/watch) and a profile's games all show it so.
 
 import { h } from "./dom.js";
 import { isolate, t } from "./i18n.js";
@@ -32,6 +33,14 @@ export function markNode(mark, linkClass = "user-mark") {
 export function markedName(name, mark) {
   const node = markNode(mark);
   return h("span", { class: "marked-name", "data-username": mark?.account || null, "data-guest": mark?.guest ? "true" : null }, isolate(name), node ? [" ", node] : null);
+}
+
+/**
+ * Someone shown by their mark alone, where nobody typed a name (the spectators' chat): an
+ * account's @user name linked to its profile, else `guestText` marked as a guest's.
+ */
+export function markAlone(username, guestText = t("lobby.guest_mark")) {
+  return markNode(username ? whoMark(username) : { guest: true, text: guestText });
 }
 
 const SLOT = "\u0000"; // no translation holds it: where a node goes in a translated sentence
