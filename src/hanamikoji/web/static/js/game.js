@@ -484,6 +484,7 @@ function renderAll() {
   renderPanel(msg);
   chat?.update(msg);
   guide?.update(msg, { selected: selectedCards(msg), action: ui.action, hint: ui.hint, hintAsked: ui.hintAsked });
+  rove();
 }
 
 /** The game is over on the page only once its last scoring has been watched. */
@@ -701,7 +702,7 @@ function renderOffer(msg) {
   const parts = [title];
   // the whole Gift is shown when equal cards make fewer buttons than cards
   if (m.kind === "G" && new Set(m.cards).size < m.cards.length) parts.push(h("div", { class: "offer-cards", role: "img", "aria-label": t("offer.cards", { cards: [...m.cards].join(", ") }) }, offerCards(m.cards)));
-  parts.push(h("div", { class: "picks" }, buttons));
+  parts.push(h("div", { class: "picks", role: "toolbar", "aria-labelledby": "offer-title" }, buttons));
   fill(box, parts);
 }
 
@@ -793,14 +794,14 @@ function renderChoices(msg) {
     fill(box, h("p", { class: "prompt", text: t("game.prompt_illegal") }));
     return;
   }
-  const intro = h("p", { class: "prompt", text: ui.action === "C" ? t("game.prompt_pairs") : t("game.prompt_confirm") });
+  const intro = h("p", { class: "prompt", id: "choices-prompt", text: ui.action === "C" ? t("game.prompt_pairs") : t("game.prompt_confirm") });
   const buttons = moves.map((move) => {
     const m = parseMove(move);
     const cls = `btn primary move${ui.hint?.move === move ? " suggested" : ""}`;
     const content = m.kind === "C" ? pairs(m) : [h("span", { class: "move-label", text: confirmLabel(move) })];
     return h("button", { type: "button", class: cls, "data-move": move, disabled: ui.sent, "aria-label": confirmLabel(move), onclick: () => play(move) }, content);
   });
-  fill(box, intro, h("div", { class: "move-buttons" }, buttons));
+  fill(box, intro, h("div", { class: "move-buttons", role: "toolbar", "aria-labelledby": "choices-prompt" }, buttons));
 }
 
 function renderStatus(msg) {
@@ -1005,15 +1006,59 @@ function chooseAction(a) {
   if (first) first.focus();
 }
 
-/** Arrow keys move between the cards of the hand, and between the actions. */
+// ---- the keyboard: each group is one tab stop ---------------------------------------------------
+// The hand, the actions, an offer's choices and the moves to confirm are each one stop of Tab (a
+// roving tabindex, as WAI-ARIA's toolbar): Tab goes group to group, and within a group the arrow
+// keys (Home, End) move; Space or Enter then does what a click does. A group is entered again at
+// the card or button last focused in it.
+
+/** The groups, in the page's order. */
+const GROUPS = ["#hand", "#offer .picks", "#my-actions", "#choices .move-buttons"];
+/** Each group's item that Tab enters it at: its key (a hand card's index, an action, a move). */
+const rovingAt = new Map();
+const itemKey = (item) => item.dataset.move ?? item.dataset.action ?? item.dataset.index ?? "";
+
+/** The group of a focused item, and its selector (null: not in a group). */
+function groupOf(node) {
+  for (const selector of GROUPS) {
+    const group = node?.closest?.(selector);
+    if (group && node.matches("button")) return { selector, group };
+  }
+  return null;
+}
+
+/** Give each group its one tab stop: the focused item, else the one last focused, else the first. */
+function rove() {
+  for (const selector of GROUPS) {
+    const group = $(selector);
+    if (!group) continue;
+    const items = $$("button", group);
+    const enabled = items.filter((b) => !b.disabled);
+    const at = rovingAt.get(selector);
+    const current = enabled.find((b) => b === document.activeElement) || enabled.find((b) => itemKey(b) === at) || enabled[0];
+    for (const item of items) item.tabIndex = item === current ? 0 : -1;
+  }
+}
+
+/** A focused item becomes its group's tab stop (by the arrows, a click, or the page's own focus). */
+function roveTo(event) {
+  const found = groupOf(event.target);
+  if (!found) return;
+  rovingAt.set(found.selector, itemKey(event.target));
+  for (const item of $$("button", found.group)) item.tabIndex = item === event.target ? 0 : -1;
+}
+
+/** Arrow keys (Home, End) move within a group: the cards of the hand, the actions, the choices. */
 function arrows(event) {
-  if (!["ArrowLeft", "ArrowRight", "Home", "End"].includes(event.key)) return;
-  const group = event.target.closest("#hand, #my-actions, #offer .picks, .move-buttons");
-  if (!group) return;
-  const items = $$("button:not(:disabled)", group);
+  const step = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 }[event.key];
+  if (step === undefined && !["Home", "End"].includes(event.key)) return;
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  const found = groupOf(event.target);
+  if (!found) return;
+  const items = $$("button:not(:disabled)", found.group);
   const i = items.indexOf(event.target);
   if (i < 0) return;
-  const j = { ArrowLeft: i - 1, ArrowRight: i + 1, Home: 0, End: items.length - 1 }[event.key];
+  const j = event.key === "Home" ? 0 : event.key === "End" ? items.length - 1 : i + step;
   items[(j + items.length) % items.length]?.focus();
   event.preventDefault();
 }
@@ -1120,6 +1165,7 @@ function wire() {
       render();
     }
   });
+  document.addEventListener("focusin", roveTo);
   document.addEventListener("visibilitychange", () => {
     if (!document.hidden && ui.msg) render();
   });
