@@ -79,7 +79,8 @@ def test_a_spectator_watches_a_whole_game(server: Server, browser: Browser) -> N
             why="the page of a visitor without a seat is not the spectator's table",
         )
         assert spectator.locator("#watching").is_visible()
-        assert spectator.locator("#watching-title").inner_text() == "You are watching Anna vs Bob"
+        banner = spectator.locator("#watching-title").inner_text()  # the names with their marks
+        assert banner == "You are watching Anna guest vs Bob guest", banner
         assert spectator.locator("#my-name").inner_text() == "Anna"
         assert spectator.locator("#opp-name").inner_text() == "Bob"
         assert spectator.locator("#no-seat").is_hidden()

@@ -19,8 +19,8 @@ import { paceMs, prefs, reducedMotion, setPref } from "./prefs.js";
 import { ScoringDialog, standingOf } from "./scoring.js";
 import { ShareBox } from "./share.js";
 import { playSound } from "./sound.js";
-import { GEISHA_TO_WIN, asTable, seatMark, seatName, watchLog, watchNews, watchResult, watchStatus } from "./spectate.js";
-import { markNode, markedText } from "./who.js";
+import { GEISHA_TO_WIN, asTable, seatMark, seatName, spokenName, watchLog, watchNews, watchResult, watchStatus } from "./spectate.js";
+import { markNode, markedName, markedText, sentence } from "./who.js";
 import { confirmLabel, displayName, logEntries, moveLabel, sinceMyMove } from "./words.js";
 
 const gameId = gameIdFromPath();
@@ -476,8 +476,8 @@ function renderAll() {
     freshNear: ui.fresh.near,
     freshFar: ui.fresh.far,
     nearSeat: view.seat,
-    nearName: msg.spectator ? myName(msg) : t("board.you"),
-    farName: opponentName(msg),
+    nearName: msg.spectator ? spokenName(msg, view.seat) : t("board.you"),
+    farName: msg.spectator ? spokenName(msg, 1 - view.seat) : opponentName(msg),
   });
   renderMine(msg);
   renderOffer(msg);
@@ -507,10 +507,12 @@ function renderNoSeat(noSeat) {
   $("#no-seat-text").textContent = ui.conn === "disabled" ? t("errors.disabled") : t(`no_seat.${why}_text`);
 }
 
-/** A spectator's banner: who plays whom. */
+/** A spectator's banner: who plays whom, each name with its mark, as in the scorebar (js/who.js). */
 function renderWatching(msg) {
   $("#watching").hidden = !msg.spectator;
-  if (msg.spectator) $("#watching-names").textContent = t("watch.vs", { a: seatName(msg, 0), b: seatName(msg, 1) });
+  if (!msg.spectator) return;
+  const [a, b] = [0, 1].map((s) => markedName(seatName(msg, s), seatMark(msg, s)));
+  fill($("#watching-names"), sentence("watch.vs", {}, { a, b }));
 }
 
 function renderNotices() {
@@ -636,7 +638,7 @@ function renderNear(msg) {
   const { view } = msg;
   $("#near-holder").hidden = false;
   for (const [seat, where] of [[view.seat, "near"], [1 - view.seat, "opp"]]) {
-    const name = seatName(msg, seat);
+    const name = spokenName(msg, seat);
     const n = msg.public.hand_sizes[seat];
     const secret = !view.actions_left[seat].includes("S") && playing(msg);
     const discard = !view.actions_left[seat].includes("D") && playing(msg);
@@ -651,8 +653,8 @@ function renderNear(msg) {
     $(`#${where}-secret`).setAttribute("aria-label", secret ? t("watch.secret_played", { name }) : t("game.no_secret"));
     $(`#${where}-discard`).setAttribute("aria-label", discard ? t("watch.discard_played", { name }) : t("game.no_discard"));
   }
-  $("#opp-title").textContent = seatName(msg, 1 - view.seat);
-  $("#my-title").textContent = seatName(msg, view.seat);
+  $("#opp-title").textContent = spokenName(msg, 1 - view.seat);
+  $("#my-title").textContent = spokenName(msg, view.seat);
 }
 
 function offerCards(cards) {
@@ -676,7 +678,7 @@ function renderOffer(msg) {
   const m = parseMove(view.offer);
   const mine = view.to_move !== view.seat; // my offer, the opponent chooses
   if (msg.spectator) {
-    const names = { name: seatName(msg, 1 - view.to_move), other: seatName(msg, view.to_move) };
+    const names = { name: spokenName(msg, 1 - view.to_move), other: spokenName(msg, view.to_move) };
     box.classList.toggle("fresh", ui.fresh.offer);
     fill(box, h("h2", { id: "offer-title", text: t(`watch.offer_${m.kind}`, names) }), h("div", { class: "offer-cards" }, m.kind === "C" ? pairs(m) : offerCards(m.cards)));
     return;
@@ -821,7 +823,7 @@ function renderStatus(msg) {
   let main;
   if (scoring.open) main = t("status.scoring", { round: scoring.progress().round });
   else if (over) main = t("status.over");
-  else if (msg.spectator) main = game.thinking ? t("status.thinking_of", { name: seatName(msg, view.to_move) }) : game.opponent_joined ? watchStatus(msg) : t("watch.waiting");
+  else if (msg.spectator) main = game.thinking ? t("status.thinking_of", { name: spokenName(msg, view.to_move) }) : game.opponent_joined ? watchStatus(msg) : t("watch.waiting");
   else if (!ai && !game.opponent_joined) main = t("status.waiting_friend");
   else if (game.thinking) main = t("status.thinking_of", { name: opponentName(msg) });
   else if (myAction(msg)) main = t("status.your_turn");
@@ -831,7 +833,7 @@ function renderStatus(msg) {
   const pacing = Boolean(feed.timer && feed.queue.length);
   lines.push(h("p", { class: `now${game.thinking ? " thinking" : ""}`, text: main }));
   if (pacing) lines.push(h("p", { class: "skip muted small", text: t("status.skip") }));
-  if (msg.spectator && !over) for (const s of [0, 1]) if (game.joined[s] && !game.online[s] && game.ai_seat !== s) lines.push(h("p", { class: "offline", text: t("watch.offline", { name: seatName(msg, s) }) }));
+  if (msg.spectator && !over) for (const s of [0, 1]) if (game.joined[s] && !game.online[s] && game.ai_seat !== s) lines.push(h("p", { class: "offline", text: t("watch.offline", { name: spokenName(msg, s) }) }));
   if (!msg.spectator && !ai && game.opponent_joined && !game.opponent_online && !over) lines.push(h("p", { class: "offline", text: t("status.opp_offline") }));
   fill(status, lines);
   status.classList.toggle("mine", myDecision(msg) && !pacing);
@@ -1184,7 +1186,12 @@ async function main() {
     onStep: () => {
       if (ui.msg) render();
     },
-    names: () => (ui.msg ? { near: ui.msg.spectator ? myName(ui.msg) : t("board.you"), far: opponentName(ui.msg), watching: Boolean(ui.msg.spectator) } : {}),
+    names: () => {
+      const msg = ui.msg;
+      if (!msg) return {};
+      if (!msg.spectator) return { near: t("board.you"), far: opponentName(msg), watching: false };
+      return { near: spokenName(msg, msg.view.seat), far: spokenName(msg, 1 - msg.view.seat), watching: true };
+    },
   });
   scoring.explain = (round, step, seat) => guide?.explainScoring(round, step, seat) ?? null;
   guide = Guide.forGame(gameId, { box: $("#guide"), askHint });

@@ -4,7 +4,7 @@
 
 import { t } from "./i18n.js";
 import { offerRest, parseMove } from "./notation.js";
-import { whoMark } from "./who.js";
+import { markedText, whoMark } from "./who.js";
 import { cardsText, displayName, pairText } from "./words.js";
 
 /** The seat drawn near the bottom of a spectator's table. */
@@ -62,7 +62,19 @@ export function seatMark(msg, seat) {
   return whoMark(game.usernames?.[seat], !ai && Boolean(joined));
 }
 
-const names = (msg) => [seatName(msg, 0), seatName(msg, 1)];
+/**
+ * A seat's name in the spectator's sentences (the status, the moves, the result): the name alone,
+ * unless both players go by the same one, the account alice against a guest who typed "alice":
+ * then with its mark in words ("alice @alice", "alice, guest"), so that each sentence still says
+ * who. (A player's own table says "you", which tells them apart already.)
+ */
+export function spokenName(msg, seat) {
+  const name = seatName(msg, seat);
+  const same = name.toLocaleLowerCase() === seatName(msg, 1 - seat).toLocaleLowerCase();
+  return same ? markedText(name, seatMark(msg, seat)) : name;
+}
+
+const names = (msg) => [spokenName(msg, 0), spokenName(msg, 1)];
 const pickText = (pick) => (pick.length === 2 ? pairText(pick) : pick);
 
 /** One history entry in words, with the players' names; an offer tells its pick once made. */
@@ -116,8 +128,8 @@ export function watchNews(msg) {
 /** Whose decision it is, in words. */
 export function watchStatus(msg) {
   const { view } = msg;
-  const name = seatName(msg, view.to_move);
-  if (view.phase === "pick") return t("watch.pick", { name, other: seatName(msg, 1 - view.to_move) });
+  const name = spokenName(msg, view.to_move);
+  if (view.phase === "pick") return t("watch.pick", { name, other: spokenName(msg, 1 - view.to_move) });
   return t("watch.turn", { name });
 }
 
