@@ -14,7 +14,7 @@ from hanamikoji.ai.fastplay import MAX_MOVES, position_row
 from hanamikoji.ai.fastsearch import FastSearch
 from hanamikoji.ai.fastsearch.evidence import HIDDEN_IDS, opponent_decisions, weigh_net
 from hanamikoji.ai.ismcts import IsmctsAgent
-from hanamikoji.ai.net import NetAgent, features, forward, policy_arrays, small_net
+from hanamikoji.ai.net import SMALL, NetAgent, features, forward, policy_arrays, small_net
 from hanamikoji.cards import pack
 from hanamikoji.kernel.actions import IDS
 from hanamikoji.kernel.row import C_HAND
@@ -108,9 +108,10 @@ def test_each_decisions_likelihood_is_the_networks_probability_from_the_opponent
 
 
 def _net_game(seed: int) -> State | None:
-    """A position part-way through a game of two players sampling the network's policy."""
+    """A position part-way through a game of two players sampling the policy the belief reads
+    (the search's prior, ``net-small.npz``)."""
     rng = random.Random(seed)
-    agent = NetAgent(temperature=1.0)
+    agent = NetAgent(temperature=1.0, weights=str(SMALL))
     state = State.new(seed)
     for _ in range(rng.randrange(4, 15)):
         if state.is_over:
@@ -137,8 +138,10 @@ def test_the_true_world_outweighs_most_dealt_ones_against_the_network() -> None:
         weight = _weigh(truth, pack(state.discard(opp) or ""), opponent_decisions(view), opp)[0]
         ranks.append(float(np.mean(tree.logw < weight)))
     assert len(ranks) >= 20
-    # Measured: 0.81 of them on average (greedy's likelihood against greedy: 0.86).
-    assert float(np.mean(ranks)) > 0.75
+    # Measured: 0.73 of them on average with the prior fitted to master's visits (0.81 with the
+    # earlier prior, distilled from the player's network; greedy's likelihood against greedy:
+    # 0.86); a world dealt at random ranks 0.5 on average.
+    assert float(np.mean(ranks)) > 0.65
 
 
 def test_a_search_with_the_networks_likelihood_is_deterministic_and_checked() -> None:
