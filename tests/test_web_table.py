@@ -422,17 +422,19 @@ def test_keyboard_alone_plays_a_whole_game(server: Server, browser: Browser) -> 
                         break
                     page.keyboard.press("ArrowRight")
                 assert not wanted, f"could not select {move} by keys"
+                # each group is one Tab stop: Tab reaches the actions, the arrows move within
                 for _ in range(12):
                     if page.evaluate("() => document.activeElement.dataset.action") == move[0]:
                         break
-                    page.keyboard.press("Tab")
+                    inside = page.evaluate(inside_js, "#my-actions")
+                    page.keyboard.press("ArrowRight" if inside else "Tab")
                 page.keyboard.press(
                     "Enter"
                 )  # the action: the focus goes to the first move to confirm
-                for _ in range(6):
+                for _ in range(40):
                     if page.evaluate("() => document.activeElement.dataset.move") == move:
                         break
-                    page.keyboard.press("Tab")
+                    page.keyboard.press("ArrowRight")
                 page.keyboard.press("Enter")
             until(
                 page,
