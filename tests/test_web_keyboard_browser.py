@@ -204,17 +204,22 @@ def check_the_hand_by_arrows(page: Page) -> None:
     page.keyboard.press("Home")
 
 
+def open_ai_game(page: Page, server: Server) -> None:
+    """A three-round game against the beginner AI, the page's player first."""
+    made = page.request.post(
+        f"{server.url}/api/games",
+        data={"mode": "ai", "level": "beginner", "seat": 0, "max_rounds": 3},
+    ).json()
+    page.goto(f"{server.url}{made['url']}")
+
+
 def test_a_whole_game_by_keyboard_only(
     server: Server, browser: Browser, findings: Findings
 ) -> None:
     context = new_context(browser, viewport={"width": 1366, "height": 768})
     try:
         page = open_page(context)
-        made = page.request.post(
-            f"{server.url}/api/games",
-            data={"mode": "ai", "level": "beginner", "seat": 0, "max_rounds": 3},
-        ).json()
-        page.goto(f"{server.url}{made['url']}")
+        open_ai_game(page, server)
         wait_for_game(page)
         rng = random.Random(7)
         tabs: list[int] = []
@@ -261,11 +266,7 @@ def test_the_move_to_confirm_is_one_stop_and_accessible(
     context = new_context(browser, viewport={"width": 1366, "height": 768})
     try:
         page = open_page(context)
-        made = page.request.post(
-            f"{server.url}/api/games",
-            data={"mode": "ai", "level": "beginner", "seat": 0, "max_rounds": 3},
-        ).json()
-        page.goto(f"{server.url}{made['url']}")
+        open_ai_game(page, server)
         wait_for_my_turn(page)
         competitions = [m for m in legal(page) if m[0] == "C"]
         assert competitions
@@ -365,11 +366,7 @@ def phone_game(browser: Browser, server: Server, lang: str, size: ViewportSize) 
     context = new_context(browser, viewport=size)
     context.add_init_script(f"localStorage.setItem('hanamikoji.lang', '{lang}')")
     page = open_page(context)
-    made = page.request.post(
-        f"{server.url}/api/games",
-        data={"mode": "ai", "level": "beginner", "seat": 0, "max_rounds": 3},
-    ).json()
-    page.goto(f"{server.url}{made['url']}")
+    open_ai_game(page, server)
     until(page, "code => document.documentElement.lang === code", lang, why=f"not in {lang}")
     wait_for_my_turn(page)
     return page

@@ -51,20 +51,26 @@ SHOTS = Path("/tmp")
 
 
 @asynccontextmanager
-async def _browser(client: Client) -> AsyncIterator[aiohttp.ClientSession]:
+async def cookie_session(client: Client) -> AsyncIterator[aiohttp.ClientSession]:
+    """A browser's session with ``client``'s server: its own cookies, its own guest or account."""
     jar = aiohttp.CookieJar(unsafe=True)
     base = str(client.make_url("/")).rstrip("/")
     async with aiohttp.ClientSession(base_url=base, cookie_jar=jar) as session:
         yield session
 
 
-@pytest.fixture
-async def client(aiohttp_client: Callable[..., Awaitable[Client]], tmp_path: Path) -> Client:
+async def marks_app(aiohttp_client: Callable[..., Awaitable[Client]], tmp_path: Path) -> Client:
+    """The app on a fresh SQLite store, with no AI workers and a cheap password hash."""
     store = await open_store(f"sqlite:///{tmp_path / 'games.sqlite3'}")
     app = create_app(GameService(store, ai_workers=0, seed=11))
     accounts: Accounts = app[ACCOUNTS]
     accounts.hasher = CHEAP
     return await aiohttp_client(app)
+
+
+@pytest.fixture
+async def client(aiohttp_client: Callable[..., Awaitable[Client]], tmp_path: Path) -> Client:
+    return await marks_app(aiohttp_client, tmp_path)
 
 
 async def test_a_seat_is_told_the_account_beside_the_name_and_nothing_hidden(
@@ -77,7 +83,7 @@ async def test_a_seat_is_told_the_account_beside_the_name_and_nothing_hidden(
         conn.sent = sent.setdefault(conn.seat, [])
 
     hub.on_connect = keep
-    async with _browser(client) as alice, _browser(client) as guest:
+    async with cookie_session(client) as alice, cookie_session(client) as guest:
         await sign_up(alice, NAME)
         made = await call(
             alice, "POST", "/api/games", 201, json={"mode": "friend", "seat": 0, "name": NAME}
@@ -137,7 +143,7 @@ async def test_a_seat_is_told_the_account_beside_the_name_and_nothing_hidden(
 
 async def test_only_account_seats_add_the_field(client: Client) -> None:
     """A game of guests (or a guest and the AI) is sent as before: no ``usernames``."""
-    async with _browser(client) as guest:
+    async with cookie_session(client) as guest:
         made = await call(guest, "POST", "/api/games", 201, json={"mode": "ai", "level": "easy"})
         async with guest.ws_connect(f"/ws/{made['game']}?t={made['token']}") as ws:
             state = json.loads((await ws.receive(timeout=10)).data)

@@ -11,12 +11,10 @@ query, never a player id or token. Then browsers: the account ``alice`` and a gu
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize
@@ -29,14 +27,20 @@ from browser_support import (
     open_page,
     until,
 )
-from hanamikoji.web.identity import Accounts
-from hanamikoji.web.server import ACCOUNTS, create_app
-from hanamikoji.web.service import GameService
-from hanamikoji.web.store import open_store
+from hanamikoji.web.server import ACCOUNTS
 from test_web_a11y import Findings
-from test_web_accounts import CHEAP, call, sign_up
+from test_web_accounts import call, sign_up
 from test_web_chat_browser import chat_violations, lines, say, shows
-from test_web_marks_browser import GUEST_TITLE, NAME, PASSWORD, _account, _friend_game, _marks
+from test_web_marks_browser import (
+    GUEST_TITLE,
+    NAME,
+    PASSWORD,
+    _account,
+    _friend_game,
+    _marks,
+    cookie_session,
+    marks_app,
+)
 from web_support import Seat
 
 Client = TestClient[Any, Any]
@@ -47,21 +51,9 @@ WIDE: ViewportSize = {"width": 1280, "height": 900}
 # -- the server: what the chat, the list and the profile send --------------------------------------
 
 
-@asynccontextmanager
-async def _browser(client: Client) -> AsyncIterator[aiohttp.ClientSession]:
-    jar = aiohttp.CookieJar(unsafe=True)
-    base = str(client.make_url("/")).rstrip("/")
-    async with aiohttp.ClientSession(base_url=base, cookie_jar=jar) as session:
-        yield session
-
-
 @pytest.fixture
 async def client(aiohttp_client: Callable[..., Awaitable[Client]], tmp_path: Path) -> Client:
-    store = await open_store(f"sqlite:///{tmp_path / 'games.sqlite3'}")
-    app = create_app(GameService(store, ai_workers=0, seed=11))
-    accounts: Accounts = app[ACCOUNTS]
-    accounts.hasher = CHEAP
-    return await aiohttp_client(app)
+    return await marks_app(aiohttp_client, tmp_path)
 
 
 async def _heard(seat: Seat, text: str) -> dict[str, Any]:
@@ -101,10 +93,10 @@ class _Counted:
 async def test_the_chat_the_list_and_the_profile_tell_who_is_who(client: Client) -> None:
     store = client.app[ACCOUNTS].store
     async with (
-        _browser(client) as alice,
-        _browser(client) as guest,
-        _browser(client) as bob,
-        _browser(client) as stranger,
+        cookie_session(client) as alice,
+        cookie_session(client) as guest,
+        cookie_session(client) as bob,
+        cookie_session(client) as stranger,
     ):
         await sign_up(alice, NAME)
         await sign_up(bob, "bob_q")
