@@ -25,6 +25,11 @@ from hanamikoji.match.runner import run_match
 from hanamikoji.match.summary import MatchSummary
 
 
+def with_budget(spec: str, iterations: int) -> str:
+    """The agent ``spec`` (``master``, ``master:rootprior=net``) at ``iterations`` a move."""
+    return f"{spec}{',' if ':' in spec else ':'}iterations={iterations}"
+
+
 def main() -> None:
     """Play the match and print its summary."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -43,8 +48,8 @@ def main() -> None:
     net.SMALL = args.weights
     net.small_net.cache_clear()
     config = MatchConfig(
-        a=f"{args.a}:iterations={args.iterations}",
-        b=f"{args.b}:iterations={args.iterations}",
+        a=with_budget(args.a, args.iterations),
+        b=with_budget(args.b, args.iterations),
         games=args.games,
         seed=args.seed,
         jobs=args.jobs,

@@ -226,6 +226,73 @@ def test_master_with_the_learned_value_is_deterministic() -> None:
         assert all(0.0 <= m.value <= 1.0 for m in first.moves)
 
 
+def test_the_roots_learned_bias_is_the_searchs_prior_scaled_to_its_favourite() -> None:
+    """``rootprior=net``: each root move's bias is the prior's probability (as the kernel's
+    row_probs gives it to the opponent's search) over its likeliest move's."""
+    from hanamikoji.ai.net import policy_arrays, prior_bias, row_probs, small_net
+    from hanamikoji.kernel.actions import IDS
+
+    net = small_net()
+    policy = policy_arrays(net)
+    x = np.empty(NFEAT, np.float32)
+    h1 = np.empty(net.w1.shape[1], np.float32)
+    h2 = np.empty(net.w2.shape[1], np.float32)
+    z = np.empty(600, np.float32)
+    for state in decisions(40, seed=14):
+        seat = state.to_move
+        assert seat is not None
+        legal = state.legal_moves
+        bias = prior_bias(state.view(seat), legal, Rules())
+        ids = np.array([IDS[m] for m in legal], dtype=np.int64)
+        row_probs(row_of(state.position()), ids, len(ids), 3, T, policy, x, h1, h2, z)
+        want = z[: len(ids)] / z[: len(ids)].max()
+        assert [bias[m] for m in legal] == pytest.approx(want.tolist(), rel=1e-3, abs=1e-6)
+        assert max(bias.values()) == 1.0
+
+
+def test_master_with_the_learned_root_bias_is_deterministic_and_follows_it() -> None:
+    from hanamikoji.ai.ismcts import heuristic_bias
+    from hanamikoji.ai.net import prior_bias
+
+    def favourite(bias: dict[Any, float]) -> Any:
+        return max(bias.items(), key=lambda kv: kv[1])[0]
+
+    # a decision where the learned prior and greedy favour different moves
+    for state in decisions(40, seed=9):
+        seat = state.to_move
+        assert seat is not None
+        view = state.view(seat)
+        net = prior_bias(view, state.legal_moves)
+        greedy = heuristic_bias(view, state.legal_moves, fast=True)
+        if favourite(net) != favourite(greedy):
+            break
+    else:
+        raise AssertionError("the prior and greedy agree on every decision")
+    for source, bias in (("net", net), ("greedy", greedy)):
+        agent = parse_agent(f"master:iterations=300,rootprior={source}")
+        first = agent.search(view, state.legal_moves, random.Random(4))  # type: ignore[attr-defined]
+        again = agent.search(view, state.legal_moves, random.Random(4))  # type: ignore[attr-defined]
+        assert first.moves == again.moves and first.iterations == 300
+        # the root tries its moves in the bias's order: one iteration visits the favourite
+        agent = parse_agent(f"master:iterations=1,rootprior={source}")
+        found = agent.search(view, state.legal_moves, random.Random(4))  # type: ignore[attr-defined]
+        visited = [m.move for m in found.moves if m.visits]
+        assert visited == [favourite(bias)], (source, visited)
+
+
+def test_master_does_every_iteration_of_a_small_budget() -> None:
+    """The opponent's table has room from the first iteration (it once stopped a search of a
+    few dozen iterations before it began)."""
+    for state in decisions(5, seed=15):
+        seat = state.to_move
+        assert seat is not None
+        for budget in (1, 7, 40, 200):
+            agent = parse_agent(f"master:iterations={budget}")
+            found = agent.search(state.view(seat), state.legal_moves, random.Random(2))  # type: ignore[attr-defined]
+            assert found.iterations == budget
+            assert sum(m.visits for m in found.moves) == budget
+
+
 def test_the_full_input_adds_the_opponents_hidden_cards() -> None:
     for state in decisions(100, seed=10):
         seat = state.to_move

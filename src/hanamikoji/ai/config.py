@@ -147,6 +147,12 @@ _DECLARED = (
         low=0.0,
     ),
     Option(
+        "rootprior", str, "greedy",
+        "whose judgement the root's progressive bias (prior) follows: greedy's, or the "
+        "search's learned prior (net: its probabilities, the likeliest move 1)",
+        choices=("greedy", "net"), search="fast",
+    ),
+    Option(
         "belief", float, 0.0,
         "weigh the worlds by how likely the opponent's decisions this round are in each "
         "(greedy softened: a move's chance is proportional to exp(belief * score); 0: none)",
@@ -277,6 +283,7 @@ class SearchConfig:
     exploration: float = _default("exploration")
     playout: str = _default("playout")
     prior: float = _default("prior")
+    rootprior: str = _default("rootprior")
     belief: float = _default("belief")
     likelihood: str = _default("likelihood")
     pool: int = _default("pool")

@@ -304,7 +304,11 @@ class IsmctsAgent:
 
         start = time.perf_counter()
         bias = None
-        if self.config.prior > 0:
+        if self.config.prior > 0 and self.config.rootprior == "net":
+            from hanamikoji.ai.net import prior_bias
+
+            bias = prior_bias(view, legal, self.rules)
+        elif self.config.prior > 0:
             heuristic = heuristic_bias(view, legal, fast=True)
             bias = {m: heuristic[m] for m in legal}
         found, done, _ = fast_search(

@@ -377,6 +377,15 @@ def features(view: View, rules: Rules | None = None) -> Floats:
     return out
 
 
+def prior_bias(view: View, legal: Sequence[Move], rules: Rules | None = None) -> dict[Move, float]:
+    """The search's prior (:func:`small_net`) on each of ``legal`` for ``view``'s seat, as a
+    share of the likeliest move's probability (that move 1): the root's progressive bias with
+    ``rootprior=net``."""
+    logits, _ = forward(small_net(), features(view, rules)[None, :])
+    z = logits[0, [IDS[m] for m in legal]].astype(np.float64)
+    return dict(zip(legal, np.exp(z - z.max()).tolist(), strict=True))
+
+
 class NetAgent:
     """The network alone: the legal move of highest logit (``temperature`` 0), or one drawn
     with probability proportional to exp(logit / temperature) from the ``rng`` given.

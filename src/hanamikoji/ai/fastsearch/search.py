@@ -208,7 +208,7 @@ class FastSearch:
         # the opponent's statistics by its information set: room for some 4 entries a node
         # of the largest tree, grown to it as the search needs (a timed search's room for the
         # fastest case, allocated at once, would be mostly untouched and cost page faults)
-        size = 1 << max(4, (4 * self.limit).bit_length()) if self.infoset else 1
+        size = 1 << max(12, (4 * self.limit).bit_length()) if self.infoset else 1
         self.omax = min(size, 1 << 23)
         size = min(self.omax, 1 << 16)
         self.okeys = np.zeros(size, dtype=np.int64)
