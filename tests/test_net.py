@@ -280,6 +280,23 @@ def test_master_with_the_learned_root_bias_is_deterministic_and_follows_it() -> 
         assert visited == [favourite(bias)], (source, visited)
 
 
+def test_master_guided_by_the_learned_prior_below_the_root_is_deterministic() -> None:
+    """``guideprior=net``: the same tree for the same seed, and another tree than greedy's
+    guide grows (the bias below the root is the prior's)."""
+    state = decisions(1, seed=16)[0]
+    seat = state.to_move
+    assert seat is not None
+    view = state.view(seat)
+    trees = {}
+    for source in ("greedy", "net"):
+        agent = parse_agent(f"master:iterations=2000,guideprior={source}")
+        first = agent.search(view, state.legal_moves, random.Random(5))  # type: ignore[attr-defined]
+        again = agent.search(view, state.legal_moves, random.Random(5))  # type: ignore[attr-defined]
+        assert first.moves == again.moves and first.iterations == 2000
+        trees[source] = first.moves
+    assert trees["greedy"] != trees["net"]
+
+
 def test_master_does_every_iteration_of_a_small_budget() -> None:
     """The opponent's table has room from the first iteration (it once stopped a search of a
     few dozen iterations before it began)."""

@@ -183,6 +183,13 @@ _DECLARED = (
         low=0.0, search="fast",
     ),
     Option(
+        "guideprior", str, "greedy",
+        "whose judgement guide's bias at our own decisions below the root follows: greedy's, "
+        "or the search's learned prior with the hand each world gives us (net: its "
+        "probabilities, the likeliest move 1)",
+        choices=("greedy", "net"), search="fast",
+    ),
+    Option(
         "mix", bool, False,
         "the belief as a mixture of softnesses (0, belief/9, belief/3, belief); needs belief",
         search="fast",
@@ -289,6 +296,7 @@ class SearchConfig:
     pool: int = _default("pool")
     hidden: str = _default("hidden")
     guide: float = _default("guide")
+    guideprior: str = _default("guideprior")
     mix: bool = _default("mix")
     adapt: float = _default("adapt")
     netvalue: float = _default("netvalue")

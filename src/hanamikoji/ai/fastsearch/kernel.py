@@ -125,6 +125,71 @@ def predictive(
         z[i] = mixed[i]
 
 
+@jit_inline
+def infoset_hash(pos: Any, node: int, mover: int) -> Any:
+    """The hash of ``mover``'s information set at ``node`` in this world: what both seats have
+    seen this round (the node) and the hand, Secret and Discard the world gives it."""
+    return mix(
+        np.uint64(node) * GOLDEN
+        ^ np.uint64(pos[C_HAND + mover]) * np.uint64(0xBF58476D1CE4E5B9)
+        ^ np.uint64(pos[C_SECRET + mover]) * np.uint64(0x94D049BB133111EB)
+        ^ np.uint64(pos[C_DISCARD + mover])
+    )
+
+
+@jit_inline
+def kept_probs(
+    pos: Any,
+    info: Any,
+    ids: Any,
+    n: int,
+    max_rounds: int,
+    T: Any,
+    F: Any,
+    policy: Any,
+    px: Any,
+    ph1: Any,
+    ph2: Any,
+    pz: Any,
+    pkeys: Any,
+    pbase: Any,
+    pflat: Any,
+    oused: Any,
+    opost: Any,
+    obetas: Any,
+    oscales: Any,
+    rel: Any,
+    marks: Any,
+) -> None:
+    """The prior's probability of each of the ``n`` legal ``ids`` at the information set
+    ``info`` into ``pz[:n]``: the network's (:func:`row_probs`), or with ``opost`` the belief's
+    prediction (:func:`predictive`). It depends on the information set only, so it is computed
+    once for each (the same legal moves in the same order) and looked up on every later visit,
+    while the cache (``pkeys``/``pbase``/``pflat``, ``oused[1]`` keys and ``oused[2]`` floats
+    used) has room."""
+    pmask = np.int64(pkeys.shape[0] - 1)
+    pk = np.int64(info >> np.uint64(1)) | 1
+    pj = np.int64(info >> np.uint64(24)) & pmask
+    while pkeys[pj] != pk and pkeys[pj] != 0:
+        pj = (pj + 1) & pmask
+    if pkeys[pj] == pk:
+        base = pbase[pj]
+        for i in range(n):
+            pz[i] = pflat[base + i]
+        return
+    row_probs(pos, ids, n, max_rounds, T, policy, px, ph1, ph2, pz)
+    if opost.shape[0] > 0 and n > 1:
+        predictive(pos, ids, n, T, F, opost, obetas, oscales, rel, marks, pz)
+    base = oused[2]
+    if 2 * (oused[1] + 1) <= pkeys.shape[0] and base + n <= pflat.shape[0]:
+        pkeys[pj] = pk
+        pbase[pj] = base
+        for i in range(n):
+            pflat[base + i] = pz[i]
+        oused[1] += 1
+        oused[2] = base + n
+
+
 @jit
 def search(
     template: Any,
@@ -171,6 +236,7 @@ def search(
     opost: Any,
     obetas: Any,
     oscales: Any,
+    guidenet: bool,
 ) -> None:
     """Run up to ``iterations`` more iterations on the tree (node 0 is the root).
 
@@ -189,7 +255,9 @@ def search(
     information set kept once in ``pkeys``/``pbase``/``pflat`` (``oused[1]`` keys and
     ``oused[2]`` floats used; once either is half full or full, the rest are computed anew).
     ``opost`` (empty: the network alone): the prior is instead the belief's prediction
-    (:func:`predictive`, with ``obetas`` and ``oscales``).
+    (:func:`predictive`, with ``obetas`` and ``oscales``). ``guidenet``: ``guide``'s bias at
+    our own decisions below the root is the network's prior (with the hand each world gives
+    us), not greedy's judgement.
     """
     w1, b1, w2, b2, wv, bv = net
     x = np.empty(w1.shape[0], dtype=np.float32)
@@ -216,7 +284,7 @@ def search(
     oslots = np.empty(MAX_MOVES, dtype=np.int64)
     opath = np.empty(64, dtype=np.int64)
     omask = np.int64(okeys.shape[0] - 1)
-    pmask = np.int64(pkeys.shape[0] - 1)
+    nopost = opost[:0]  # our own prior: the network's alone
     capacity = N.shape[0]
     for _ in range(iterations):
         if counters[C_NODES] + 1 > capacity:  # an iteration adds one node at most
@@ -242,34 +310,11 @@ def search(
                 # The opponent's own bandit at its information set in this world: PUCT over
                 # its legal moves, the network's probabilities (from its hand) the prior.
                 n = legal(pos, T, H, ids)
-                info = mix(
-                    np.uint64(node) * GOLDEN
-                    ^ np.uint64(pos[C_HAND + mover]) * np.uint64(0xBF58476D1CE4E5B9)
-                    ^ np.uint64(pos[C_SECRET + mover]) * np.uint64(0x94D049BB133111EB)
-                    ^ np.uint64(pos[C_DISCARD + mover])
-                )
-                # The prior depends on the information set only: computed once for each (the
-                # same legal moves in the same order), looked up on every later visit.
-                pk = np.int64(info >> np.uint64(1)) | 1
-                pj = np.int64(info >> np.uint64(24)) & pmask
-                while pkeys[pj] != pk and pkeys[pj] != 0:
-                    pj = (pj + 1) & pmask
-                if pkeys[pj] == pk:
-                    base = pbase[pj]
-                    for i in range(n):
-                        pz[i] = pflat[base + i]
-                else:
-                    row_probs(pos, ids, n, max_rounds, T, policy, px, ph1, ph2, pz)
-                    if opost.shape[0] > 0 and n > 1:
-                        predictive(pos, ids, n, T, F, opost, obetas, oscales, rel, marks, pz)
-                    base = oused[2]
-                    if 2 * (oused[1] + 1) <= pkeys.shape[0] and base + n <= pflat.shape[0]:
-                        pkeys[pj] = pk
-                        pbase[pj] = base
-                        for i in range(n):
-                            pflat[base + i] = pz[i]
-                        oused[1] += 1
-                        oused[2] = base + n
+                info = infoset_hash(pos, node, mover)
+                kept_probs(
+                    pos, info, ids, n, max_rounds, T, F, policy, px, ph1, ph2, pz,
+                    pkeys, pbase, pflat, oused, opost, obetas, oscales, rel, marks,
+                )  # fmt: skip
                 visits = 0
                 for i in range(n):
                     ok = np.int64(mix(info + np.uint64(ids[i] + 1)) >> np.uint64(1)) | 1
@@ -363,7 +408,20 @@ def search(
                     A[ch] += 1
             at_root = node == 0 and prior > 0.0
             guided = node != 0 and guide > 0.0
-            if guided:  # greedy's judgement of each edge in this world, scaled to 0..1
+            if guided and guidenet and mover == me:
+                # The learned prior's judgement of each of our moves, with the hand this world
+                # gives us (our draws differ between worlds), the likeliest 1.
+                kept_probs(
+                    pos, infoset_hash(pos, node, mover), ids, n, max_rounds, T, F, policy, px,
+                    ph1, ph2, pz, pkeys, pbase, pflat, oused, nopost, obetas, oscales, rel,
+                    marks,
+                )  # fmt: skip
+                top = 0.0
+                for i in range(n):
+                    top = max(top, float(pz[i]))
+                for i in range(n):  # (our own moves: one key each, in the order of ids)
+                    marks[i] = pz[i] / top
+            elif guided:  # greedy's judgement of each edge in this world, scaled to 0..1
                 relative(pos, mover, rel)
                 hand = pos[C_HAND + mover]
                 mine = pos[C_PLAYED + mover] + pos[C_SECRET + mover]

@@ -177,7 +177,8 @@ class FastSearch:
         self.whole, self.net = _net_arrays(config.netvalue > 0)
         self.netopp = config.opponent == "net"
         self.infoset = config.opponent == "infoset"
-        self.policy = kernel_policy(self.netopp or self.infoset)
+        self.guidenet = config.guideprior == "net" and config.guide > 0
+        self.policy = kernel_policy(self.netopp or self.infoset or self.guidenet)
         self.puct = config.puct
         # the belief's prediction as the opponent's prior: each model's posterior (its prior
         # before the opponent has decided anything this round: equal, or with ``carry`` the
@@ -338,6 +339,7 @@ class FastSearch:
             self.opost,
             self.obetas,
             self.oscales,
+            self.guidenet,
         )
 
     def root(self, legal: Sequence[Move]) -> list[tuple[Move, int, float]]:
