@@ -1,14 +1,15 @@
 """Fit the search's prior (the distilled network, ``net-small.npz``) to master's own visits.
 
-Run: ``.venv/bin/python scripts/train_prior.py --targets runs/targets --out runs/prior``
-(``--ship`` copies the result to ``src/hanamikoji/ai/data/net-small.npz``). One step of expert
-iteration (Anthony et al. 2017; AlphaZero's policy target): the network that guides master's
-search of its opponent, and whose policy is one of the belief's models, learns what master's
-search chose. The targets are ``scripts/search_targets.py``'s: each decision's legal moves and
-their root visits, sharpened by ``--tau`` (visits to the power 1/tau, normalised: the root's
-visits are spread wide by its exploration, and a flat prior for the opponent measured worse),
-the loss the cross-entropy to them over the legal moves (the value head is left as it was:
-master's leaves do not read this network's value).
+Run: ``.venv/bin/python scripts/train_prior.py --targets runs/targets --out runs/prior`` (several
+folders after ``--targets`` are learned from together; ``--ship`` copies the result to
+``src/hanamikoji/ai/data/net-small.npz``). One step of expert iteration (Anthony et al. 2017;
+AlphaZero's policy target): the network that guides master's search of its opponent, and whose
+policy is one of the belief's models, learns what master's search chose. The targets are
+``scripts/search_targets.py``'s: each decision's legal moves and their root visits, sharpened by
+``--tau`` (visits to the power 1/tau, normalised: the root's visits are spread wide by its
+exploration, and a flat prior for the opponent measured worse), the loss the cross-entropy to them
+over the legal moves (the value head is left as it was: master's leaves do not read this network's
+value).
 
 It starts from ``--init`` (the shipped prior), holds out one decision in twenty (by ``--seed``),
 runs ``--epochs`` passes of Adam and keeps the epoch of least held-out KL divergence, printing
@@ -43,14 +44,18 @@ Floats = npt.NDArray[np.float32]
 Bools = npt.NDArray[np.bool_]
 
 
-def load_targets(folder: Path, tau: float) -> tuple[Floats, Bools, Floats]:
-    """(features, legal masks, target probabilities) of every decision in the folder's chunks."""
+def load_targets(folders: Path | list[Path], tau: float) -> tuple[Floats, Bools, Floats]:
+    """(features, legal masks, target probabilities) of every decision in the folders' chunks."""
     xs: list[Floats] = []
     masks: list[Bools] = []
     targets: list[Floats] = []
-    files = sorted(folder.glob("w*.npz"), key=lambda p: [int(s) for s in p.stem[1:].split("-")])
-    if not files:
-        raise SystemExit(f"no chunks (w*.npz) in {folder}: run scripts/search_targets.py first")
+    files: list[Path] = []
+    for folder in [folders] if isinstance(folders, Path) else folders:
+        found = folder.glob("w*.npz")
+        chunks = sorted(found, key=lambda p: [int(s) for s in p.stem[1:].split("-")])
+        if not chunks:
+            raise SystemExit(f"no chunks (w*.npz) in {folder}: run scripts/search_targets.py first")
+        files += chunks
     for path in files:
         with np.load(path) as d:
             x, offsets, ids, visits = d["x"], d["offsets"], d["ids"], d["visits"]
@@ -82,7 +87,10 @@ def judge(model: Model, x: Floats, mask: Bools, target: Floats) -> dict[str, flo
 def main(argv: list[str] | None = None) -> int:
     """Parse the arguments, fit, write."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--targets", type=Path, required=True, help="scripts/search_targets.py's out")
+    ap.add_argument(
+        "--targets", type=Path, nargs="+", required=True,
+        help="scripts/search_targets.py's out (one folder or several, their decisions together)",
+    )  # fmt: skip
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--init", type=Path, default=SMALL, help="the weights to start from")
     ap.add_argument("--tau", type=float, default=0.1, help="visits to the power 1/tau")

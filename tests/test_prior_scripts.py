@@ -72,6 +72,8 @@ def test_the_prior_learns_the_visits_and_is_written_in_the_shipped_format(
     assert x.shape[0] == mask.shape[0] == target.shape[0]
     assert np.allclose(target.sum(axis=1), 1.0)
     assert not (target[~mask] > 0).any()  # no weight on an illegal move
+    both = prior.load_targets([tmp_path / "t", tmp_path / "t"], 0.1)[0]
+    assert np.array_equal(both, np.concatenate([x, x]))  # several folders, one after another
     out = tmp_path / "prior"
     # from the player's network (the shipped prior was fitted to such visits already)
     args = ["--targets", str(tmp_path / "t"), "--out", str(out), "--init", str(WEIGHTS),
