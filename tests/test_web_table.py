@@ -228,8 +228,8 @@ def test_a_whole_game_keeps_the_decision_on_screen_and_tells_every_move(
         expected = {
             "charm": "charm",
             "geisha": "favour of",
-            "round-limit": "After 3 rounds",
-            "draw": "After 3 rounds",
+            "round-limit": "After round 3",
+            "draw": "After round 3",
         }[outcome.reason.value]
         assert expected in reason, (outcome.reason, reason)
         who = "You" if outcome.winner == seat else "AI (Beginner)"
