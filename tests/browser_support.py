@@ -190,10 +190,14 @@ def wait_for_game(page: Page) -> None:
 
 
 def friend_game(
-    browser: Browser, server: Server, host: str = "Anna", guest: str = "Bob"
+    browser: Browser,
+    server: Server,
+    host: str = "Anna",
+    guest: str = "Bob",
+    init_script: str | None = None,
 ) -> tuple[str, list[Page]]:
     """A friend game between ``host`` (seat 0) and ``guest``, each in a browser of their own,
-    both at the table: the game's id and the two pages."""
+    both at the table: the game's id and the two pages (each loaded after ``init_script``)."""
     first = new_context(browser)
     made = first.request.post(
         f"{server.url}/api/games",
@@ -206,6 +210,8 @@ def friend_game(
     ).json()
     pages = []
     for context, url in ((first, made["url"]), (second, joined["url"])):
+        if init_script:
+            context.add_init_script(init_script)
         page = open_page(context)
         page.goto(f"{server.url}{url}")
         wait_for_game(page)

@@ -35,8 +35,9 @@ const TRAVEL_MS = 450;
 /** How long a sent move may wait for its answer (its state, or an error) before the connection is
  * taken as stalled: open, yet silent (a network gone without a close). It is then dropped and
  * opened afresh. A hint, which may take its time (a search), is given up only on a connection
- * that does not even answer a ping within as long. */
-const ANSWER_TIMEOUT_MS = 8000;
+ * that does not even answer a ping within as long. Tests shorten it with
+ * `window.__hanamikojiTimings = {answerMs}` set before the page loads (see js/api.js). */
+const ANSWER_TIMEOUT_MS = globalThis.__hanamikojiTimings?.answerMs ?? 8000;
 
 /** Everything the page shows is drawn from this. */
 const ui = {
