@@ -2,6 +2,7 @@
 
 - A spectator's banner names both players with their marks, as the scorebar does: the account
   ``alice`` and a guest who typed "alice" read "alice @alice vs alice guest", not "alice vs alice".
+  Two guests who both typed "alice" are told apart by their seats ("alice (Player 1)").
 - Where the two players go by the same name, the spectator's sentences (whose turn, the result,
   why) say which one with the mark in words ("alice @alice", "alice, guest"); a player's own table
   says "you", which tells them apart already.
@@ -15,6 +16,7 @@ import random
 from playwright.sync_api import Browser, Page
 
 from browser_support import (
+    friend_game,
     game_over,
     new_context,
     no_page_errors,
@@ -91,6 +93,33 @@ def test_a_spectator_tells_an_account_from_a_guest_of_the_same_name(
     finally:
         for context in (host, friend, watcher):
             context.close()
+
+
+def test_a_spectator_tells_two_guests_of_the_same_name_by_their_seats(
+    browser: Browser, server: Server
+) -> None:
+    _, (first, second) = friend_game(browser, server, host=NAME, guest=NAME)
+    watcher = new_context(browser)
+    try:
+        spectator = open_page(watcher)
+        spectator.goto(first.url.split("?")[0])
+        until(spectator, "() => /Player/.test(document.querySelector('#status .now').textContent)",
+              why="whose turn does not say which alice")  # fmt: skip
+        now = _text(spectator, "#status .now")
+        assert f"{NAME} (Player 1)" in now or f"{NAME} (Player 2)" in now, now
+        second.locator("#resign").click()  # the guest of seat 1
+        second.locator("#resign-yes").click()
+        until(spectator, "() => !document.querySelector('#result').hidden", why="no result")
+        assert _text(spectator, "#result-title") == f"{NAME} (Player 1) won"
+        assert _text(spectator, "#result-reason") == f"{NAME} (Player 2) resigned."
+        until(first, "() => !document.querySelector('#result').hidden", why="no result")
+        assert _text(first, "#result-reason") == f"{NAME} resigned."  # "you" tells them apart
+        for page in (first, second, spectator):
+            no_page_errors(page)
+    finally:
+        for page in (first, second):
+            page.context.close()
+        watcher.close()
 
 
 def test_a_spectator_of_two_names_reads_them_plain(browser: Browser, server: Server) -> None:

@@ -66,12 +66,15 @@ export function seatMark(msg, seat) {
  * A seat's name in the spectator's sentences (the status, the moves, the result): the name alone,
  * unless both players go by the same one, the account alice against a guest who typed "alice":
  * then with its mark in words ("alice @alice", "alice, guest"), so that each sentence still says
- * who. (A player's own table says "you", which tells them apart already.)
+ * who; two guests who both typed "alice" are told apart by their seats ("alice (Player 1)").
+ * (A player's own table says "you", which tells them apart already.)
  */
 export function spokenName(msg, seat) {
   const name = seatName(msg, seat);
-  const same = name.toLocaleLowerCase() === seatName(msg, 1 - seat).toLocaleLowerCase();
-  return same ? markedText(name, seatMark(msg, seat)) : name;
+  if (name.toLocaleLowerCase() !== seatName(msg, 1 - seat).toLocaleLowerCase()) return name;
+  const mark = seatMark(msg, seat);
+  if (mark?.text === seatMark(msg, 1 - seat)?.text) return `${name} (${t("game.player_n", { n: seat + 1 })})`;
+  return markedText(name, mark);
 }
 
 const names = (msg) => [spokenName(msg, 0), spokenName(msg, 1)];
