@@ -2,11 +2,12 @@
 
 Run: ``.venv/bin/python bench/opponent_prior.py WEIGHTS --games 1000 --seed 31 --jobs 2``
 (``WEIGHTS``: a ``net.npz`` of the distilled shape, e.g. ``runs/small-round/net.npz`` from
-``scripts/train_net.py --teacher``; the shipped ``src/hanamikoji/ai/data/net-small.npz`` gives
-the figure to compare with). Plays ``--a`` (master at ``--iterations`` a move) against ``--b``
-(``master-1`` at the same budget) over duplicate pairs, the opponent's prior in master's search
-(``opponent=infoset``) and the belief's network models read from ``WEIGHTS`` instead of the
-shipped file, prints the summary and writes it as JSON to ``--out`` if given.
+``scripts/train_net.py --teacher``; the shipped ``src/hanamikoji/ai/data/net-small.npz`` gives the
+figure to compare with). Plays ``--a`` (master at ``--iterations`` a move) against ``--b``
+(``master-1`` at the same budget, or e.g. ``--b greedy``) over duplicate pairs, the opponent's
+prior in master's search (``opponent=infoset``) and the belief's network models read from
+``WEIGHTS`` instead of the shipped file, prints the summary and writes it as JSON to ``--out`` if
+given.
 
 A fixed number of iterations, not a clock, so that what else the machine runs cannot tilt it.
 """
@@ -19,6 +20,7 @@ import time
 from pathlib import Path
 
 import hanamikoji.ai.net as net
+from hanamikoji.ai import AgentError, parse_agent
 from hanamikoji.ai.net import Net
 from hanamikoji.match.config import MatchConfig
 from hanamikoji.match.runner import run_match
@@ -26,8 +28,14 @@ from hanamikoji.match.summary import MatchSummary
 
 
 def with_budget(spec: str, iterations: int) -> str:
-    """The agent ``spec`` (``master``, ``master:rootprior=net``) at ``iterations`` a move."""
-    return f"{spec}{',' if ':' in spec else ':'}iterations={iterations}"
+    """The agent ``spec`` (``master``, ``master:carry=1``) at ``iterations`` a move; one that
+    takes no budget (``greedy``) as it is."""
+    budgeted = f"{spec}{',' if ':' in spec else ':'}iterations={iterations}"
+    try:
+        parse_agent(budgeted)
+    except AgentError:
+        return spec
+    return budgeted
 
 
 def main() -> None:

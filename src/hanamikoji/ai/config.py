@@ -143,7 +143,9 @@ _DECLARED = (
         choices=("random", "policy", "smart", "greedy"), search="python",
     ),
     Option(
-        "prior", float, 0.0, "progressive bias from greedy's judgement at the root (0: none)",
+        "prior", float, 0.0,
+        "progressive bias at the root, from greedy's judgement or the learned prior's "
+        "(rootprior; 0: none)",
         low=0.0,
     ),
     Option(

@@ -208,7 +208,9 @@ class FastSearch:
                 self.oscales = np.ones(1, dtype=np.float64)
         # the opponent's statistics by its information set: room for some 4 entries a node
         # of the largest tree, grown to it as the search needs (a timed search's room for the
-        # fastest case, allocated at once, would be mostly untouched and cost page faults)
+        # fastest case, allocated at once, would be mostly untouched and cost page faults); 4,096
+        # at least, since the search stops once it is half full but for a margin of 64, which a
+        # table sized by a budget of a few iterations never had
         size = 1 << max(12, (4 * self.limit).bit_length()) if self.infoset else 1
         self.omax = min(size, 1 << 23)
         size = min(self.omax, 1 << 16)
