@@ -103,8 +103,11 @@ def test_a_spectator_tells_two_guests_of_the_same_name_by_their_seats(
     try:
         spectator = open_page(watcher)
         spectator.goto(first.url.split("?")[0])
-        until(spectator, "() => /Player/.test(document.querySelector('#status .now').textContent)",
-              why="whose turn does not say which alice")  # fmt: skip
+        until(
+            spectator,
+            "() => /Player/.test(document.querySelector('#status .now')?.textContent ?? '')",
+            why="whose turn does not say which alice",
+        )
         now = _text(spectator, "#status .now")
         assert f"{NAME} (Player 1)" in now or f"{NAME} (Player 2)" in now, now
         second.locator("#resign").click()  # the guest of seat 1
