@@ -371,11 +371,14 @@ MASTER_1 = SearchConfig(
 """The ``master-1`` agent: master as #12 left it (what won matches then: docs/ai.md, What went
 into master), kept unchanged so that every later master is measured against it."""
 
-MASTER = MASTER_1.replace(opponent="infoset", adapt=0.0, hidden="random", likelihood="both")
+MASTER = MASTER_1.replace(
+    opponent="infoset", adapt=0.0, hidden="random", likelihood="both", oprior="sharp"
+)
 """The ``master`` agent: the strongest settings measured so far: ``master-1``'s with the
-opponent searched at its own information sets, the learned policy its prior, and the worlds
-weighed by greedy's and the network's likelihoods of its decisions in one mixture (``hidden``
-shapes only the opponent searched from our side; ``adapt``, greedy's picks for an opponent the
-belief finds greedy-like, is off: a model of one opponent; ``carry`` and ``oprior=belief``, the
-models weighed by the earlier rounds and their prediction as the opponent's prior, gained
-against greedy what they lost against ismcts. docs/ai.md)."""
+opponent searched at its own information sets, its prior the learned policy or, for the share
+of the belief that finds it choosing as greedy does, greedy's sharpest choice (``oprior=sharp``),
+and the worlds weighed by greedy's and the network's likelihoods of its decisions in one mixture
+(``hidden`` shapes only the opponent searched from our side; ``adapt``, greedy's picks for an
+opponent the belief finds greedy-like, is off: a model of one opponent; ``carry``, the models
+weighed by the earlier rounds as well, and ``oprior=belief``, their prediction as the
+opponent's prior, gained against greedy what they lost against ismcts. docs/ai.md)."""
