@@ -194,10 +194,11 @@ def test_the_search_weighs_its_models_by_the_earlier_rounds() -> None:
 
 def test_carry_and_the_beliefs_prior_are_options_master_leaves_off() -> None:
     """Measured: they gained against greedy what they lost against ismcts (docs/ai.md); the
-    belief's families each at its sharpest (``oprior=sharp``) gained against greedy alone."""
+    belief's families each at its sharpest (``oprior=sharp``) gained against greedy alone, and
+    with the greedy share read from the whole game (``ocarry``) lost nothing that shows."""
     from hanamikoji.ai import parse_agent
 
-    assert not MASTER.carry and MASTER.oprior == "sharp"
+    assert not MASTER.carry and MASTER.oprior == "sharp" and MASTER.ocarry
     agent = parse_agent("master:carry=1,oprior=belief")
     assert agent.config == MASTER.replace(carry=True, oprior="belief")  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="carry must be true or false"):

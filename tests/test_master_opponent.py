@@ -14,6 +14,7 @@ import pytest
 from hanamikoji.ai import parse_agent
 from hanamikoji.ai.config import MASTER, MASTER_1
 from hanamikoji.ai.fastplay import MAX_MOVES, position_row
+from hanamikoji.ai.fastsearch.models import earlier_evidence
 from hanamikoji.ai.fastsearch.search import FastSearch
 from hanamikoji.state import Rules, State
 
@@ -216,7 +217,7 @@ def test_the_strong_prediction_gives_the_uniform_models_share_to_the_network() -
 def test_the_sharp_prediction_searches_each_family_at_its_sharpest() -> None:
     """``oprior=sharp``: greedy's softnesses' share of the posterior goes to greedy's sharpest
     softness, the rest (uniform play and the network's softnesses) to the network's policy as
-    it is; a greedy share under 0.01 leaves the network's prior alone."""
+    it is; a greedy share under ``oshare`` leaves the network's prior alone."""
     seen_both = False
     for state in positions(4, seed=9):
         seat = state.to_move
@@ -229,7 +230,7 @@ def test_the_sharp_prediction_searches_each_family_at_its_sharpest() -> None:
             view, random.Random(4), capacity=101, config=MASTER.replace(oprior="sharp")
         )
         share = weighed.opost[1:4].sum()  # greedy's softnesses, after the uniform model
-        if share < 0.01:
+        if share < MASTER.oshare:
             assert len(sharp.opost) == 0
             continue
         seen_both = True
@@ -243,3 +244,79 @@ def test_the_sharp_prediction_searches_each_family_at_its_sharpest() -> None:
         again.run(100)
         assert np.array_equal(sharp.oN, again.oN) and np.array_equal(sharp.N, again.N)
     assert seen_both
+
+
+def test_a_greedy_share_under_oshare_searches_with_the_networks_prior_alone() -> None:
+    """``oshare`` is where the sharp prior starts: at or above it the greedy share is
+    searched as greedy's, under it the search is the network's prior's (``oprior=net``), tree
+    for tree, whatever the share."""
+    shares = []
+    for state in positions(6, seed=9):
+        seat = state.to_move
+        assert seat is not None
+        view = state.view(seat)
+        share = (
+            FastSearch(view, random.Random(4), capacity=101, config=MASTER.replace(oprior="belief"))
+            .opost[1:4]
+            .sum()
+        )
+        if not 0.0 < share < 0.999:  # room above it for an oshare it is under
+            continue
+        shares.append(share)
+        above = FastSearch(
+            view, random.Random(4), capacity=101, config=MASTER.replace(oshare=share)
+        )
+        assert above.opost.tolist() == pytest.approx([share, 1 - share])
+        under = FastSearch(
+            view,
+            random.Random(4),
+            capacity=101,
+            config=MASTER.replace(oshare=share * 1.001),
+        )
+        assert len(under.opost) == 0
+        net = FastSearch(view, random.Random(4), capacity=101, config=MASTER.replace(oprior="net"))
+        under.run(100)
+        net.run(100)
+        assert np.array_equal(under.oN, net.oN) and np.array_equal(under.N, net.N)
+        assert np.array_equal(under.W, net.W)
+    assert shares
+
+
+def test_oshare_is_a_share() -> None:
+    """An ``oshare`` outside 0 to 1 is refused, saying what is allowed."""
+    with pytest.raises(ValueError, match="oshare"):
+        MASTER.replace(oshare=1.5)
+
+
+def test_ocarry_reads_the_greedy_share_from_the_whole_game() -> None:
+    """``ocarry``: the sharp prior's greedy share weighs the earlier rounds' decisions with
+    this round's, while the worlds stay weighed by this round's alone (not ``carry``)."""
+    greedy = parse_agent("greedy")
+    rng = random.Random(3)
+    differs = checked = 0
+    while checked < 4:
+        state = State.new(rng.randrange(10**9), rules=Rules(max_rounds=3))
+        while state.to_move is not None and state.round < 2:
+            state = state.apply(greedy.choose(state.view(state.to_move), state.legal_moves, rng))
+        for _ in range(rng.randrange(0, 4)):
+            if state.to_move is None:
+                break
+            state = state.apply(rng.choice(state.legal_moves))
+        if state.to_move is None or len(state.legal_moves) < 2:
+            continue
+        checked += 1
+        view = state.view(state.to_move)
+        plain = FastSearch(
+            view, random.Random(4), capacity=101, config=MASTER.replace(oshare=0.0, ocarry=False)
+        )
+        carried = FastSearch(
+            view, random.Random(4), capacity=101, config=MASTER.replace(oshare=0.0, ocarry=True)
+        )
+        assert np.array_equal(carried.logw, plain.logw)  # the worlds weighed alike
+        whole = earlier_evidence(view, plain.betas[:4], plain.betas[4:], 3)
+        if len(plain.evidence):
+            whole = whole + plain.evidence
+        shares = np.exp(whole - whole.max())
+        assert carried.opost[0] == pytest.approx(shares[1:4].sum() / shares.sum())
+        differs += abs(carried.opost[0] - plain.opost[0]) > 1e-6
+    assert differs  # greedy's earlier rounds moved the share somewhere

@@ -237,8 +237,21 @@ _DECLARED = (
         "given to the network's policy (strong: noise predicts a noisy player, it is no way "
         "to choose) or each family's share at its sharpest (sharp: greedy's softnesses' "
         "share to greedy's sharpest, the rest to the network's policy; a greedy share under "
-        "0.01 left out)",
+        "oshare left out)",
         choices=("net", "belief", "strong", "sharp"), search="fast",
+    ),
+    Option(
+        "oshare", float, 0.01,
+        "with oprior=sharp: the least greedy share searched as greedy's sharpest choice; "
+        "under it the opponent's prior is the network's policy alone",
+        low=0.0, high=1.0, search="fast",
+    ),
+    Option(
+        "ocarry", bool, False,
+        "with oprior=sharp: the greedy share from the opponent's decisions in the whole game, "
+        "the earlier rounds' as well as this round's (the worlds still weighed by this "
+        "round's alone, unlike carry)",
+        search="fast",
     ),
 )  # fmt: skip
 
@@ -306,6 +319,8 @@ class SearchConfig:
     puct: float = _default("puct")
     carry: bool = _default("carry")
     oprior: str = _default("oprior")
+    oshare: float = _default("oshare")
+    ocarry: bool = _default("ocarry")
 
     def __post_init__(self) -> None:
         for name, option in OPTIONS.items():
@@ -372,13 +387,19 @@ MASTER_1 = SearchConfig(
 into master), kept unchanged so that every later master is measured against it."""
 
 MASTER = MASTER_1.replace(
-    opponent="infoset", adapt=0.0, hidden="random", likelihood="both", oprior="sharp"
+    opponent="infoset",
+    adapt=0.0,
+    hidden="random",
+    likelihood="both",
+    oprior="sharp",
+    ocarry=True,
 )
 """The ``master`` agent: the strongest settings measured so far: ``master-1``'s with the
 opponent searched at its own information sets, its prior the learned policy or, for the share
-of the belief that finds it choosing as greedy does, greedy's sharpest choice (``oprior=sharp``),
-and the worlds weighed by greedy's and the network's likelihoods of its decisions in one mixture
-(``hidden`` shapes only the opponent searched from our side; ``adapt``, greedy's picks for an
-opponent the belief finds greedy-like, is off: a model of one opponent; ``carry``, the models
-weighed by the earlier rounds as well, and ``oprior=belief``, their prediction as the
-opponent's prior, gained against greedy what they lost against ismcts. docs/ai.md)."""
+of the belief that finds it choosing as greedy does over the whole game (``ocarry``), greedy's
+sharpest choice (``oprior=sharp``), and the worlds weighed by greedy's and the network's
+likelihoods of this round's decisions in one mixture (``hidden`` shapes only the opponent
+searched from our side; ``adapt``, greedy's picks for an opponent the belief finds greedy-like,
+is off: a model of one opponent; ``carry``, the worlds weighed by the earlier rounds as well,
+and ``oprior=belief``, the mixture's prediction as the opponent's prior, gained against greedy
+what they lost against ismcts. docs/ai.md)."""

@@ -199,10 +199,19 @@ class FastSearch:
             # softnesses' share to its sharpest, the rest (uniform play, the network's) to the
             # network's policy as it is, so a softened model never flattens the opponent's
             # search. Under a hundredth the greedy share would change the prior by less; it
-            # is left out, and with it the cost of greedy's scores.
+            # is left out, and with it the cost of greedy's scores (``oshare``: where). With
+            # ``ocarry`` the share is read from the whole game's decisions, so that a round's
+            # first decisions, before the opponent has shown anything, follow what it showed
+            # earlier; the worlds are weighed by this round's alone all the same.
             shares = post / post.sum()
+            if config.ocarry and not config.carry and dealing is None:
+                whole = earlier_evidence(
+                    view, self.betas[:greedy], self.betas[greedy:], self.max_rounds
+                ) + (self.evidence if len(self.evidence) else 0.0)
+                shares = np.exp(whole - whole.max())
+                shares /= shares.sum()
             share = float(shares[1:greedy].sum())
-            if share >= 0.01:
+            if share >= config.oshare:
                 self.opost = np.array((share, 1.0 - share), dtype=np.float64)
                 self.obetas = np.array(self.betas[greedy - 1 : greedy], dtype=np.float64)
                 self.oscales = np.ones(1, dtype=np.float64)
