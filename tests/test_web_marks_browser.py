@@ -38,6 +38,7 @@ from hanamikoji.web.service import GameService
 from hanamikoji.web.store import open_store
 from test_web_a11y import Findings
 from test_web_accounts import CHEAP, call, sign_up
+from test_web_accounts import PASSWORD as SIGN_UP_PASSWORD
 from test_web_hidden import check_frames, states_of, twin
 from web_support import Seat, Server, play_out
 
@@ -160,6 +161,77 @@ async def test_only_account_seats_add_the_field(client: Client) -> None:
         assert state["game"]["usernames"] == expected  # the AI's seat: none
         games = (await call(guest, "GET", "/api/me/games", 200))["on"]
         assert [g["opponent_username"] for g in games] == [None]
+
+
+async def test_a_deleted_account_is_marked_deleted_not_a_guest(client: Client) -> None:
+    """After an account is deleted, its games say so (``deleted``, ``opponent_deleted``) at the
+    table, to a spectator, in the review, on the home page's list and a profile's games; the
+    guest beside it is still a guest, and a game without a deleted account has no such field."""
+    async with (
+        cookie_session(client) as alice,
+        cookie_session(client) as guest,
+        cookie_session(client) as bob,
+    ):
+        await sign_up(alice, NAME)
+        await sign_up(bob, "bob_q")
+        made = await call(
+            alice, "POST", "/api/games", 201, json={"mode": "friend", "seat": 0, "name": NAME}
+        )
+        game = made["game"]
+        code = made["invite"].split("?i=")[1]
+        joined = await call(
+            guest, "POST", f"/api/games/{game}/join", 201, json={"invite": code, "name": NAME}
+        )
+        # bob_q's game against alice, for bob's profile
+        theirs = await call(
+            bob, "POST", "/api/games", 201, json={"mode": "friend", "seat": 0, "name": "Bob"}
+        )
+        code = theirs["invite"].split("?i=")[1]
+        await call(
+            alice,
+            "POST",
+            f"/api/games/{theirs['game']}/join",
+            201,
+            json={"invite": code, "name": NAME},
+        )
+        async with guest.ws_connect(f"/ws/{game}?t={joined['token']}") as ws:
+            before = json.loads((await ws.receive(timeout=10)).data)
+        assert before["game"]["usernames"] == [NAME, None] and "deleted" not in before["game"]
+
+        body = {"password": SIGN_UP_PASSWORD}  # the one sign_up gave
+        await call(alice, "POST", "/api/account/delete", 200, json=body)
+
+        async with guest.ws_connect(f"/ws/{game}?t={joined['token']}") as ws:
+            state = json.loads((await ws.receive(timeout=10)).data)
+        assert state["result"] is not None  # resigned with the account
+        assert state["game"]["deleted"] == [True, False]  # the guest's seat: still a guest
+        assert "usernames" not in state["game"]  # no account holds a seat now
+        async with bob.ws_connect(f"/ws/{game}/watch") as ws:
+            watched = json.loads((await ws.receive(timeout=10)).data)
+        assert watched["spectator"] and watched["game"]["deleted"] == [True, False]
+        review = await call(guest, "GET", f"/api/games/{game}/review", 200)
+        assert review["game"]["deleted"] == [True, False]
+        assert "usernames" not in review["game"]
+        listed = (await call(guest, "GET", "/api/me/games", 200))["finished"]
+        assert [(g["opponent_username"], g.get("opponent_deleted")) for g in listed] == [
+            (None, True)
+        ]
+        profile = await call(guest, "GET", "/api/players/bob_q", 200)
+        assert [(g["opponent_username"], g.get("opponent_deleted")) for g in profile["games"]] == [
+            (None, True)
+        ]
+        # The other side of the account, bob's list: bob himself is an account, not deleted.
+        bobs = await call(bob, "GET", f"/api/games/{theirs['game']}/review", 200)
+        assert bobs["game"]["usernames"] == ["bob_q", None]
+        assert bobs["game"]["deleted"] == [False, True]
+
+        # A game of guests only names nobody deleted.
+        other = await call(guest, "POST", "/api/games", 201, json={"mode": "ai", "level": "easy"})
+        async with guest.ws_connect(f"/ws/{other['game']}?t={other['token']}") as ws:
+            fresh = json.loads((await ws.receive(timeout=10)).data)
+        assert "deleted" not in fresh["game"] and "usernames" not in fresh["game"]
+        mine = (await call(guest, "GET", "/api/me/games", 200))["on"]
+        assert [("opponent_deleted" in g, g["opponent_username"]) for g in mine] == [(False, None)]
 
 
 # -- the browsers ---------------------------------------------------------------------------------
@@ -353,3 +425,54 @@ def test_a_guest_without_a_name_is_named_by_the_seat_in_the_lobby_too(
     finally:
         maker.close()
         visitor.close()
+
+
+DELETED_TITLE = "This account was deleted: the player it was is no longer here"
+
+
+def test_a_deleted_account_is_shown_as_deleted_not_as_a_guest(
+    browser: Browser, server: Server
+) -> None:
+    """The account dora_d plays a guest who typed "dora_d", then deletes the account: the
+    guest's table, review and list of games mark that seat "deleted account" (muted, never
+    linked, its title saying why), and the guest's own seat still "guest"."""
+    name = "dora_d"  # not alice: the server is shared, and a deleted account's name stays taken
+    host, friend = new_context(browser), new_context(browser)
+    try:
+        assert host.request.get(f"{server.url}/api/me").ok  # a guest first, as a page makes one
+        body = {"username": name, "password": PASSWORD}
+        assert host.request.post(f"{server.url}/api/account", data=body).status == 201
+        made = host.request.post(
+            f"{server.url}/api/games", data={"mode": "friend", "seat": 0, "name": name}
+        ).json()
+        code = made["invite"].split("?i=")[1]
+        joined = friend.request.post(
+            f"{server.url}/api/games/{made['game']}/join", data={"invite": code, "name": name}
+        ).json()
+        gone = host.request.post(f"{server.url}/api/account/delete", data={"password": PASSWORD})
+        assert gone.ok, gone.text()
+        page = open_page(friend)
+        shown = """where => [...document.querySelectorAll(where + ' .deleted-mark')]
+            .map(m => [m.tagName, m.textContent, m.title, m.closest('a') === null])"""
+        deleted = [["SPAN", "deleted account", DELETED_TITLE, True]]
+
+        page.goto(f"{server.url}{joined['url']}")
+        wait_for_game(page)
+        until(page, "() => document.querySelector('#opp-standing .deleted-mark')", why="table")
+        assert page.evaluate(shown, "#opp-standing") == deleted
+        assert _marks(page, "#my-standing") == {"guests": [["guest", GUEST_TITLE]], "links": []}
+
+        page.goto(f"{server.url}/review/{made['game']}")
+        until(page, "() => document.querySelector('#players .deleted-mark')", why="review")
+        assert page.evaluate(shown, "#players") == deleted
+        assert _marks(page, "#players") == {"guests": [["guest", GUEST_TITLE]], "links": []}
+        assert page.locator("#players [data-deleted=true]").count() == 1
+
+        page.goto(f"{server.url}/")
+        until(page, "() => document.querySelector('#mine-finished .deleted-mark')", why="home")
+        assert page.evaluate(shown, "#mine-finished") == deleted
+        assert _marks(page, "#mine-finished") == {"guests": [], "links": []}
+        no_page_errors(page)
+    finally:
+        host.close()
+        friend.close()

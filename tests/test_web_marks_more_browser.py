@@ -70,24 +70,24 @@ async def _heard(seat: Seat, text: str) -> dict[str, Any]:
 
 
 class _Counted:
-    """``store.usernames``, counting its calls (each is one query)."""
+    """``store.accounts``, counting its calls (each is one query; ``usernames`` reads it too)."""
 
     def __init__(self, store: Any) -> None:
         self.store = store
-        self.real = store.usernames
+        self.real = store.accounts
         self.calls = 0
 
-    async def __call__(self, ids: Any) -> dict[str, str]:
+    async def __call__(self, ids: Any) -> dict[str, str | None]:
         self.calls += 1
-        found: dict[str, str] = await self.real(ids)
+        found: dict[str, str | None] = await self.real(ids)
         return found
 
     def __enter__(self) -> _Counted:
-        self.store.usernames = self
+        self.store.accounts = self
         return self
 
     def __exit__(self, *_: object) -> None:
-        del self.store.usernames
+        del self.store.accounts
 
 
 async def test_the_chat_the_list_and_the_profile_tell_who_is_who(client: Client) -> None:

@@ -247,13 +247,13 @@ async def test_the_list_tells_an_account_from_a_guest_of_the_same_name(site: Ser
     """GAME_ON's ``usernames``: an account seat's user name, null for a guest (absent when no
     seat is an account's), read in one query for the whole list; never a player id."""
     site.app[ACCOUNTS].hasher = CHEAP
-    store: Any = site.service.store  # (its usernames counted)
+    store: Any = site.service.store  # (its accounts counted: usernames reads them too)
     asked: list[list[str]] = []
-    usernames = store.usernames
+    accounts = store.accounts
 
-    async def counted(ids: Any) -> dict[str, str]:
+    async def counted(ids: Any) -> dict[str, str | None]:
         asked.append(list(ids))
-        found: dict[str, str] = await usernames(ids)
+        found: dict[str, str | None] = await accounts(ids)
         return found
 
     async with contextlib.AsyncExitStack() as stack:
@@ -263,11 +263,11 @@ async def test_the_list_tells_an_account_from_a_guest_of_the_same_name(site: Ser
         mixed = await meet(site, a, b)
         guests = await meet(site, c, d)
         ids = [str(seats[0].state["game"]["id"]) for seats in (mixed, guests) if seats[0].state]
-        store.usernames = counted
+        store.accounts = counted
         try:
             listing = await call(c, "GET", "/api/watch", 200)
         finally:
-            del store.usernames
+            del store.accounts
         assert len(asked) == 1  # one query for the list, not one a game
         shown = {g["game"]: g for g in listing["games"]}
         assert shown[ids[0]]["names"] == ["alice", "alice"]  # the same name, typed by each

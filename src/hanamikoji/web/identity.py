@@ -37,6 +37,7 @@ __all__ = [
     "Identity",
     "check_password",
     "check_username",
+    "opponent_mark",
     "username_key",
 ]
 
@@ -448,7 +449,7 @@ class Accounts:
         playing = await self.store.player_games(player, "playing", GAMES_ON) if offset == 0 else []
         done = await self.store.player_games(player, "over", GAMES_PAGE + 1, offset)
         others = {p for row, _ in playing + done[:GAMES_PAGE] for p in row.players}
-        accounts = await self.store.usernames(sorted(p for p in others if p and p != player))
+        accounts = await self.store.accounts(sorted(p for p in others if p and p != player))
         for row, updated in playing:
             game = await self.games.get(row.id)
             if game is not None and game.row.status == "playing":
@@ -470,16 +471,30 @@ def _taken(name: str) -> WebError:
     )
 
 
+def opponent_mark(accounts: dict[str, str | None], opponent: str | None) -> dict[str, Any]:
+    """A listed game's ``opponent_username`` (None for a guest, the AI, nobody yet or a deleted
+    account) from ``accounts`` (the store's ``accounts``, by player id), and
+    ``"opponent_deleted": true`` for a deleted account, which a guest's None would pass for."""
+    if opponent is None or opponent not in accounts:
+        return {"opponent_username": None}
+    username = accounts[opponent]
+    return (
+        {"opponent_username": username}
+        if username
+        else {"opponent_username": None, "opponent_deleted": True}
+    )
+
+
 def _summary(
     row: GameRow,
     player: str,
     updated: str,
     to_move: int | None,
     now: int | None = None,
-    accounts: dict[str, str] | None = None,
+    accounts: dict[str, str | None] | None = None,
 ) -> dict[str, Any]:
     """One game of the list, as its player sees it (a timed game's time left at ``now``; the
-    opponent's user name from ``accounts``, by player id: None for a guest or the AI)."""
+    opponent's mark from ``accounts``, :func:`opponent_mark`)."""
     seat = 0 if row.players[0] == player else 1
     other = 1 - seat
     opponent = row.players[other]
@@ -500,7 +515,7 @@ def _summary(
         "mode": row.mode,
         "level": row.level,
         "opponent": row.names[other],
-        "opponent_username": (accounts or {}).get(opponent) if opponent else None,
+        **opponent_mark(accounts or {}, opponent),
         "rules": {"max_rounds": row.max_rounds},
         "control": row.control or "none",
         "left": _time_left(row, now),

@@ -7,7 +7,8 @@ are given only once a game is over.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hanamikoji.clock import claim_allowed_at
@@ -19,32 +20,56 @@ from hanamikoji.web.game import FORFEIT, LiveGame, invite_link, now_ms, undo_poi
 from hanamikoji.web.store import Store
 
 __all__ = [
+    "SeatAccounts",
     "add_usernames",
     "clock_json",
     "drawn_card",
     "public_view",
     "review_frames",
     "scoring_json",
+    "seat_accounts",
     "seat_message",
     "seat_usernames",
     "seat_view",
 ]
 
 
-async def seat_usernames(store: Store, game: LiveGame) -> list[str | None]:
-    """Each seat's account's user name, in one query (public, as its profile at ``/@/NAME``):
-    what tells an account from a guest who typed the same name. None for a guest, the AI, a
-    deleted account or a seat nobody holds yet."""
+@dataclass(frozen=True)
+class SeatAccounts:
+    """What marks each seat's player beside the name they typed (public, as a profile at
+    ``/@/NAME``): the account's user name (None for a guest, the AI, a deleted account or a
+    seat nobody holds yet), and whether the seat's account was deleted since, which a guest's
+    None would otherwise pass for."""
+
+    usernames: tuple[str | None, ...]
+    deleted: tuple[bool, ...]
+
+
+def seat_accounts(found: Mapping[str, str | None], players: Sequence[str | None]) -> SeatAccounts:
+    """:class:`SeatAccounts` of ``players`` (by seat, None: nobody or the AI) from ``found``,
+    the store's :meth:`~hanamikoji.web.store.PlayerStore.accounts` of them."""
+    return SeatAccounts(
+        tuple(None if p is None else found.get(p) for p in players),
+        tuple(p is not None and p in found and found[p] is None for p in players),
+    )
+
+
+async def seat_usernames(store: Store, game: LiveGame) -> SeatAccounts:
+    """Each seat's account (:class:`SeatAccounts`), in one query: what tells an account from a
+    guest who typed the same name, and a deleted account from a guest."""
     players = [p for p in game.row.players if p is not None]
-    found = await store.usernames(players) if players else {}
-    return [None if p is None else found.get(p) for p in game.row.players]
+    found = await store.accounts(players) if players else {}
+    return seat_accounts(found, game.row.players)
 
 
-def add_usernames(game: dict[str, Any], usernames: list[str | None]) -> None:
+def add_usernames(game: dict[str, Any], accounts: SeatAccounts) -> None:
     """Add ``usernames`` to a message's ``game`` (a seat's or a spectator's ``state``, the
-    review's) when an account holds a seat: optional, absent when no seat is an account's."""
-    if any(usernames):
-        game["usernames"] = list(usernames)
+    review's, a game on /watch) when an account holds a seat, and ``deleted`` when a seat's
+    account was deleted: optional, each absent when no seat is one."""
+    if any(accounts.usernames):
+        game["usernames"] = list(accounts.usernames)
+    if any(accounts.deleted):
+        game["deleted"] = list(accounts.deleted)
 
 
 def scoring_json(score: RoundScore) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from hanamikoji.web.errors import WebError
-from hanamikoji.web.identity import FieldError, check_username, username_key
+from hanamikoji.web.identity import FieldError, check_username, opponent_mark, username_key
 from hanamikoji.web.ratings import AI_PLAYER, AI_RATINGS, FAMILIES, Standing
 from hanamikoji.web.store import Store
 
@@ -57,9 +57,9 @@ async def profile(store: Store, name: Any) -> dict[str, Any]:
     games = []
     rows = await store.player_games(account.id, "over", GAMES_SHOWN)
     # The opponents' user names (public, as their profiles), one query for the list: what tells
-    # an account from a guest who typed the same name.
+    # an account from a guest who typed the same name, and a deleted account from a guest.
     ids = sorted({p for row, _ in rows for p in row.players if p is not None})
-    accounts = await store.usernames(ids) if ids else {}
+    accounts = await store.accounts(ids) if ids else {}
     for row, updated in rows:
         seat = 0 if row.players[0] == account.id else 1
         opponent = row.players[1 - seat]
@@ -70,7 +70,7 @@ async def profile(store: Store, name: Any) -> dict[str, Any]:
                 "mode": row.mode,
                 "level": row.level,
                 "opponent": row.names[1 - seat],
-                "opponent_username": accounts.get(opponent) if opponent else None,
+                **opponent_mark(accounts, opponent),
                 "control": row.control or "none",
                 "rated": row.rated,
                 "result": "draw" if winner is None else "won" if winner == seat else "lost",

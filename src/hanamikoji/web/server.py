@@ -43,7 +43,13 @@ from hanamikoji.web.lobby import (
     time_control,
     visible,
 )
-from hanamikoji.web.messages import add_usernames, review_frames, seat_message, seat_usernames
+from hanamikoji.web.messages import (
+    SeatAccounts,
+    add_usernames,
+    review_frames,
+    seat_message,
+    seat_usernames,
+)
 from hanamikoji.web.moderation import Follower, subject
 from hanamikoji.web.ratings import Standing
 from hanamikoji.web.service import GameService
@@ -316,10 +322,10 @@ class Hub:
                 await conn.send(public, text=text)
 
     async def state_for(
-        self, game: LiveGame, seat: int, usernames: list[str | None] | None = None
+        self, game: LiveGame, seat: int, usernames: SeatAccounts | None = None
     ) -> dict[str, Any]:
         """The ``state`` message of one seat (built from its VIEW), with the seats' user names
-        (:func:`seat_usernames`, looked up unless given)."""
+        and deleted accounts (:func:`seat_usernames`, looked up unless given)."""
         message = seat_message(
             game,
             game.state.view(seat),
@@ -342,10 +348,10 @@ class Hub:
         return message
 
     async def spectator_state(
-        self, game: LiveGame, usernames: list[str | None] | None = None
+        self, game: LiveGame, usernames: SeatAccounts | None = None
     ) -> dict[str, Any]:
         """The ``state`` message of a spectator (built from the public view), with the seats'
-        user names (:func:`seat_usernames`, looked up unless given)."""
+        user names and deleted accounts (:func:`seat_usernames`, looked up unless given)."""
         online = (self.online(game.id, 0), self.online(game.id, 1))
         message = spectator_message(game, online=online, now=self.service.now_ms())
         if usernames is None:

@@ -524,9 +524,10 @@ _SESSION_PLAYER = (
     "WHERE s.id = ? AND s.expires_at > ? AND p.deleted_at IS NULL"
 )
 _SELECT_PLAYER = f"SELECT {_PLAYER_COLUMNS} FROM players p WHERE p.id = ?"
-_USERNAMES = (
-    "SELECT id, username FROM players "
-    "WHERE id IN ({marks}) AND username IS NOT NULL AND deleted_at IS NULL"
+# An account's user name, or a deleted account (its name cleared, its row kept for its games).
+_ACCOUNTS = (
+    "SELECT id, username, deleted_at FROM players "
+    "WHERE id IN ({marks}) AND (username IS NOT NULL OR deleted_at IS NOT NULL)"
 )
 _PLAYER_BY_KEY = f"SELECT {_PLAYER_COLUMNS} FROM players p WHERE p.username_key = ?"
 _RENEW_SESSION = "UPDATE sessions SET expires_at = ? WHERE id = ?"
@@ -634,6 +635,11 @@ class PlayerStore(Protocol):
         query; guests and deleted accounts are left out."""
         ...
 
+    async def accounts(self, player_ids: Sequence[str]) -> dict[str, str | None]:
+        """Each of ``player_ids`` that is or was an account, in one query: its user name, or
+        None for a deleted account (what tells it from a guest, who is left out)."""
+        ...
+
     async def account(self, username_key: str) -> PlayerRow | None:
         """The account (deleted or not) whose user name folds to ``username_key``."""
         ...
@@ -738,11 +744,15 @@ class _Players(_Primitives):
         return None if row is None else _player(row)
 
     async def usernames(self, player_ids: Sequence[str]) -> dict[str, str]:
+        found = await self.accounts(player_ids)
+        return {pid: name for pid, name in found.items() if name is not None}
+
+    async def accounts(self, player_ids: Sequence[str]) -> dict[str, str | None]:
         ids = sorted(set(player_ids))
         if not ids:
             return {}
-        rows = await self._all(_USERNAMES.format(marks=_marks(len(ids))), ids)
-        return {r[0]: r[1] for r in rows}
+        rows = await self._all(_ACCOUNTS.format(marks=_marks(len(ids))), ids)
+        return {r[0]: None if r[2] is not None else r[1] for r in rows}
 
     async def account(self, username_key: str) -> PlayerRow | None:
         row = await self._one(_PLAYER_BY_KEY, (username_key,))

@@ -15,7 +15,13 @@ from typing import Any, Generic, TypeVar
 from hanamikoji.ai.levels import LEVELS
 from hanamikoji.web.game import LiveGame, now_ms
 from hanamikoji.web.limits import Limits, TooMany
-from hanamikoji.web.messages import add_usernames, clock_json, public_view, scoring_json
+from hanamikoji.web.messages import (
+    add_usernames,
+    clock_json,
+    public_view,
+    scoring_json,
+    seat_accounts,
+)
 from hanamikoji.web.ratings import family_of
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import GameRow, Store
@@ -181,9 +187,10 @@ class GamesOn:
         rated = await _mean_ratings(self.service.store, [row for row, _ in rows])
         rows.sort(key=lambda pair: _rank(pair[0], rated))
         shown = rows[:GAMES_ON_LIMIT]
-        # Each account seat's user name (public, as on its profile), one query for the list.
+        # Each account seat's user name (public, as on its profile) or that it was deleted, one
+        # query for the list.
         ids = sorted({p for row, _ in shown for p in row.players if p is not None})
-        accounts = await self.service.store.usernames(ids) if ids else {}
+        accounts = await self.service.store.accounts(ids) if ids else {}
         out = []
         for row, updated in shown:
             game = await self.service.get(row.id)
@@ -205,6 +212,6 @@ class GamesOn:
                 "to_move": state.to_move,
                 "updated": updated,
             }
-            add_usernames(listed, [None if p is None else accounts.get(p) for p in row.players])
+            add_usernames(listed, seat_accounts(accounts, row.players))
             out.append(listed)
         return out

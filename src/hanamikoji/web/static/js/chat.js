@@ -165,7 +165,7 @@ export class ChatBox {
     if (!msg) return "";
     if (!msg.spectator && line.seat === msg.view.seat) return t("chat.you");
     // The opponent's name as typed, and what tells an account from a guest who typed the same.
-    return markedName(this.seatName(msg, line.seat), whoMark(msg.game.usernames?.[line.seat]));
+    return markedName(this.seatName(msg, line.seat), whoMark(msg.game.usernames?.[line.seat], true, msg.game.deleted?.[line.seat]));
   }
 
   render(scroll = false) {

@@ -44,8 +44,8 @@ function opponent(game) {
   return displayName(game.opponent, 1 - game.seat);
 }
 
-/** The opponent's @user name or guest mark (js/who.js): none for the AI or a friend not yet come. */
-const opponentMark = (game) => whoMark(game.opponent_username, game.mode !== "ai" && game.turn !== "invite");
+/** The opponent's @user name, deleted account's or guest mark (js/who.js): none for the AI or a friend not yet come. */
+const opponentMark = (game) => whoMark(game.opponent_username, game.mode !== "ai" && game.turn !== "invite", game.opponent_deleted);
 
 /** "against Bob @bob_q", as words (`text`, the buttons' labels) and shown (`nodes`). */
 function against(game) {

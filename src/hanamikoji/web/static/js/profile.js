@@ -58,7 +58,7 @@ function plot(family, points) {
 function gameItem(g) {
   const result = t(`profile.result.${g.result}`);
   // The opponent's name as typed, with their @user name or the guest mark (js/who.js); the AI's alone.
-  const mark = whoMark(g.opponent_username, g.mode !== "ai");
+  const mark = whoMark(g.opponent_username, g.mode !== "ai", g.opponent_deleted);
   const rest = [g.control !== "none" ? g.control : "", t(g.rated ? "profile.rated" : "profile.casual")].filter(Boolean).map((part) => ` · ${part}`).join("");
   const what = `${t("profile.vs", { name: markedText(g.opponent, mark) })}${rest}`;
   return h(

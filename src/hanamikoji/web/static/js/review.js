@@ -48,7 +48,7 @@ function nameOf(seat) {
 /** A seat's name with what tells an account from a guest (js/who.js); the AI's alone. */
 function markedNameOf(seat) {
   const game = state.review.game || {};
-  return markedName(nameOf(seat), whoMark(game.usernames?.[seat], !isAi(game, names()[seat])));
+  return markedName(nameOf(seat), whoMark(game.usernames?.[seat], !isAi(game, names()[seat]), game.deleted?.[seat]));
 }
 
 /** The (round, index in its round) of each frame's move, from the record (null for a deal frame). */

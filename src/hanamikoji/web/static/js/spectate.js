@@ -51,15 +51,15 @@ export function seatName(msg, seat) {
 /**
  * What tells a seat's player apart beside the name they typed (js/who.js), at a player's table or
  * a spectator's: an account's @user name (`game.usernames`, absent when no seat is an account's),
- * else the guest mark (the player's own too: how the others see them); nothing for the AI or a
- * seat nobody has taken yet.
+ * a deleted account's mark (`game.deleted`, absent when no seat is one), else the guest mark (the
+ * player's own too: how the others see them); nothing for the AI or a seat nobody has taken yet.
  */
 export function seatMark(msg, seat) {
   const game = msg.game;
   const own = !msg.spectator && seat === game.seat;
   const ai = game.mode === "ai" && !own && (msg.spectator ? game.ai_seat === seat : true);
   const joined = own || (msg.spectator ? game.joined?.[seat] : game.opponent_joined);
-  return whoMark(game.usernames?.[seat], !ai && Boolean(joined));
+  return whoMark(game.usernames?.[seat], !ai && Boolean(joined), game.deleted?.[seat]);
 }
 
 /**

@@ -20,10 +20,10 @@ function kind(game) {
 }
 
 /**
- * A seat's account's @user name (`usernames`, absent when no seat is an account's) or the guest
- * mark (js/who.js); nothing for the AI.
+ * A seat's account's @user name (`usernames`, absent when no seat is an account's), a deleted
+ * account's mark (`deleted`, absent when none) or the guest mark (js/who.js); nothing for the AI.
  */
-const markOf = (game, seat) => whoMark(game.usernames?.[seat], !(game.mode === "ai" && game.ai_seat === seat));
+const markOf = (game, seat) => whoMark(game.usernames?.[seat], !(game.mode === "ai" && game.ai_seat === seat), game.deleted?.[seat]);
 
 function item(game) {
   const msg = { game };

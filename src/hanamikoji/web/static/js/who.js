@@ -1,5 +1,6 @@
 // What tells players apart beside the name they typed, which anyone may type: an account's
-// @user name, linked to its profile, or a guest's "guest" mark (docs/web.md, "The lobby"). The
+// @user name, linked to its profile, a guest's "guest" mark, or a deleted account's "deleted
+// account" mark, which no guest's may stand for (docs/web.md, "The lobby"). The
 // lobby, the table, the home page's games, the spectator's table, the review, the chat, the games
 // on now (/watch) and a profile's games all show it so.
 
@@ -7,32 +8,40 @@ import { h } from "./dom.js";
 import { isolate, t } from "./i18n.js";
 
 /**
- * The mark of a player: {account, text} for an account, {guest: true, text} for a guest; null
- * where there is nobody to mark (`person` false: the AI, a seat nobody holds yet).
+ * The mark of a player: {account, text} for an account, {deleted: true, text} for an account
+ * deleted since (the server's `deleted` or `opponent_deleted`), {guest: true, text} for a guest;
+ * null where there is nobody to mark (`person` false: the AI, a seat nobody holds yet).
  */
-export function whoMark(username, person = true) {
+export function whoMark(username, person = true, deleted = false) {
   if (username) return { account: username, text: `@${username}` };
-  return person ? { guest: true, text: t("lobby.guest_mark") } : null;
+  if (!person) return null;
+  return deleted ? { deleted: true, text: t("lobby.deleted_mark") } : { guest: true, text: t("lobby.guest_mark") };
 }
 
 /** A name with its mark, in words (labels, titles): "Bob @bob_q", "bob_q, guest". */
 export function markedText(name, mark) {
   if (!mark) return name;
-  return mark.guest ? `${name}, ${mark.text}` : `${name} ${mark.text}`;
+  return mark.account ? `${name} ${mark.text}` : `${name}, ${mark.text}`;
 }
 
-/** The mark shown: an account's @user name links to its profile, a guest's mark is muted and says why. */
+/**
+ * The mark shown: an account's @user name links to its profile; a guest's mark and a deleted
+ * account's (which has no profile left to link to) are muted and say why.
+ */
 export function markNode(mark, linkClass = "user-mark") {
   if (!mark) return null;
-  return mark.account
-    ? h("a", { class: `${linkClass} small`, href: `/@/${encodeURIComponent(mark.account)}`, text: mark.text, title: t("lobby.profile_of", { name: mark.account }) })
-    : h("span", { class: "guest-mark small muted", text: mark.text, title: t("lobby.guest_mark_title") });
+  if (mark.account) {
+    return h("a", { class: `${linkClass} small`, href: `/@/${encodeURIComponent(mark.account)}`, text: mark.text, title: t("lobby.profile_of", { name: mark.account }) });
+  }
+  if (mark.deleted) return h("span", { class: "deleted-mark small muted", text: mark.text, title: t("lobby.deleted_mark_title") });
+  return h("span", { class: "guest-mark small muted", text: mark.text, title: t("lobby.guest_mark_title") });
 }
 
 /** A name and its mark, shown (the name isolated: a right-to-left one cannot reorder the mark). */
 export function markedName(name, mark) {
   const node = markNode(mark);
-  return h("span", { class: "marked-name", "data-username": mark?.account || null, "data-guest": mark?.guest ? "true" : null }, isolate(name), node ? [" ", node] : null);
+  const data = { "data-username": mark?.account || null, "data-guest": mark?.guest ? "true" : null, "data-deleted": mark?.deleted ? "true" : null };
+  return h("span", { class: "marked-name", ...data }, isolate(name), node ? [" ", node] : null);
 }
 
 /**
