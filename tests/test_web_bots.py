@@ -17,6 +17,7 @@ import pytest
 
 from bot_support import bridge, new_bot, signed_up
 from hanamikoji.bot import PROTOCOL
+from hanamikoji.web.ratings import LADDER
 from hanamikoji.web.server import create_app
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import open_store
@@ -320,16 +321,18 @@ async def test_a_house_level_accepts_a_challenge_and_plays(house: Server) -> Non
         names = [b["username"] for b in listing["bots"]]
         assert set(names) == {"AI-beginner", "AI-easy", "AI-medium", "AI-hard", "AI-master"}
         beginner = next(b for b in listing["bots"] if b["level"] == "beginner")
-        assert beginner["house"] and beginner["ratings"]["real-time"] == 1164  # 147 + 1500 - 483
+        # The measured ladder mapped so that medium is a new player's 1500.
+        fixed = LADDER["beginner"] + 1500 - LADDER["medium"]
+        assert beginner["house"] and beginner["ratings"]["real-time"] == fixed
         made = await challenge(anna, control="3+2", rated=True, to="AI-beginner", max_rounds=3)
         game = (await started(anna, made["challenge"]["id"]))["game"]
         seat = await table(anna, game)
         await play_out([seat], random.Random(5))
         assert seat.state is not None and over(seat.state)
         profile = await call(anna, "GET", "/api/players/anna_h", 200)
-        assert profile["ratings"]["real-time"]["games"] == 1  # rated against the fixed 1164
+        assert profile["ratings"]["real-time"]["games"] == 1  # rated against the fixed rating
         house_profile = await call(anna, "GET", "/api/players/AI-beginner", 200)
         assert house_profile["bot"]["house"]  # its fixed rating, as the lobby shows it
         for family in ("real-time", "correspondence"):
             shown = house_profile["ratings"][family]
-            assert shown["rating"] == 1164 and shown["fixed"] and not shown["provisional"]
+            assert shown["rating"] == fixed and shown["fixed"] and not shown["provisional"]

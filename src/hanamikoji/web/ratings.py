@@ -37,13 +37,13 @@ __all__ = [
 FAMILIES = (Kind.REAL_TIME.value, Kind.CORRESPONDENCE.value)
 """The families a player has a rating in (untimed games are never rated)."""
 
-LADDER = {"beginner": 147, "easy": 300, "medium": 483, "hard": 587, "master": 686}
+LADDER = {"beginner": 139, "easy": 294, "medium": 512, "hard": 644, "master": 754}
 """The AI levels' Elo relative to random play = 0, measured in docs/ai.md ("The levels on one
 scale")."""
 
 AI_OFFSET = 1500 - LADDER["medium"]
 """Maps the ladder onto the Glicko scale: a new player's 1500 is the medium level (the home
-page's default), so random play is 1017 and the master 1703. Elo and Glicko share the logistic
+page's default), so random play is 988 and the master 1742. Elo and Glicko share the logistic
 curve (400 points for a tenfold odds ratio), so one offset is all it takes."""
 
 AI_RATINGS = {level: fixed_rating(elo + AI_OFFSET) for level, elo in LADDER.items()}
