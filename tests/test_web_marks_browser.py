@@ -461,12 +461,14 @@ def test_a_deleted_account_is_shown_as_deleted_not_as_a_guest(
         until(page, "() => document.querySelector('#opp-standing .deleted-mark')", why="table")
         assert page.evaluate(shown, "#opp-standing") == deleted
         assert _marks(page, "#my-standing") == {"guests": [["guest", GUEST_TITLE]], "links": []}
+        page.screenshot(path=str(SHOTS / "marks-table-deleted.png"))
 
         page.goto(f"{server.url}/review/{made['game']}")
         until(page, "() => document.querySelector('#players .deleted-mark')", why="review")
         assert page.evaluate(shown, "#players") == deleted
         assert _marks(page, "#players") == {"guests": [["guest", GUEST_TITLE]], "links": []}
         assert page.locator("#players [data-deleted=true]").count() == 1
+        page.screenshot(path=str(SHOTS / "marks-review-deleted.png"))
 
         page.goto(f"{server.url}/")
         until(page, "() => document.querySelector('#mine-finished .deleted-mark')", why="home")
