@@ -208,25 +208,16 @@ async def test_the_default_database_lives_in_the_data_directory(
     await store.close()
 
 
-async def test_user_names_are_looked_up_in_one_call(store: Store) -> None:
-    """Accounts' user names by id; guests, deleted accounts and unknown ids are left out."""
+async def test_accounts_and_user_names_are_looked_up_in_one_call(store: Store) -> None:
+    """``accounts``: an account by its user name, a deleted account by None; ``usernames``:
+    accounts' user names alone. Guests and unknown ids are left out of both."""
     for pid in ("p-guest", "p-anna", "p-gone"):
         await store.new_player(pid, "Anna", f"s-{pid}", "2999-01-01T00:00:00")
     assert await store.make_account("p-anna", "anna_k", "anna_k", "hash")
     assert await store.make_account("p-gone", "gone_g", "gone_g", "hash")
     await store.delete_player("p-gone", "deleted player")
-    found = await store.usernames(["p-guest", "p-anna", "p-gone", "p-nobody", "p-anna"])
-    assert found == {"p-anna": "anna_k"}
-    assert await store.usernames([]) == {}
-
-
-async def test_accounts_tell_a_deleted_account_from_a_guest_in_one_call(store: Store) -> None:
-    """An account by its user name, a deleted account by None; guests and unknown ids left out."""
-    for pid in ("p-guest", "p-anna", "p-gone"):
-        await store.new_player(pid, "Anna", f"s-{pid}", "2999-01-01T00:00:00")
-    assert await store.make_account("p-anna", "anna_k", "anna_k", "hash")
-    assert await store.make_account("p-gone", "gone_g", "gone_g", "hash")
-    await store.delete_player("p-gone", "deleted player")
-    found = await store.accounts(["p-guest", "p-anna", "p-gone", "p-nobody", "p-gone"])
-    assert found == {"p-anna": "anna_k", "p-gone": None}
+    asked = ["p-guest", "p-anna", "p-gone", "p-nobody", "p-anna"]
+    assert await store.accounts(asked) == {"p-anna": "anna_k", "p-gone": None}
+    assert await store.usernames(asked) == {"p-anna": "anna_k"}
     assert await store.accounts([]) == {}
+    assert await store.usernames([]) == {}
