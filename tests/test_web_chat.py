@@ -358,6 +358,45 @@ async def test_spectators_have_a_room_of_their_own(client: Client) -> None:
             await ws.ws.close()
 
 
+async def test_a_deleted_accounts_lines_keep_no_user_name(client: Client) -> None:
+    """An account deleted after talking to the spectators: its lines stay, without its user
+    name (no link to a profile that is gone), marked as a deleted account's, never a guest's."""
+    game, (anna, bob), browser = await friend_game(client)
+    url = base(client)
+    async with browser, await stranger(client) as eve_browser, await stranger(client) as ivan_b:
+        async with eve_browser.post(
+            f"{url}/api/account", json={"username": "eve_w", "password": "correct horse"}
+        ) as r:
+            assert r.status == 201
+        eve, ivan = await watcher(eve_browser, url, game), await watcher(ivan_b, url, game)
+        for spectator in (eve, ivan):  # into the room: its messages come from then on
+            await spectator.send(type="chat-history", room="spectators")
+            await next_of(spectator, "chat-history")
+        await eve.send(type="chat", room="spectators", text="go Bob")
+        await next_of(ivan, "chat")
+        await ivan.send(type="chat", room="spectators", text="go Anna")
+        await next_of(ivan, "chat")
+        await eve.ws.close()
+        async with eve_browser.post(
+            f"{url}/api/account/delete", json={"password": "correct horse"}
+        ) as r:
+            assert r.status == 200
+        await ivan.send(type="chat-history", room="spectators")
+        lines = (await next_of(ivan, "chat-history"))["lines"]
+        assert [(x["text"], x["name"], x.get("deleted")) for x in lines] == [
+            ("go Bob", None, True),
+            ("go Anna", None, None),
+        ]
+        await bob.send(type="resign")
+        await anna.until(lambda s: s["result"] is not None)
+        async with ivan_b.get(f"{url}/api/games/{game}/chat") as r:  # the review's rooms
+            spectators = (await r.json())["spectators"]
+        assert [x.get("deleted") for x in spectators] == [True, None]
+        assert "eve_w" not in str(spectators)
+        for ws in (anna, bob, ivan):
+            await ws.ws.close()
+
+
 async def test_chat_off_in_the_settings(client: Client) -> None:
     _, (anna, bob), browser = await friend_game(client)
     url = base(client)

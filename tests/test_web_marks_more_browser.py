@@ -335,6 +335,24 @@ def test_chat_watch_and_profile_show_the_marks(browser: Browser, server: Any) ->
             "guests"
         ]
         _shot(stranger, "review-chat-390", "#review-chat")
+
+        # bob_q deletes the account: the line stays, marked as a deleted account's, unlinked.
+        gone = watching_account.request.post(
+            f"{server.url}/api/account/delete", data={"password": PASSWORD}
+        )
+        assert gone.ok, gone.text()
+        stranger.reload()
+        until(stranger, "() => document.querySelector('#review-chat .deleted-mark')", why="mark")
+        marks = _marks(stranger, "#review-chat")
+        assert ["@bob_q", "/@/bob_q"] not in marks["links"]
+        assert ["Guest", GUEST_TITLE] in marks["guests"]
+        deleted = stranger.evaluate(
+            """() => [...document.querySelectorAll('#review-chat .deleted-mark')]
+                .map((m) => [m.textContent, m.closest('a') === null])"""
+        )
+        assert deleted == [["deleted account", True]]
+        assert "bob_q" not in stranger.locator("#review-chat").inner_text()
+        _shot(stranger, "review-chat-deleted-390", "#review-chat")
         for page in (alice, guest, *spectators):
             no_page_errors(page)
         findings.assert_clean()

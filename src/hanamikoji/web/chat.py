@@ -151,12 +151,15 @@ def parse_message(data: dict[str, Any]) -> tuple[str, str]:
     return "text", clean_text(data["text"])
 
 
-def line_json(line: ChatRow) -> dict[str, Any]:
+def line_json(line: ChatRow, *, deleted: bool = False) -> dict[str, Any]:
     """A message as the pages receive it: the author's seat in the players' room (their name is
-    the seat's), the author's user name in the spectators' (null: a guest)."""
+    the seat's), the author's user name in the spectators' (null: a guest, or with
+    ``deleted: true`` an account deleted since)."""
     said = {"phrase": line.body} if line.kind == "phrase" else {"text": line.body}
     if line.room == "players":
         return {"id": line.id, "seat": line.seat, "at": line.at, **said}
+    if deleted:
+        return {"id": line.id, "name": None, "deleted": True, "at": line.at, **said}
     return {"id": line.id, "name": line.name or None, "at": line.at, **said}
 
 
@@ -307,10 +310,15 @@ class ChatRooms:
             lines = await self.service.store.chat(row.id, room, HISTORY)
             if muted:
                 lines = [line for line in lines if line.seat == seat]
+        # A spectator's line without a name: a guest's, or an account's deleted since.
+        unnamed = [ln.player for ln in lines if ln.room != "players" and not ln.name and ln.player]
+        found = await self.service.store.accounts(unnamed) if unnamed else {}
         return {
             "type": "chat-history",
             "room": room,
-            "lines": [line_json(line) for line in lines],
+            "lines": [
+                line_json(line, deleted=found.get(line.player or "", "") is None) for line in lines
+            ],
             "muted": muted,
             "off": flags.chat_off,
         }

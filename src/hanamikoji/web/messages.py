@@ -24,12 +24,12 @@ __all__ = [
     "add_usernames",
     "clock_json",
     "drawn_card",
+    "lookup_seat_accounts",
     "public_view",
     "review_frames",
     "scoring_json",
     "seat_accounts",
     "seat_message",
-    "seat_usernames",
     "seat_view",
 ]
 
@@ -54,7 +54,7 @@ def seat_accounts(found: Mapping[str, str | None], players: Sequence[str | None]
     )
 
 
-async def seat_usernames(store: Store, game: LiveGame) -> SeatAccounts:
+async def lookup_seat_accounts(store: Store, game: LiveGame) -> SeatAccounts:
     """Each seat's account (:class:`SeatAccounts`), in one query: what tells an account from a
     guest who typed the same name, and a deleted account from a guest."""
     players = [p for p in game.row.players if p is not None]

@@ -46,9 +46,9 @@ from hanamikoji.web.lobby import (
 from hanamikoji.web.messages import (
     SeatAccounts,
     add_usernames,
+    lookup_seat_accounts,
     review_frames,
     seat_message,
-    seat_usernames,
 )
 from hanamikoji.web.moderation import Follower, subject
 from hanamikoji.web.ratings import Standing
@@ -308,24 +308,24 @@ class Hub:
         game = await self.service.get(game_id)
         if game is None:
             return
-        usernames = await seat_usernames(self.service.store, game)  # one query for them all
+        accounts = await lookup_seat_accounts(self.service.store, game)  # one query for them all
         cache: dict[int, dict[str, Any]] = {}
         for conn in conns:
             message = cache.get(conn.seat)
             if message is None:
-                message = cache[conn.seat] = await self.state_for(game, conn.seat, usernames)
+                message = cache[conn.seat] = await self.state_for(game, conn.seat, accounts)
             await conn.send(message)
         if watchers:  # after the players, and written once for them all
-            public = await self.spectator_state(game, usernames)
+            public = await self.spectator_state(game, accounts)
             text = _dumps(public)
             for conn in watchers:
                 await conn.send(public, text=text)
 
     async def state_for(
-        self, game: LiveGame, seat: int, usernames: SeatAccounts | None = None
+        self, game: LiveGame, seat: int, accounts: SeatAccounts | None = None
     ) -> dict[str, Any]:
         """The ``state`` message of one seat (built from its VIEW), with the seats' user names
-        and deleted accounts (:func:`seat_usernames`, looked up unless given)."""
+        and deleted accounts (:func:`lookup_seat_accounts`, looked up unless given)."""
         message = seat_message(
             game,
             game.state.view(seat),
@@ -333,9 +333,9 @@ class Hub:
             rematch=await self.service.rematch_link(game, seat),
             now=self.service.now_ms(),
         )
-        if usernames is None:
-            usernames = await seat_usernames(self.service.store, game)
-        add_usernames(message["game"], usernames)
+        if accounts is None:
+            accounts = await lookup_seat_accounts(self.service.store, game)
+        add_usernames(message["game"], accounts)
         bots = self.bot_seats(game) if self.bot_seats is not None else []
         if any(bots):  # a bot is marked at the table (docs/bots.md): a game with one only
             message["game"]["bots"] = bots
@@ -348,15 +348,15 @@ class Hub:
         return message
 
     async def spectator_state(
-        self, game: LiveGame, usernames: SeatAccounts | None = None
+        self, game: LiveGame, accounts: SeatAccounts | None = None
     ) -> dict[str, Any]:
         """The ``state`` message of a spectator (built from the public view), with the seats'
-        user names and deleted accounts (:func:`seat_usernames`, looked up unless given)."""
+        user names and deleted accounts (:func:`lookup_seat_accounts`, looked up unless given)."""
         online = (self.online(game.id, 0), self.online(game.id, 1))
         message = spectator_message(game, online=online, now=self.service.now_ms())
-        if usernames is None:
-            usernames = await seat_usernames(self.service.store, game)
-        add_usernames(message["game"], usernames)
+        if accounts is None:
+            accounts = await lookup_seat_accounts(self.service.store, game)
+        add_usernames(message["game"], accounts)
         return message
 
     def connected(self) -> list[tuple[str, int]]:
@@ -730,7 +730,7 @@ async def _review(request: web.Request) -> web.StreamResponse:
         "rules": {"max_rounds": row.max_rounds},
         "result": row.result,
     }
-    add_usernames(meta, await seat_usernames(request.app[SERVICE].store, game))
+    add_usernames(meta, await lookup_seat_accounts(request.app[SERVICE].store, game))
     record = request.app[SERVICE].record(game).to_json()
     return web.json_response({"game": meta, "record": record, "frames": review_frames(game.state)})
 

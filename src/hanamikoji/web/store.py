@@ -556,6 +556,11 @@ _RENAME_SEATS = "UPDATE games SET name{seat} = ? WHERE player{seat} = ?"
 _DELETE_PLAYER = (
     "UPDATE players SET name = NULL, username = NULL, password = NULL, deleted_at = ? WHERE id = ?"
 )
+# Its chat keeps no name either: the players' room shows the seat's new name, the spectators'
+# (where the name is the user name) none, which the pages mark as a deleted account's.
+_FORGET_CHAT_NAMES = (
+    "UPDATE chat SET name = CASE WHEN room = 'players' THEN ? ELSE '' END WHERE player_id = ?"
+)
 _PLAYER_GAMES = (
     f"SELECT {_GAME_COLUMNS}, updated_at FROM games "
     "WHERE (player0 = ? OR player1 = ?) AND status = ? "
@@ -666,7 +671,8 @@ class PlayerStore(Protocol):
 
     async def delete_player(self, player_id: str, shown_as: str) -> list[str]:
         """Delete an account: its sessions end, its user name, name and password are erased, its
-        seats' names become ``shown_as``; the ids of its games (which stay)."""
+        seats' names (and its lines' in the players' chat) become ``shown_as``, its lines in
+        the spectators' chat lose its user name; the ids of its games (which stay)."""
         ...
 
     async def player_games(
@@ -795,6 +801,7 @@ class _Players(_Primitives):
                 (_PLAYER_GAME_IDS, (player_id, player_id)),
                 (_RENAME_SEATS.format(seat=0), (shown_as, player_id)),
                 (_RENAME_SEATS.format(seat=1), (shown_as, player_id)),
+                (_FORGET_CHAT_NAMES, (shown_as, player_id)),
                 (_END_SESSIONS, (player_id,)),
                 (_DELETE_PLAYER, (_now(), player_id)),
             ],

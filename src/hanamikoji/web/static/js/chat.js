@@ -4,7 +4,7 @@
 
 import { $, fill, h } from "./dom.js";
 import { isolate, t } from "./i18n.js";
-import { markAlone, markedName, whoMark } from "./who.js";
+import { markAlone, markedName, markNode, whoMark } from "./who.js";
 
 export const PHRASES = ["hello", "good-luck", "well-played", "thanks"];
 export const MAX_CHAT = 200; // the server's limit (hanamikoji.web.chat.MAX_CHAT)
@@ -16,10 +16,11 @@ export function said(line) {
 
 /**
  * Who wrote a line of the spectators' room, where nobody types a name: its `name` is the account's
- * user name (shown as @name, linked to the profile), or null for a guest ("Guest", marked so).
+ * user name (shown as @name, linked to the profile), or null for a guest ("Guest", marked so) or,
+ * with `deleted`, for an account deleted since (its muted mark, never a guest's).
  */
 function spectatorName(line) {
-  return markAlone(line.name, t("chat.guest"));
+  return line.deleted ? markNode(whoMark(null, true, true)) : markAlone(line.name, t("chat.guest"));
 }
 
 /**
