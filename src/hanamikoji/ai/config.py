@@ -287,6 +287,8 @@ RETIRED: dict[str, str] = {
     "gained against greedy what it lost against master-1 and was retired (docs/ai.md)",
     "fast": "the search is chosen by the agent: ismcts is the Python search, master the "
     "compiled one (master:fast=0, the Python master, was retired)",
+    "pfloor": "a floor under the opponent's prior, so that a long search tries every reply, "
+    "measured as no gain from more time and was retired (docs/ai.md)",
 }
 """Options that were experiments, measured as no gain and retired: what to say to who uses them."""
 
