@@ -320,3 +320,60 @@ def test_ocarry_reads_the_greedy_share_from_the_whole_game() -> None:
         assert carried.opost[0] == pytest.approx(shares[1:4].sum() / shares.sum())
         differs += abs(carried.opost[0] - plain.opost[0]) > 1e-6
     assert differs  # greedy's earlier rounds moved the share somewhere
+
+
+def test_shadow_deals_our_cards_afresh_among_those_the_opponent_cannot_see() -> None:
+    """The opponent's iterations re-deal our hand, Secret and Discard and the pile among
+    themselves: the same cards in the same places' sizes, the opponent's side untouched."""
+    from hanamikoji.ai.fastsearch.kernel import redeal_mine
+    from hanamikoji.kernel.row import C_DECK, C_DISCARD, C_HAND, C_SECRET, C_TURN
+
+    def digits(packed: int) -> list[int]:
+        return sorted(g + 1 for g in range(7) for _ in range((packed >> (4 * g)) & 15))
+
+    changed = 0
+    for state in positions(12, seed=9):
+        me = state.to_move
+        assert me is not None
+        row = position_row(state, random.Random(1))
+        turn = int(row[C_TURN])
+        pile = 7 - turn
+        places = [C_HAND + me, C_SECRET + me, C_DISCARD + me]
+        before = row.copy()
+        redeal_mine(row, me, pile, np.empty(24, dtype=np.int64))
+        deck = slice(C_DECK + turn + 1, C_DECK + turn + 1 + pile)
+
+        mine = [d for c in places for d in digits(int(row[c]))] + [int(d) for d in row[deck]]
+        was = [d for c in places for d in digits(int(before[c]))] + [int(d) for d in before[deck]]
+        assert sorted(mine) == sorted(was)
+        for c in places:
+            assert len(digits(int(row[c]))) == len(digits(int(before[c])))
+        opponent = [c + 1 - me for c in (C_HAND, C_SECRET, C_DISCARD)]
+        assert all(row[c] == before[c] for c in opponent)
+        changed += int(row[C_HAND + me] != before[C_HAND + me])
+    assert changed >= 6  # a fresh hand, not ours, in most deals
+
+
+def test_shadow_iterations_update_only_the_opponents_statistics() -> None:
+    """``shadow``: that share of the iterations visits no node of our tree (the root's visits
+    are the rest) and adds to the opponent's statistics alone; deterministic for a seed."""
+    for state in positions(3, seed=11):
+        seat = state.to_move
+        assert seat is not None
+        agent = parse_agent("master:iterations=3000,shadow=0.5")
+        first = agent.search(state.view(seat), state.legal_moves, random.Random(5))  # type: ignore[attr-defined]
+        again = agent.search(state.view(seat), state.legal_moves, random.Random(5))  # type: ignore[attr-defined]
+        assert first.moves == again.moves
+        assert first.iterations == 3000
+        assert sum(m.visits for m in first.moves) == 1500
+        plain = FastSearch(state.view(seat), random.Random(3), capacity=3001, config=MASTER)
+        plain.run(3000)
+        shadowed = FastSearch(
+            state.view(seat), random.Random(3), capacity=3001, config=MASTER.replace(shadow=0.5)
+        )
+        shadowed.run(3000)
+        # half the iterations grow the tree; the opponent's table is visited on every one
+        assert shadowed.counters[0] < plain.counters[0]
+        assert int(shadowed.oN.sum()) > 0 and int(shadowed.oused[0]) > 0
+        root = sum(n for _, n, _ in shadowed.root(state.legal_moves))
+        assert root == 1500
