@@ -17,7 +17,15 @@ from hanamikoji.cli import main
 from hanamikoji.web.server import create_app
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import open_store
-from test_web_chat import base, claim_invite_in, new_browser, next_of
+from test_web_chat import (
+    base,
+    claim_invite_in,
+    friend_game,
+    new_browser,
+    next_of,
+    stranger,
+    watcher,
+)
 from web_support import Seat, backend_database
 
 Client = TestClient[Any, Any]
@@ -150,6 +158,38 @@ async def test_mute_disable_remove_and_the_log(
         assert "@anna_k" in rows[1] and "(why: appeal granted)" in rows[1]
         for seat in (anna, bob):
             await seat.ws.close()
+
+
+async def test_a_deleted_accounts_spectator_lines_are_not_called_a_guests(
+    client: Client, db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``messages`` names an unnamed spectator's line by what its author is: a guest, or an
+    account deleted since it spoke (its user name gone with it)."""
+    game, (anna, bob), browser = await friend_game(client)
+    url = base(client)
+    async with browser, await stranger(client) as eve_browser, await stranger(client) as ivan_b:
+        await signed_up(eve_browser, url, "eve_w")
+        eve, ivan = await watcher(eve_browser, url, game), await watcher(ivan_b, url, game)
+        for spectator in (eve, ivan):
+            await spectator.send(type="chat-history", room="spectators")
+            await next_of(spectator, "chat-history")
+        await eve.send(type="chat", room="spectators", text="go Bob")
+        await next_of(ivan, "chat")
+        await ivan.send(type="chat", room="spectators", text="go Anna")
+        await next_of(ivan, "chat")
+        status, out, _ = await admin(capsys, db, "messages", "--game", game)
+        assert status == 0 and "spectators  eve_w (player" in out
+        await eve.ws.close()
+        body = {"password": "correct horse"}
+        async with eve_browser.post(f"{url}/api/account/delete", json=body) as r:
+            assert r.status == 200
+        status, out, _ = await admin(capsys, db, "messages", "--game", game)
+        said = {line.rsplit(": ", 1)[1]: line for line in out.strip().splitlines()}
+        assert status == 0 and "eve_w" not in out
+        assert "spectators  deleted account (player" in said["go Bob"]
+        assert "spectators  guest (player" in said["go Anna"]
+        for ws in (anna, bob, ivan):
+            await ws.ws.close()
 
 
 async def test_refusals(client: Client, db: str, capsys: pytest.CaptureFixture[str]) -> None:

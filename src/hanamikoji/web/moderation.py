@@ -139,7 +139,11 @@ async def _act(args: argparse.Namespace) -> list[str]:
         if args.action == "messages":
             player_id = (await find_player(store, args.player)).id if args.player else None
             lines = await store.chat_lines(game_id=args.game, player_id=player_id, limit=args.limit)
-            return [_chat_line(line) for line in lines] or ["no messages"]
+            # A spectator's line without a name: a guest's, or an account's deleted since.
+            unnamed = [ln.player for ln in lines if ln.room != "players" and not ln.name]
+            found = await store.accounts([p for p in unnamed if p]) if unnamed else {}
+            deleted = {p for p, name in found.items() if name is None}
+            return [_chat_line(line, line.player in deleted) for line in lines] or ["no messages"]
         entries = await store.moderation_log(args.limit)
         return [_entry_line(entry) for entry in entries] or ["nothing logged yet"]
     finally:
@@ -288,9 +292,10 @@ def _entry_line(entry: ModerationRow) -> str:
     return f"{entry.at}  {entry.moderator}  {entry.action}  {entry.target}  (why: {entry.reason})"
 
 
-def _chat_line(line: ChatRow) -> str:
+def _chat_line(line: ChatRow, deleted: bool = False) -> str:
     when = datetime.fromtimestamp(line.at / 1000, UTC).isoformat(timespec="seconds")
-    who = f"seat {line.seat} {line.name}" if line.room == "players" else (line.name or "guest")
+    unnamed = "deleted account" if deleted else "guest"
+    who = f"seat {line.seat} {line.name}" if line.room == "players" else (line.name or unnamed)
     said = f"[{line.body}]" if line.kind == "phrase" else line.body
     removed = "  (removed)" if line.removed else ""
     return (
