@@ -222,15 +222,6 @@ _DECLARED = (
         low=0.0, search="fast",
     ),
     Option(
-        "shadow", float, 0.0,
-        "with opponent=infoset: the share of the iterations that are the opponent's alone, "
-        "our hand, Secret and Discard dealt afresh among the cards it cannot see and our "
-        "moves drawn from the network's policy, updating only its statistics, so that it "
-        "answers every hand it may think we hold rather than ours (0: none; above 0 its "
-        "information sets are what it saw, our Secret and Discard by their kind)",
-        low=0.0, high=0.9, search="fast",
-    ),
-    Option(
         "carry", bool, False,
         "with mix: the mixture's models weighed by how well each explained the opponent's "
         "decisions in the earlier rounds of the game (read from the view), not equally likely "
@@ -298,6 +289,8 @@ RETIRED: dict[str, str] = {
     "compiled one (master:fast=0, the Python master, was retired)",
     "pfloor": "a floor under the opponent's prior, so that a long search tries every reply, "
     "measured as no gain from more time and was retired (docs/ai.md)",
+    "shadow": "iterations of the opponent's alone, our hand dealt afresh as it may think it, "
+    "measured as no gain from more time and were retired (docs/ai.md)",
 }
 """Options that were experiments, measured as no gain and retired: what to say to who uses them."""
 
@@ -328,7 +321,6 @@ class SearchConfig:
     netvalue: float = _default("netvalue")
     opponent: str = _default("opponent")
     puct: float = _default("puct")
-    shadow: float = _default("shadow")
     carry: bool = _default("carry")
     oprior: str = _default("oprior")
     oshare: float = _default("oshare")

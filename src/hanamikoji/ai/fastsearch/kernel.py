@@ -15,7 +15,6 @@ from hanamikoji.ai.net import row_pick, row_probs, row_value
 from hanamikoji.kernel.actions import NUM_ACTIONS
 from hanamikoji.kernel.jit import jit, jit_inline
 from hanamikoji.kernel.row import (
-    C_DECK,
     C_DISCARD,
     C_HAND,
     C_OFFER,
@@ -26,7 +25,7 @@ from hanamikoji.kernel.row import (
     C_TURN,
 )
 from hanamikoji.kernel.rules import GOLDEN, apply, legal, mix, rand_below
-from hanamikoji.kernel.tables import T_TYPE, card_code
+from hanamikoji.kernel.tables import T_TYPE
 
 from .tree import C_DONE, C_NODES, K_SECRET, NKEYS, child, next_seed, seen, slot
 from .worlds import deal, pool_draw
@@ -127,137 +126,15 @@ def predictive(
 
 
 @jit_inline
-def infoset_key(pos: Any, seen_hash: Any, mover: int) -> Any:
-    """The hash of ``mover``'s information set in this world: ``seen_hash`` (uint64) for what
-    it has seen this round, and the hand, Secret and Discard the world gives it."""
+def infoset_hash(pos: Any, node: int, mover: int) -> Any:
+    """The hash of ``mover``'s information set at ``node`` in this world: what both seats have
+    seen this round (the node) and the hand, Secret and Discard the world gives it."""
     return mix(
-        seen_hash
+        np.uint64(node) * GOLDEN
         ^ np.uint64(pos[C_HAND + mover]) * np.uint64(0xBF58476D1CE4E5B9)
         ^ np.uint64(pos[C_SECRET + mover]) * np.uint64(0x94D049BB133111EB)
         ^ np.uint64(pos[C_DISCARD + mover])
     )
-
-
-@jit_inline
-def infoset_hash(pos: Any, node: int, mover: int) -> Any:
-    """The hash of ``mover``'s information set at ``node`` in this world: what both seats have
-    seen this round (the node: the searching seat's own Secret and Discard by their cards) and
-    the hand, Secret and Discard the world gives it."""
-    return infoset_key(pos, np.uint64(node) * GOLDEN, mover)
-
-
-@jit_inline
-def opponent_view(seen_hash: Any, a: int, offer: int, mover: int, me: int, T: Any) -> Any:
-    """``seen_hash`` after ``mover`` played action ``a``, as the opponent of ``me`` saw it: our
-    Secret and Discard by their kind alone, its own moves and the public ones as they are."""
-    key = seen(a, offer, T) if mover == me else a
-    return mix(seen_hash ^ np.uint64(key + 1) * np.uint64(0xD6E8FEB86659FD93))
-
-
-@jit_inline
-def mover_view(seen_hash: Any, mover: int) -> Any:
-    """``seen_hash`` marked with the seat to move (the two seats' sets never share a hash)."""
-    return seen_hash ^ np.uint64(mover + 1) * np.uint64(0xA0761D6478BD642F)
-
-
-@jit_inline
-def unpack(cards: Any, out: Any, k: int) -> int:
-    """The packed ``cards`` as digits into ``out`` from ``k`` on; the next free index."""
-    for g in range(7):
-        for _ in range((cards >> (4 * g)) & 15):
-            out[k] = g + 1
-            k += 1
-    return k
-
-
-@jit_inline
-def redeal_mine(pos: Any, me: int, pile: int, buf: Any) -> None:
-    """The world as the opponent of ``me`` may think it: our hand, Secret and Discard and the
-    ``pile`` cards still to be drawn shuffled among the same places (the removed card, which
-    worlds do not keep apart from the opponent's Discard, stays out)."""
-    hand = unpack(pos[C_HAND + me], buf, 0)
-    secret = unpack(pos[C_SECRET + me], buf, hand)
-    discard = unpack(pos[C_DISCARD + me], buf, secret)
-    first = C_DECK + pos[C_TURN] + 1
-    for j in range(pile):
-        buf[discard + j] = pos[first + j]
-    k = discard + pile
-    for i in range(k - 1, 0, -1):
-        r = rand_below(pos, i + 1)
-        t = buf[i]
-        buf[i] = buf[r]
-        buf[r] = t
-    packed = 0
-    for i in range(hand):
-        packed += card_code(buf[i])
-    pos[C_HAND + me] = packed
-    packed = 0
-    for i in range(hand, secret):
-        packed += card_code(buf[i])
-    pos[C_SECRET + me] = packed
-    packed = 0
-    for i in range(secret, discard):
-        packed += card_code(buf[i])
-    pos[C_DISCARD + me] = packed
-    for j in range(pile):
-        pos[first + j] = buf[discard + j]
-
-
-@jit_inline
-def opponent_pick(
-    info: Any,
-    ids: Any,
-    n: int,
-    pz: Any,
-    fpu: float,
-    puct: float,
-    okeys: Any,
-    oN: Any,
-    oW: Any,
-    oused: Any,
-    oslots: Any,
-) -> tuple[int, bool]:
-    """(the index in ``ids`` that the opponent's PUCT chooses at the information set ``info``,
-    with the prior ``pz`` and ``fpu`` for an untried move (below 0: the set's mean so far),
-    whether its entry is new): the chosen move's entry in ``okeys``/``oN``/``oW`` is made if
-    it was not there; its slot goes to ``oslots[pick]``."""
-    omask = np.int64(okeys.shape[0] - 1)
-    visits = 0
-    total = 0.0
-    for i in range(n):
-        ok = np.int64(mix(info + np.uint64(ids[i] + 1)) >> np.uint64(1)) | 1
-        j = np.int64(np.uint64(ok) * GOLDEN >> np.uint64(40)) & omask
-        while okeys[j] != ok and okeys[j] != 0:
-            j = (j + 1) & omask
-        oslots[i] = j
-        if okeys[j] != 0:
-            visits += oN[j]
-            total += oW[j]
-    if fpu < 0.0:  # no node to ask: the information set's own mean so far
-        fpu = total / visits if visits > 0 else 0.5
-    root = math.sqrt(visits + 1.0)
-    best = -math.inf
-    pick = 0
-    for i in range(n):
-        j = oslots[i]
-        q = fpu
-        m = 0
-        if okeys[j] != 0:
-            m = oN[j]
-            if m > 0:
-                q = oW[j] / m
-        score = q + puct * pz[i] * root / (1.0 + m)
-        if score > best:
-            best = score
-            pick = i
-    j = oslots[pick]
-    fresh = okeys[j] == 0
-    if fresh:
-        okeys[j] = np.int64(mix(info + np.uint64(ids[pick] + 1)) >> np.uint64(1)) | 1
-        oN[j] = 0
-        oW[j] = 0.0
-        oused[0] += 1
-    return pick, fresh
 
 
 @jit_inline
@@ -360,7 +237,6 @@ def search(
     obetas: Any,
     oscales: Any,
     guidenet: bool,
-    shadow: float,
 ) -> None:
     """Run up to ``iterations`` more iterations on the tree (node 0 is the root).
 
@@ -381,12 +257,7 @@ def search(
     ``opost`` (empty: the network alone): the prior is instead the belief's prediction
     (:func:`predictive`, with ``obetas`` and ``oscales``). ``guidenet``: ``guide``'s bias at
     our own decisions below the root is the network's prior (with the hand each world gives
-    us), not greedy's judgement. ``shadow`` (with ``infoset``): that share of the iterations
-    are the opponent's alone: our hand, Secret and Discard dealt afresh among the cards it
-    cannot see, our moves drawn from the network's policy, no node of the tree visited, and
-    only the opponent's statistics updated, so that they answer every hand it may think we
-    hold, not the one we hold; its information sets are then what it saw (our Secret and
-    Discard by their kind), not our tree's nodes.
+    us), not greedy's judgement.
     """
     w1, b1, w2, b2, wv, bv = net
     x = np.empty(w1.shape[0], dtype=np.float32)
@@ -412,9 +283,8 @@ def search(
     pz = np.empty(MAX_MOVES, dtype=np.float32)
     oslots = np.empty(MAX_MOVES, dtype=np.int64)
     opath = np.empty(64, dtype=np.int64)
+    omask = np.int64(okeys.shape[0] - 1)
     nopost = opost[:0]  # our own prior: the network's alone
-    hid = np.empty(24, dtype=np.int64)
-    viewed = infoset and shadow > 0.0  # the opponent's sets by what it saw
     capacity = N.shape[0]
     for _ in range(iterations):
         if counters[C_NODES] + 1 > capacity:  # an iteration adds one node at most
@@ -427,52 +297,10 @@ def search(
             pool_draw(pos, pool, spare, cumulative, slots, counters, more)
         else:
             deal(pos, cards, slots, opp)
+        # Down the tree.
         node = 0
         depth = 0
-        hseen = np.uint64(0)  # what the opponent has seen this round below the root
-        done = counters[C_DONE]
-        theirs_only = viewed and math.floor((done + 1) * shadow) > math.floor(done * shadow)
-        if theirs_only:
-            # The opponent's iteration: down its own statistics, ours by the network.
-            redeal_mine(pos, me, slots[2], hid)
-            while pos[C_TURN] < 8:
-                mover = pos[C_TO_MOVE]
-                offer = pos[C_OFFER]
-                n = legal(pos, T, H, ids)
-                info = infoset_key(pos, mover_view(hseen, mover), mover)
-                fresh = False
-                path[depth] = -1
-                opath[depth] = -1
-                movers[depth] = mover
-                if mover == me:
-                    kept_probs(
-                        pos, info, ids, n, max_rounds, T, F, policy, px, ph1, ph2, pz,
-                        pkeys, pbase, pflat, oused, nopost, obetas, oscales, rel, marks,
-                    )  # fmt: skip
-                    draw = rand_below(pos, 1 << 30) / float(1 << 30)
-                    chosen = n - 1
-                    for i in range(n):
-                        draw -= pz[i]
-                        if draw < 0.0:
-                            chosen = i
-                            break
-                else:
-                    kept_probs(
-                        pos, info, ids, n, max_rounds, T, F, policy, px, ph1, ph2, pz,
-                        pkeys, pbase, pflat, oused, opost, obetas, oscales, rel, marks,
-                    )  # fmt: skip
-                    chosen, fresh = opponent_pick(
-                        info, ids, n, pz, -1.0, puct, okeys, oN, oW, oused, oslots
-                    )  # fmt: skip
-                    opath[depth] = oslots[chosen]
-                a = int(ids[chosen])
-                depth += 1
-                hseen = opponent_view(hseen, a, offer, mover, me, T)
-                apply(pos, a, T)
-                if fresh:
-                    break
-        # Down the tree.
-        while not theirs_only:
+        while True:
             mover = pos[C_TO_MOVE]
             offer = pos[C_OFFER]
             # The opponent's move from its own search or the network (greedy's picks instead
@@ -482,25 +310,49 @@ def search(
                 # The opponent's own bandit at its information set in this world: PUCT over
                 # its legal moves, the network's probabilities (from its hand) the prior.
                 n = legal(pos, T, H, ids)
-                if viewed:
-                    info = infoset_key(pos, mover_view(hseen, mover), mover)
-                else:
-                    info = infoset_hash(pos, node, mover)
+                info = infoset_hash(pos, node, mover)
                 kept_probs(
                     pos, info, ids, n, max_rounds, T, F, policy, px, ph1, ph2, pz,
                     pkeys, pbase, pflat, oused, opost, obetas, oscales, rel, marks,
                 )  # fmt: skip
+                visits = 0
+                for i in range(n):
+                    ok = np.int64(mix(info + np.uint64(ids[i] + 1)) >> np.uint64(1)) | 1
+                    j = np.int64(np.uint64(ok) * GOLDEN >> np.uint64(40)) & omask
+                    while okeys[j] != ok and okeys[j] != 0:
+                        j = (j + 1) & omask
+                    oslots[i] = j
+                    if okeys[j] != 0:
+                        visits += oN[j]
                 # an untried move is valued as this node's mean for the mover
                 fpu = 0.5
                 if node != 0 and N[node] > 0:
                     fpu = W[node] / N[node]
                     if mover != movers[depth - 1]:
                         fpu = 1.0 - fpu
-                pick, _ = opponent_pick(
-                    info, ids, n, pz, fpu, puct, okeys, oN, oW, oused, oslots
-                )  # fmt: skip
+                root = math.sqrt(visits + 1.0)
+                best = -math.inf
+                pick = 0
+                for i in range(n):
+                    j = oslots[i]
+                    q = fpu
+                    m = 0
+                    if okeys[j] != 0:
+                        m = oN[j]
+                        if m > 0:
+                            q = oW[j] / m
+                    score = q + puct * pz[i] * root / (1.0 + m)
+                    if score > best:
+                        best = score
+                        pick = i
+                j = oslots[pick]
+                if okeys[j] == 0:
+                    okeys[j] = np.int64(mix(info + np.uint64(ids[pick] + 1)) >> np.uint64(1)) | 1
+                    oN[j] = 0
+                    oW[j] = 0.0
+                    oused[0] += 1
                 a = int(ids[pick])
-                opath[depth] = oslots[pick]
+                opath[depth] = j
             if own and netopp:
                 # The opponent as the network would play with the hand this world gives it.
                 n = legal(pos, T, H, ids)
@@ -514,8 +366,6 @@ def search(
                 path[depth] = ch
                 movers[depth] = mover
                 depth += 1
-                if viewed:
-                    hseen = opponent_view(hseen, a, offer, mover, me, T)
                 apply(pos, a, T)
                 node = ch
                 if fresh or pos[C_TURN] >= 8:
@@ -664,8 +514,6 @@ def search(
             opath[depth] = -1
             movers[depth] = mover
             depth += 1
-            if viewed:
-                hseen = opponent_view(hseen, a, offer, mover, me, T)
             apply(pos, a, T)
             node = kids[pick]
             if nu > 0 or pos[C_TURN] >= 8:
@@ -686,9 +534,8 @@ def search(
         for d in range(depth):
             ch = path[d]
             mine = value0 if movers[d] == 0 else 1.0 - value0
-            if ch >= 0:  # (none in the opponent's own iterations)
-                N[ch] += 1
-                W[ch] += mine
+            N[ch] += 1
+            W[ch] += mine
             if opath[d] >= 0:
                 oN[opath[d]] += 1
                 oW[opath[d]] += mine
