@@ -6,8 +6,9 @@
   only, from the first decision to the result; axe-core checks the table on the way.
 - On a 390x844 and a 360x740 phone, in English, Russian and Czech: the page never scrolls
   sideways, no title or label at the table is cut, the hand keeps one row so the dock (the hand,
-  the actions and the move, pinned at the bottom) stays short, and the dock never covers a
-  control that has the focus.
+  the actions and the move, pinned at the bottom) stays short, the dock never covers a
+  control that has the focus, and when an offer comes the whole board is brought into view
+  above it.
 
 Screenshots: ``test-output/screenshots/keyboard-*.png``.
 """
@@ -355,6 +356,13 @@ DOCK_JS = """() => {
   return { height: dock.height, top: dock.top, rows: new Set(tops).size, cards: tops.length };
 }"""
 
+# Is the whole board on screen, above the dock?
+BOARD_IN_VIEW_JS = """() => {
+  const board = document.querySelector("#board").getBoundingClientRect();
+  const dock = document.querySelector(".my-area").getBoundingClientRect();
+  return board.top >= -1 && board.bottom <= dock.top + 1;
+}"""
+
 # Is the focused control drawn on top where it is (not under the dock, or anything else)?
 COVERED_JS = """() => {
   const e = document.activeElement;
@@ -441,8 +449,12 @@ def test_the_table_on_a_phone(server: Server, browser: Browser, lang: str) -> No
                 if any(m[0] == "P" for m in legal(page)):
                     break
                 page.keyboard.press("Escape")
+                page.evaluate("() => window.scrollTo(0, 0)")  # the dock pinned at the bottom
                 make_move(page, rng.choice(legal(page)))
             if any(m[0] == "P" for m in legal(page)):
+                # the whole board comes into view above the dock as the offer arrives
+                until(page, BOARD_IN_VIEW_JS, why=f"{state}: the dock covers the board at a pick")
+                shot(page, f"keyboard-phone-{lang}-{name}-offer-board.png", full_page=False)
                 page.evaluate("() => window.scrollTo(0, 0)")
                 shot(page, f"keyboard-phone-{lang}-{name}-offer.png", full_page=False)
                 assert_nothing_cut(page, f"{state}, an offer")

@@ -707,6 +707,22 @@ function renderOffer(msg) {
   if (m.kind === "G" && new Set(m.cards).size < m.cards.length) parts.push(h("div", { class: "offer-cards", role: "img", "aria-label": t("offer.cards", { cards: [...m.cards].join(", ") }) }, offerCards(m.cards)));
   parts.push(h("div", { class: "picks", role: "toolbar", "aria-labelledby": "offer-title" }, buttons));
   fill(box, parts);
+  if (ui.fresh.offer) requestAnimationFrame(boardAboveDock);
+}
+
+/** On a short screen the pinned dock, the offer in it, can cover the board's lower half (your
+ * side of each geisha) just when you choose what to take: bring the whole board into view above
+ * the dock, once, as the offer arrives (a scroll the player makes later stays). */
+function boardAboveDock() {
+  const board = $("#board").getBoundingClientRect();
+  const dock = $(".my-area").getBoundingClientRect();
+  // The scrolls that show the whole board with the dock pinned under it: from the one that
+  // puts the board's foot on the dock to the one that puts its head at the top; the nearest.
+  // (A board too tall for the room keeps its foot, your side, in view.)
+  const low = scrollY + board.bottom - (innerHeight - dock.height);
+  const high = scrollY + board.top;
+  const target = low > high ? low : Math.min(Math.max(scrollY, low), high);
+  if (Math.abs(target - scrollY) > 1) window.scrollTo({ top: target, behavior: reducedMotion() ? "auto" : "smooth" });
 }
 
 function renderMine(msg) {
