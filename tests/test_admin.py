@@ -23,6 +23,7 @@ from test_web_chat import (
     friend_game,
     new_browser,
     next_of,
+    spectators_cheer,
     stranger,
     watcher,
 )
@@ -170,13 +171,7 @@ async def test_a_deleted_accounts_spectator_lines_are_not_called_a_guests(
     async with browser, await stranger(client) as eve_browser, await stranger(client) as ivan_b:
         await signed_up(eve_browser, url, "eve_w")
         eve, ivan = await watcher(eve_browser, url, game), await watcher(ivan_b, url, game)
-        for spectator in (eve, ivan):
-            await spectator.send(type="chat-history", room="spectators")
-            await next_of(spectator, "chat-history")
-        await eve.send(type="chat", room="spectators", text="go Bob")
-        await next_of(ivan, "chat")
-        await ivan.send(type="chat", room="spectators", text="go Anna")
-        await next_of(ivan, "chat")
+        await spectators_cheer(eve, ivan)
         status, out, _ = await admin(capsys, db, "messages", "--game", game)
         assert status == 0 and "spectators  eve_w (player" in out
         await eve.ws.close()

@@ -104,6 +104,18 @@ async def watcher(browser: aiohttp.ClientSession, url: str, game: str) -> Seat:
     return spectator
 
 
+async def spectators_cheer(eve: Seat, ivan: Seat) -> None:
+    """Both spectators into their room (its messages come from then on); Eve says "go Bob",
+    then Ivan "go Anna", each line read back."""
+    for spectator in (eve, ivan):
+        await spectator.send(type="chat-history", room="spectators")
+        await next_of(spectator, "chat-history")
+    await eve.send(type="chat", room="spectators", text="go Bob")
+    await next_of(ivan, "chat")
+    await ivan.send(type="chat", room="spectators", text="go Anna")
+    await next_of(ivan, "chat")
+
+
 async def test_two_players_talk(client: Client) -> None:
     game, (anna, bob), browser = await friend_game(client)
     async with browser:
@@ -369,13 +381,7 @@ async def test_a_deleted_accounts_lines_keep_no_user_name(client: Client) -> Non
         ) as r:
             assert r.status == 201
         eve, ivan = await watcher(eve_browser, url, game), await watcher(ivan_b, url, game)
-        for spectator in (eve, ivan):  # into the room: its messages come from then on
-            await spectator.send(type="chat-history", room="spectators")
-            await next_of(spectator, "chat-history")
-        await eve.send(type="chat", room="spectators", text="go Bob")
-        await next_of(ivan, "chat")
-        await ivan.send(type="chat", room="spectators", text="go Anna")
-        await next_of(ivan, "chat")
+        await spectators_cheer(eve, ivan)
         await eve.ws.close()
         async with eve_browser.post(
             f"{url}/api/account/delete", json={"password": "correct horse"}

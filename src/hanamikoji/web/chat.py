@@ -24,7 +24,7 @@ from hanamikoji.web.game import LiveGame
 from hanamikoji.web.ids import new_id
 from hanamikoji.web.limits import TooMany, Window
 from hanamikoji.web.service import GameService
-from hanamikoji.web.store import ChatFlags, ChatRow, GameRow
+from hanamikoji.web.store import ChatFlags, ChatRow, GameRow, deleted_authors
 
 __all__ = [
     "MAX_CHAT",
@@ -310,15 +310,11 @@ class ChatRooms:
             lines = await self.service.store.chat(row.id, room, HISTORY)
             if muted:
                 lines = [line for line in lines if line.seat == seat]
-        # A spectator's line without a name: a guest's, or an account's deleted since.
-        unnamed = [ln.player for ln in lines if ln.room != "players" and not ln.name and ln.player]
-        found = await self.service.store.accounts(unnamed) if unnamed else {}
+        deleted = await deleted_authors(self.service.store, lines)
         return {
             "type": "chat-history",
             "room": room,
-            "lines": [
-                line_json(line, deleted=found.get(line.player or "", "") is None) for line in lines
-            ],
+            "lines": [line_json(line, deleted=line.player in deleted) for line in lines],
             "muted": muted,
             "off": flags.chat_off,
         }

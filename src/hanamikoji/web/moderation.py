@@ -32,6 +32,7 @@ from hanamikoji.web.store import (
     PlayerRow,
     Store,
     StoreError,
+    deleted_authors,
     open_store,
 )
 
@@ -139,10 +140,7 @@ async def _act(args: argparse.Namespace) -> list[str]:
         if args.action == "messages":
             player_id = (await find_player(store, args.player)).id if args.player else None
             lines = await store.chat_lines(game_id=args.game, player_id=player_id, limit=args.limit)
-            # A spectator's line without a name: a guest's, or an account's deleted since.
-            unnamed = [ln.player for ln in lines if ln.room != "players" and not ln.name]
-            found = await store.accounts([p for p in unnamed if p]) if unnamed else {}
-            deleted = {p for p, name in found.items() if name is None}
+            deleted = await deleted_authors(store, lines)
             return [_chat_line(line, line.player in deleted) for line in lines] or ["no messages"]
         entries = await store.moderation_log(args.limit)
         return [_entry_line(entry) for entry in entries] or ["nothing logged yet"]

@@ -44,6 +44,7 @@ __all__ = [
     "Store",
     "StoreError",
     "default_db_path",
+    "deleted_authors",
     "open_store",
     "safe_url",
 ]
@@ -1350,6 +1351,15 @@ _MODERATION_AFTER = (
     "SELECT id, at, moderator, action, target, reason FROM moderation WHERE id > ? "
     "ORDER BY id LIMIT ?"
 )
+
+
+async def deleted_authors(store: PlayerStore, lines: Sequence[ChatRow]) -> set[str]:
+    """The players behind ``lines`` said in the spectators' room without a name who were
+    accounts, deleted since (the others without one are guests), in one query."""
+    spoke = {ln.player for ln in lines if ln.room != "players" and not ln.name}
+    unnamed = sorted(p for p in spoke if p)
+    found = await store.accounts(unnamed) if unnamed else {}
+    return {player for player, name in found.items() if name is None}
 
 
 def _chat_row(values: Sequence[Any]) -> ChatRow:
