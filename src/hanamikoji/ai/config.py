@@ -222,6 +222,13 @@ _DECLARED = (
         low=0.0, search="fast",
     ),
     Option(
+        "oback", float, 0.0,
+        "with opponent=infoset: the weight, in visits, of the opponent's mean over every hand "
+        "for a move here (the tree's node for the move as we see it) in its estimate at each "
+        "information set, so that a rarely visited one learns from the others (0: off)",
+        low=0.0, search="fast",
+    ),
+    Option(
         "carry", bool, False,
         "with mix: the mixture's models weighed by how well each explained the opponent's "
         "decisions in the earlier rounds of the game (read from the view), not equally likely "
@@ -321,6 +328,7 @@ class SearchConfig:
     netvalue: float = _default("netvalue")
     opponent: str = _default("opponent")
     puct: float = _default("puct")
+    oback: float = _default("oback")
     carry: bool = _default("carry")
     oprior: str = _default("oprior")
     oshare: float = _default("oshare")
