@@ -320,22 +320,3 @@ def test_ocarry_reads_the_greedy_share_from_the_whole_game() -> None:
         assert carried.opost[0] == pytest.approx(shares[1:4].sum() / shares.sum())
         differs += abs(carried.opost[0] - plain.opost[0]) > 1e-6
     assert differs  # greedy's earlier rounds moved the share somewhere
-
-
-def test_oback_backs_the_opponents_estimates_off_to_every_hands_mean() -> None:
-    """``oback``: off (0) the search is master's; on, it changes what the opponent learns and
-    is deterministic for a seed; a negative weight is refused."""
-    for state in positions(3, seed=6):
-        seat = state.to_move
-        assert seat is not None
-        view = state.view(seat)
-        trees = []
-        for config in (MASTER, MASTER.replace(oback=0), MASTER.replace(oback=16)) * 2:
-            tree = FastSearch(view, random.Random(3), capacity=5_001, config=config)
-            tree.run(5_000)
-            trees.append(tree)
-        assert np.array_equal(trees[0].oW, trees[1].oW)
-        assert np.array_equal(trees[2].oW, trees[5].oW)
-        assert not np.array_equal(trees[0].oW[: len(trees[2].oW)], trees[2].oW[: len(trees[0].oW)])
-    with pytest.raises(ValueError, match="oback"):
-        MASTER.replace(oback=-1)

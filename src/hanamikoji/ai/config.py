@@ -222,13 +222,6 @@ _DECLARED = (
         low=0.0, search="fast",
     ),
     Option(
-        "oback", float, 0.0,
-        "with opponent=infoset: the weight, in visits, of the opponent's mean over every hand "
-        "for a move here (the tree's node for the move as we see it) in its estimate at each "
-        "information set, so that a rarely visited one learns from the others (0: off)",
-        low=0.0, search="fast",
-    ),
-    Option(
         "carry", bool, False,
         "with mix: the mixture's models weighed by how well each explained the opponent's "
         "decisions in the earlier rounds of the game (read from the view), not equally likely "
@@ -298,6 +291,8 @@ RETIRED: dict[str, str] = {
     "measured as no gain from more time and was retired (docs/ai.md)",
     "shadow": "iterations of the opponent's alone, our hand dealt afresh as it may think it, "
     "measured as no gain from more time and were retired (docs/ai.md)",
+    "oback": "the opponent's estimates backed off to its mean over every hand measured as no "
+    "gain from more time and were retired (docs/ai.md)",
 }
 """Options that were experiments, measured as no gain and retired: what to say to who uses them."""
 
@@ -328,7 +323,6 @@ class SearchConfig:
     netvalue: float = _default("netvalue")
     opponent: str = _default("opponent")
     puct: float = _default("puct")
-    oback: float = _default("oback")
     carry: bool = _default("carry")
     oprior: str = _default("oprior")
     oshare: float = _default("oshare")

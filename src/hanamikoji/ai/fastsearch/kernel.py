@@ -237,7 +237,6 @@ def search(
     obetas: Any,
     oscales: Any,
     guidenet: bool,
-    oback: float,
 ) -> None:
     """Run up to ``iterations`` more iterations on the tree (node 0 is the root).
 
@@ -258,9 +257,7 @@ def search(
     ``opost`` (empty: the network alone): the prior is instead the belief's prediction
     (:func:`predictive`, with ``obetas`` and ``oscales``). ``guidenet``: ``guide``'s bias at
     our own decisions below the root is the network's prior (with the hand each world gives
-    us), not greedy's judgement. ``oback`` > 0: the opponent's estimate of a move at an
-    information set is its own mean backed off to the mean over every hand (the tree's child
-    for the move as we see it), weighed as ``oback`` visits.
+    us), not greedy's judgement.
     """
     w1, b1, w2, b2, wv, bv = net
     x = np.empty(w1.shape[0], dtype=np.float32)
@@ -344,13 +341,6 @@ def search(
                         m = oN[j]
                         if m > 0:
                             q = oW[j] / m
-                    if oback > 0.0:
-                        # the move's mean over every hand the worlds gave the opponent here
-                        ps = slot(hkeys, shift, node * NKEYS + seen(ids[i], offer, T))
-                        if hkeys[ps] != 0 and N[hvals[ps]] > 0:
-                            pc = hvals[ps]
-                            total = oW[j] if m > 0 else 0.0
-                            q = (total + oback * W[pc] / N[pc]) / (m + oback)
                     score = q + puct * pz[i] * root / (1.0 + m)
                     if score > best:
                         best = score

@@ -180,7 +180,6 @@ class FastSearch:
         self.guidenet = config.guideprior == "net" and config.guide > 0
         self.policy = kernel_policy(self.netopp or self.infoset or self.guidenet)
         self.puct = config.puct
-        self.oback = config.oback
         # the belief's prediction as the opponent's prior: each model's posterior (its prior
         # before the opponent has decided anything this round: equal, or with ``carry`` the
         # earlier rounds'), its softnesses
@@ -352,7 +351,6 @@ class FastSearch:
             self.obetas,
             self.oscales,
             self.guidenet,
-            self.oback,
         )
 
     def root(self, legal: Sequence[Move]) -> list[tuple[Move, int, float]]:
