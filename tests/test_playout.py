@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import random
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from functools import cache
 from pathlib import Path
+from types import ModuleType
 
+import numpy as np
+import pytest
 from bench.svgplot import bar_chart, line_chart
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hanamikoji.ai.fastplay import position_row
+from hanamikoji.ai.net import default_net, policy_arrays
 from hanamikoji.ai.playout import best_pick, play_round, play_round_smart, smart_move
-from hanamikoji.ai.values import RoundValues
+from hanamikoji.ai.values import RoundValues, marker_code, round_start
+from hanamikoji.kernel.actions import MOVES
+from hanamikoji.kernel.tables import H, T
 from hanamikoji.moves import Move
 from hanamikoji.state import Deal, State
 
@@ -42,12 +51,15 @@ def test_best_pick_takes_the_geisha_that_decides() -> None:
     assert best_pick(state, random.Random(0)) == Move.parse("P7")
 
 
-def test_the_trainer_writes_a_table_and_a_curve(tmp_path: Path) -> None:
+@pytest.mark.parametrize("policy", ["playout", "net"])
+def test_the_trainer_writes_a_table_and_a_curve(tmp_path: Path, policy: str) -> None:
     out, curve = tmp_path / "values.json", tmp_path / "curve.svg"
     done = subprocess.run(
         [
             sys.executable,
             str(ROOT / "scripts/train_values.py"),
+            "--policy",
+            policy,
             "--samples",
             "2",
             "--stages",
@@ -65,6 +77,38 @@ def test_the_trainer_writes_a_table_and_a_curve(tmp_path: Path) -> None:
     table = RoundValues.from_json(json.loads(out.read_text()))
     assert 0.0 <= table.value((None,) * 7, 0, 3) <= 1.0
     ET.fromstring(curve.read_text())  # well-formed SVG
+
+
+@cache
+def _trainer() -> ModuleType:
+    """``scripts/train_values.py`` as a module (loaded once: its kernel compiles once)."""
+    spec = importlib.util.spec_from_file_location("train_values", ROOT / "scripts/train_values.py")
+    assert spec is not None and spec.loader is not None
+    trainer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(trainer)
+    return trainer
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 3**7 - 1), st.integers(0, 1), st.integers(0, 2**32))
+def test_the_networks_rounds_in_the_kernel_are_the_cores(code: int, first: int, seed: int) -> None:
+    """``--policy net`` plays its rounds in the kernel: each move is legal in the core, and the
+    core, given the same moves, ends the round with the same result."""
+    trainer = _trainer()
+    state = round_start(code, first, random.Random(seed))
+    if state.is_over:  # a decided marker position: no round to play
+        return
+    moves = np.empty(32, dtype=np.int64)
+    policy = policy_arrays(default_net())
+    result = trainer.net_round(position_row(state, random.Random(seed)), T, H, policy, moves)
+    number = state.round
+    for a in moves[moves >= 0]:
+        assert state.to_move is not None and state.round == number
+        state = state.apply(MOVES[int(a)])
+    assert state.is_over or state.round == number + 1
+    outcome = state.outcome
+    expected = marker_code(state.markers) if outcome is None else -1 - (outcome.winner or 0)
+    assert result == expected
 
 
 def test_charts_are_well_formed_svg() -> None:

@@ -25,6 +25,7 @@ __all__ = [
     "evaluate_round_end",
     "marker_code",
     "markers_of",
+    "round_start",
     "round_values",
     "sample_round",
     "solve",
@@ -59,10 +60,20 @@ Outcomes = list[int]
 
 def sample_round(code: int, first: int, rng: random.Random, policy: Callable[..., State]) -> int:
     """Play one round from marker position ``code`` with ``first`` to play; its result code."""
+    after = policy(round_start(code, first, rng), rng)
+    outcome = after.outcome
+    if outcome is not None:
+        return -1 if outcome.winner == 0 else -2
+    return marker_code(after.markers)
+
+
+def round_start(code: int, first: int, rng: random.Random) -> State:
+    """A round's first position, dealt from ``rng``: marker position ``code``, ``first`` to
+    play, no round limit."""
     deal = Deal.random(rng)
     hands = list(deal.hands)
     hands[first] = "".join(sorted(hands[first] + deal.deck[0]))
-    state = State.from_position(
+    return State.from_position(
         turn=0,
         hands=(hands[0], hands[1]),
         actions_left=("SDGC", "SDGC"),
@@ -74,11 +85,6 @@ def sample_round(code: int, first: int, rng: random.Random, policy: Callable[...
         rng=rng,
         check=False,
     )
-    after = policy(state, rng)
-    outcome = after.outcome
-    if outcome is not None:
-        return -1 if outcome.winner == 0 else -2
-    return marker_code(after.markers)
 
 
 _NO_LIMIT = Rules(max_rounds=None)
