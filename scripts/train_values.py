@@ -25,7 +25,12 @@ import numpy as np
 from bench.svgplot import line_chart
 from rich.progress import Progress
 
-from hanamikoji.ai.fastplay import MAX_MOVES, greedy_playout_moves, position_row
+from hanamikoji.ai.fastplay import (
+    MAX_MOVES,
+    greedy_playout_moves,
+    position_row,
+    row_marker_code,
+)
 from hanamikoji.ai.net import default_net, policy_arrays, row_pick
 from hanamikoji.ai.playout import play_round
 from hanamikoji.ai.values import (
@@ -38,7 +43,7 @@ from hanamikoji.ai.values import (
     solve,
 )
 from hanamikoji.kernel.jit import jit
-from hanamikoji.kernel.row import C_MARKERS, C_TURN
+from hanamikoji.kernel.row import C_TURN
 from hanamikoji.kernel.rules import apply, legal, rand_below, score_round
 from hanamikoji.kernel.tables import H, T
 from hanamikoji.state import State
@@ -75,12 +80,7 @@ def net_round(row: Any, T: Any, H: Any, policy: Any, moves: Any) -> int:
     winner, reason = score_round(row, 0)
     if reason > 0:
         return -1 if winner == 0 else -2
-    code = 0
-    unit = 1
-    for g in range(7):
-        code += (row[C_MARKERS + g] + 1) * unit
-        unit *= 3
-    return code
+    return row_marker_code(row)
 
 
 def sampler(name: str, rng: random.Random) -> Callable[[int, int], int]:

@@ -227,19 +227,26 @@ def _play_round(row: Any, T: Any, H: Any, F: Any, horizon: int, max_rounds: int,
 
 
 @jit_inline
+def row_marker_code(row: Any) -> int:
+    """The row's marker position as :func:`~hanamikoji.ai.values.marker_code` numbers it."""
+    code = 0
+    unit = 1
+    for g in range(7):
+        code += (row[C_MARKERS + g] + 1) * unit
+        unit *= 3
+    return code
+
+
+@jit_inline
 def round_end(row: Any, F: Any, horizon: int, max_rounds: int, out: Any) -> float:
     """Score the finished round (the kernel's ``score_round``); seat 0's expected score: the
     result if the game ends, else the value table's for the next round (``horizon``: its
     number of rounds-left tables; ``max_rounds`` 0 for no limit). Writes the markers, winner
     and reason into ``out``."""
     winner, reason = score_round(row, max_rounds)
-    code = 0
-    unit = 1
     for g in range(7):
-        m = row[C_MARKERS + g]
-        out[R_MARKERS + g] = m
-        code += (m + 1) * unit
-        unit *= 3
+        out[R_MARKERS + g] = row[C_MARKERS + g]
+    code = row_marker_code(row)
     out[R_WINNER] = winner
     out[R_REASON] = reason
     if reason == 4:
