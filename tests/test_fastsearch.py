@@ -242,3 +242,59 @@ def test_the_kernel_gives_greedys_root_bias() -> None:
         fast = heuristic_bias(view, state.legal_moves, fast=True)
         assert slow.keys() == fast.keys()
         assert all(abs(slow[m] - fast[m]) < 1e-9 for m in slow)
+
+
+@pytest.mark.parametrize(("seed", "decisions"), [(5, 0), (9, 5)])
+def test_halving_keeps_the_better_of_ucbs_most_visited(seed: int, decisions: int) -> None:
+    state = position(seed, decisions)
+    view = View.of(state, state.to_move)  # type: ignore[arg-type]
+    legal = state.legal_moves
+    assert len(legal) >= 3
+    # The first half of the budget is the plain search's: its two most visited are the finalists.
+    half, _, _ = fast_search(view, legal, random.Random(3), iterations=2000)
+    finalists = {m for m, _, _ in half[:2]}
+    found, done, _ = fast_search(view, legal, random.Random(3), iterations=4000, halving=2)
+    again, _, _ = fast_search(view, legal, random.Random(3), iterations=4000, halving=2, chunk=7)
+    assert found == again and done == 4000  # deterministic for a seed and budget
+    assert {m for m, _, _ in found} == set(legal)
+    assert sum(n for _, n, _ in found) == 4000
+    (best, _, value), *rest = found
+    assert best in finalists
+    (other,) = finalists - {best}
+    assert value >= {m: v for m, _, v in rest}[other]  # the better mean of the two
+    # In the halving's phase the finalists took turns: the less visited caught up first.
+    visits = {m: n for m, n, _ in found}
+    grown = {m: visits[m] - n for m, n, _ in half if m in finalists}
+    assert sum(grown.values()) == 2000
+    assert abs(visits[best] - visits[other]) <= max(1, abs(half[0][1] - half[1][1]))
+
+
+def test_halving_reaches_the_agent_as_an_option() -> None:
+    agent = parse_agent("master:iterations=3000,halving=8")
+    assert isinstance(agent, MasterAgent) and agent.config.halving == 8
+    state = position(4, 3)
+    view = View.of(state, state.to_move)  # type: ignore[arg-type]
+    result = agent.search(view, state.legal_moves, random.Random(1))
+    assert result.iterations == 3000
+    assert result.best.move in state.legal_moves
+    with pytest.raises(AgentError, match="halving"):
+        parse_agent("master:halving=-1")
+
+
+def test_halving_keeps_as_many_moves_as_the_budget_gives_visits() -> None:
+    state = position(5, 0)
+    view = View.of(state, state.to_move)  # type: ignore[arg-type]
+    legal = state.legal_moves
+
+    def search(halving: int, hvisits: int = 0) -> list[tuple[object, int, float]]:
+        found, _, _ = fast_search(
+            view, legal, random.Random(3), iterations=4000, halving=halving, hvisits=hvisits
+        )
+        return list(found)
+
+    # 2,000 iterations in the first half: 4 moves get 250 visits each in the first of two
+    # phases, 8 would get 83 in the first of three.
+    assert search(halving=32, hvisits=150) == search(halving=4)
+    assert search(halving=32, hvisits=80) == search(halving=8)
+    assert search(halving=4, hvisits=1) == search(halving=4)  # never more than halving
+    assert search(halving=32, hvisits=10**6) == search(halving=2)

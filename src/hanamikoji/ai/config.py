@@ -253,6 +253,20 @@ _DECLARED = (
         "round's alone, unlike carry)",
         search="fast",
     ),
+    Option(
+        "halving", int, 0,
+        "sequential halving at the root: after half the budget as UCB, the most visited moves "
+        "(this many) take turns and the better half by mean goes on, phase after phase; 0: "
+        "UCB throughout, the most visited move chosen",
+        low=0, high=256, search="fast",
+    ),
+    Option(
+        "hvisits", int, 0,
+        "with halving: keep fewer moves where the budget is smaller, the most (a power of two, "
+        "halving at most) that the first half's iterations give this many visits each in the "
+        "first phase; 0: always halving moves",
+        low=0, high=1_000_000, search="fast",
+    ),
 )  # fmt: skip
 
 OPTIONS: dict[str, Option] = {o.name: o for o in _DECLARED}
@@ -327,6 +341,8 @@ class SearchConfig:
     oprior: str = _default("oprior")
     oshare: float = _default("oshare")
     ocarry: bool = _default("ocarry")
+    halving: int = _default("halving")
+    hvisits: int = _default("hvisits")
 
     def __post_init__(self) -> None:
         for name, option in OPTIONS.items():

@@ -322,8 +322,7 @@ class IsmctsAgent:
             rules=self.rules,
             dealing=dealing,
         )
-        stats = [MoveStats(m, n, v) for m, n, v in found]
-        stats.sort(key=lambda s: (-s.visits, -s.value))
+        stats = [MoveStats(m, n, v) for m, n, v in found]  # (best first)
         return SearchResult(tuple(stats), done, time.perf_counter() - start)
 
     def _iterate(

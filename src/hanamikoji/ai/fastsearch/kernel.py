@@ -237,6 +237,7 @@ def search(
     obetas: Any,
     oscales: Any,
     guidenet: bool,
+    even: bool,
 ) -> None:
     """Run up to ``iterations`` more iterations on the tree (node 0 is the root).
 
@@ -257,7 +258,8 @@ def search(
     ``opost`` (empty: the network alone): the prior is instead the belief's prediction
     (:func:`predictive`, with ``obetas`` and ``oscales``). ``guidenet``: ``guide``'s bias at
     our own decisions below the root is the network's prior (with the hand each world gives
-    us), not greedy's judgement.
+    us), not greedy's judgement. ``even``: the root's moves (once each has a child) take turns,
+    the least visited first, instead of UCB (the phases of sequential halving).
     """
     w1, b1, w2, b2, wv, bv = net
     x = np.empty(w1.shape[0], dtype=np.float32)
@@ -472,6 +474,12 @@ def search(
                 pick = 0
                 for i in range(nk):
                     ch = kids[i]
+                    if even and node == 0:  # the least visited, the better mean on a tie
+                        score = W[ch] / N[ch] - N[ch]
+                        if score > best:
+                            best = score
+                            pick = i
+                        continue
                     score = W[ch] / N[ch] + c * math.sqrt(math.log(A[ch]) / N[ch])
                     if at_root:  # progressive bias, fading with visits
                         score += prior * bias[keys[i]] / (N[ch] + 1)

@@ -178,6 +178,7 @@ class FastSearch:
         self.netopp = config.opponent == "net"
         self.infoset = config.opponent == "infoset"
         self.guidenet = config.guideprior == "net" and config.guide > 0
+        self.even = False  # the root's moves take turns (sequential halving's phases)
         self.policy = kernel_policy(self.netopp or self.infoset or self.guidenet)
         self.puct = config.puct
         # the belief's prediction as the opponent's prior: each model's posterior (its prior
@@ -279,6 +280,14 @@ class FastSearch:
         pool_draws(self.template, self.pool, self.spare, self.cumulative, self.slots, seed, out)
         return out
 
+    def narrow(self, moves: Sequence[Move]) -> None:
+        """From now on only ``moves`` at the root, taking turns (``even``): each must have
+        been visited already."""
+        self.allowed[:] = False
+        for move in moves:
+            self.allowed[IDS[move]] = True
+        self.even = True
+
     @property
     def iterations(self) -> int:
         """Iterations done so far."""
@@ -351,6 +360,7 @@ class FastSearch:
             self.obetas,
             self.oscales,
             self.guidenet,
+            self.even,
         )
 
     def root(self, legal: Sequence[Move]) -> list[tuple[Move, int, float]]:
@@ -406,7 +416,8 @@ def fast_search(
     dealing: Dealing | None = None,
     **settings: Any,
 ) -> tuple[list[tuple[Move, int, float]], int, npt.NDArray[np.float64]]:
-    """Search a decision: each legal move's (move, visits, value), the iterations done, and
+    """Search a decision: each legal move's (move, visits, value), best first (the most
+    visited; with ``halving`` the survivor of sequential halving), the iterations done, and
     the belief's evidence for each softness (empty without a belief; see :class:`FastSearch`).
 
     Stops after ``iterations`` (if more than 0) or when ``seconds`` have passed, whichever
@@ -430,9 +441,65 @@ def fast_search(
         rules=rules,
         dealing=dealing,
     )
-    deadline = start + seconds
-    while tree.iterations < limit and not tree.full:
-        tree.run(min(chunk, limit - tree.iterations))
+    if config.halving < 2 or len(legal) < 3:
+        _grow(tree, limit, start + seconds, chunk)
+        found = tree.root(legal)
+        found.sort(key=lambda s: (-s[1], -s[2]))
+        return found, tree.iterations, tree.evidence
+    found = _halving(tree, legal, config.halving, config.hvisits, limit, start, seconds, chunk)
+    return found, tree.iterations, tree.evidence
+
+
+def _grow(tree: FastSearch, iterations: int, deadline: float, chunk: int) -> None:
+    """Iterations until the tree has done ``iterations`` or is full, or ``deadline`` passes."""
+    while tree.iterations < iterations and not tree.full:
+        tree.run(min(chunk, iterations - tree.iterations))
         if time.perf_counter() >= deadline:
             break
-    return tree.root(legal), tree.iterations, tree.evidence
+
+
+def _halving(
+    tree: FastSearch,
+    legal: Sequence[Move],
+    keep: int,
+    visits: int,
+    limit: int,
+    start: float,
+    seconds: float,
+    chunk: int,
+) -> list[tuple[Move, int, float]]:
+    """Half the budget as UCB, then sequential halving (Karnin, Koren and Somekh, 2013) among
+    the ``keep`` most visited root moves: in each of the phases left (equal shares of the
+    other half) the survivors take turns, and the better half by mean goes on. UCB spends its
+    visits to lose little on the way; halving spends them to tell the best move from the next,
+    which is what a decision needs. With ``visits`` > 0 the moves kept are fewer where the
+    budget is smaller: the most (a power of two, ``keep`` at most) that give each of them that
+    many visits in the first phase, if the other half has as many iterations as the first.
+    The moves, the survivor first, then the rest by visits."""
+
+    def until(share: float) -> None:
+        iterations = limit if limit >= 2**62 else max(1, int(limit * share))
+        _grow(tree, iterations, start + seconds * share, chunk)
+
+    until(0.5)
+    if visits > 0:
+        done = tree.iterations
+        top = 2
+        while 2 * top <= keep and done / math.log2(2 * top) / (2 * top) >= visits:
+            top *= 2
+        keep = top
+    found = tree.root(legal)
+    found.sort(key=lambda s: (-s[1], -s[2]))
+    alive = [m for m, n, _ in found[:keep] if n > 0]
+    phases = max(1, math.ceil(math.log2(max(2, len(alive)))))
+    for phase in range(phases):
+        if len(alive) < 2:
+            break
+        tree.narrow(alive)
+        until(0.5 + 0.5 * (phase + 1) / phases)
+        means = {m: v for m, _, v in tree.root(alive)}
+        alive.sort(key=lambda m: -means[m])
+        alive = alive[: math.ceil(len(alive) / 2)]
+    found = tree.root(legal)
+    found.sort(key=lambda s: (s[0] != alive[0], -s[1], -s[2]))
+    return found
