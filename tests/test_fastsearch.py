@@ -294,6 +294,7 @@ def test_halving_keeps_as_many_moves_as_the_budget_gives_visits() -> None:
 
     # 2,000 iterations in the first half: 4 moves get 250 visits each in the first of two
     # phases, 8 would get 83 in the first of three.
+    assert search(halving=4) != search(halving=8)  # (so the equalities below say something)
     assert search(halving=32, hvisits=150) == search(halving=4)
     assert search(halving=32, hvisits=80) == search(halving=8)
     assert search(halving=4, hvisits=1) == search(halving=4)  # never more than halving
