@@ -164,8 +164,7 @@ class FastSearch:
         moves = view.legal_moves if legal is None else legal
         if not moves or not set(moves) <= set(view.legal_moves):
             raise ValueError("the root moves must be some of the view's legal moves")
-        for move in moves:
-            self.allowed[IDS[move]] = True
+        self._allow(moves)
         self.bias = np.zeros(NKEYS, dtype=np.float64)
         if bias:
             for move, b in bias.items():
@@ -283,10 +282,14 @@ class FastSearch:
     def narrow(self, moves: Sequence[Move]) -> None:
         """From now on only ``moves`` at the root, taking turns (``even``): each must have
         been visited already."""
+        self._allow(moves)
+        self.even = True
+
+    def _allow(self, moves: Sequence[Move]) -> None:
+        """Only ``moves`` at the root."""
         self.allowed[:] = False
         for move in moves:
             self.allowed[IDS[move]] = True
-        self.even = True
 
     @property
     def iterations(self) -> int:
