@@ -60,7 +60,9 @@ def players() -> dict[str, Any]:
 RECORDED_AS: dict[str, str] = {}
 """Players checked against another player's record (none now: ``master-1`` has its own, the
 moves master made when the record was first made; master and hard were recorded again when
-master's opponent became the searched information sets of #21)."""
+master's opponent became the searched information sets of #21, and again when master took
+sequential halving at the root; medium's 100 iterations are too few to halve: it did not
+change)."""
 
 
 def agent_moves(name: str, states: list[State]) -> list[str]:

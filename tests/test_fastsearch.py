@@ -292,10 +292,32 @@ def test_halving_keeps_as_many_moves_as_the_budget_gives_visits() -> None:
         )
         return list(found)
 
-    # 2,000 iterations in the first half: 4 moves get 250 visits each in the first of two
-    # phases, 8 would get 83 in the first of three.
+    # 2,000 iterations in the first half: 2 moves get 1,000 visits each in the one phase, 4
+    # get 250 each in the first of two, 8 would get 83 in the first of three.
     assert search(halving=4) != search(halving=8)  # (so the equalities below say something)
     assert search(halving=32, hvisits=150) == search(halving=4)
     assert search(halving=32, hvisits=80) == search(halving=8)
     assert search(halving=4, hvisits=1) == search(halving=4)  # never more than halving
-    assert search(halving=32, hvisits=10**6) == search(halving=2)
+    assert search(halving=32, hvisits=1000) == search(halving=2)
+    # Where not even two moves would get their visits, the search is the plain one.
+    assert search(halving=2) != search(halving=0)
+    assert search(halving=32, hvisits=1001) == search(halving=0)
+
+
+def test_master_halves_where_its_budget_allows_and_below_that_is_the_plain_search() -> None:
+    state = position(5, 0)
+    view = View.of(state, state.to_move)  # type: ignore[arg-type]
+    legal = state.legal_moves
+
+    def moves(spec: str) -> tuple[object, ...]:
+        agent = parse_agent(spec)
+        assert isinstance(agent, MasterAgent)
+        return agent.search(view, legal, random.Random(7)).moves
+
+    # Below 400 iterations the first half cannot give two moves 100 visits each: the plain
+    # search, visit for visit (the medium level's 100 iterations, the exploitability's 200).
+    for budget in (100, 200, 399):
+        plain = moves(f"master:iterations={budget},halving=0")
+        assert moves(f"master:iterations={budget}") == plain
+    assert moves("master:iterations=4000") == moves("master:iterations=4000,halving=4")
+    assert moves("master:iterations=4000") != moves("master:iterations=4000,halving=0")

@@ -264,7 +264,8 @@ _DECLARED = (
         "hvisits", int, 0,
         "with halving: keep fewer moves where the budget is smaller, the most (a power of two, "
         "halving at most) that the first half's iterations give this many visits each in the "
-        "first phase; 0: always halving moves",
+        "first phase, and none (UCB throughout) where not even two would; 0: always halving "
+        "moves",
         low=0, high=1_000_000, search="fast",
     ),
 )  # fmt: skip
@@ -415,13 +416,17 @@ MASTER = MASTER_1.replace(
     likelihood="both",
     oprior="sharp",
     ocarry=True,
+    halving=8,
+    hvisits=100,
 )
 """The ``master`` agent: the strongest settings measured so far: ``master-1``'s with the
 opponent searched at its own information sets, its prior the learned policy or, for the share
 of the belief that finds it choosing as greedy does over the whole game (``ocarry``), greedy's
-sharpest choice (``oprior=sharp``), and the worlds weighed by greedy's and the network's
-likelihoods of this round's decisions in one mixture (``hidden`` shapes only the opponent
-searched from our side; ``adapt``, greedy's picks for an opponent the belief finds greedy-like,
-is off: a model of one opponent; ``carry``, the worlds weighed by the earlier rounds as well,
-and ``oprior=belief``, the mixture's prediction as the opponent's prior, gained against greedy
-what they lost against ismcts. docs/ai.md)."""
+sharpest choice (``oprior=sharp``); the worlds weighed by greedy's and the network's
+likelihoods of this round's decisions in one mixture; and the move chosen by sequential halving
+among the 8 moves the first half of the budget visited most (``halving``: fewer where the budget
+cannot give each 100 visits in the first phase, none below 400 iterations). ``hidden`` shapes
+only the opponent searched from our side; ``adapt``, greedy's picks for an opponent the belief
+finds greedy-like, is off: a model of one opponent; ``carry``, the worlds weighed by the earlier
+rounds as well, and ``oprior=belief``, the mixture's prediction as the opponent's prior, gained
+against greedy what they lost against ismcts. docs/ai.md."""

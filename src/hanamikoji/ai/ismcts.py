@@ -92,7 +92,7 @@ class SearchResult:
 
     @property
     def best(self) -> MoveStats:
-        """The most visited move."""
+        """The move the search chose: the most visited, or with ``halving`` the survivor."""
         return self.moves[0]
 
     @property
@@ -223,7 +223,7 @@ class IsmctsAgent:
         rng: random.Random,
         clock_ms: int | None = None,
     ) -> Move:
-        """The most visited root move after the search."""
+        """The search's best root move (:attr:`SearchResult.best`)."""
         check_legal(legal)
         if len(legal) == 1:
             return legal[0]

@@ -477,7 +477,9 @@ def _halving(
     visits to lose little on the way; halving spends them to tell the best move from the next,
     which is what a decision needs. With ``visits`` > 0 the moves kept are fewer where the
     budget is smaller: the most (a power of two, ``keep`` at most) that give each of them that
-    many visits in the first phase, if the other half has as many iterations as the first.
+    many visits in the first phase, if the other half has as many iterations as the first;
+    where not even two moves would have them, the rest of the budget goes on as UCB, which is
+    then the plain search, visit for visit (a small budget's finalists would be noise's pick).
     The moves, the survivor first, then the rest by visits."""
 
     def until(share: float) -> None:
@@ -487,12 +489,16 @@ def _halving(
     until(0.5)
     if visits > 0:
         done = tree.iterations
-        top = 2
+        top = 1
         while 2 * top <= keep and done / math.log2(2 * top) / (2 * top) >= visits:
             top *= 2
         keep = top
+        if keep < 2:
+            until(1.0)
     found = tree.root(legal)
     found.sort(key=lambda s: (-s[1], -s[2]))
+    if keep < 2:
+        return found
     alive = [m for m, n, _ in found[:keep] if n > 0]
     phases = max(1, math.ceil(math.log2(max(2, len(alive)))))
     for phase in range(phases):
