@@ -37,13 +37,13 @@ __all__ = [
 FAMILIES = (Kind.REAL_TIME.value, Kind.CORRESPONDENCE.value)
 """The families a player has a rating in (untimed games are never rated)."""
 
-LADDER = {"beginner": 139, "easy": 294, "medium": 512, "hard": 644, "master": 754}
+LADDER = {"beginner": 144, "easy": 287, "medium": 502, "hard": 653, "master": 746}
 """The AI levels' Elo relative to random play = 0, measured in docs/ai.md ("The levels on one
 scale")."""
 
 AI_OFFSET = 1500 - LADDER["medium"]
 """Maps the ladder onto the Glicko scale: a new player's 1500 is the medium level (the home
-page's default), so random play is 988 and the master 1742. Elo and Glicko share the logistic
+page's default), so random play is 998 and the master 1744. Elo and Glicko share the logistic
 curve (400 points for a tenfold odds ratio), so one offset is all it takes."""
 
 AI_RATINGS = {level: fixed_rating(elo + AI_OFFSET) for level, elo in LADDER.items()}
