@@ -10,7 +10,6 @@ import pytest
 from hanamikoji.ai import AgentError, parse_agent
 from hanamikoji.ai.belief import hidden_slots, unseen_cards
 from hanamikoji.ai.fastsearch import Dealing, FastSearch, fast_search
-from hanamikoji.ai.fastsearch.tree import C_NODES
 from hanamikoji.ai.ismcts import IsmctsAgent, search_worlds
 from hanamikoji.ai.master import MasterAgent
 from hanamikoji.cards import pack
@@ -171,7 +170,6 @@ def test_the_agents_use_the_kernel_with_a_clock() -> None:
         "belief=0",
         "mix=0,belief=10",
         "adapt=0.01",
-        "draws=1",
     ],
 )
 def test_every_variant_is_deterministic_and_counts_its_visits(options: str) -> None:
@@ -197,7 +195,7 @@ def test_bad_options_are_clear_errors() -> None:
         parse_agent("master:guide=-1")
     with pytest.raises(AgentError, match="no option 'guide'"):
         parse_agent("ismcts:guide=1")
-    for retired in ("noise=0.3", "values=greedy", "histories=2", "fast=0"):
+    for retired in ("noise=0.3", "values=greedy", "draws=1", "histories=2", "fast=0"):
         with pytest.raises(AgentError, match="retired"):
             parse_agent(f"master:{retired}")
     state = position(2, 1)
@@ -323,46 +321,3 @@ def test_master_halves_where_its_budget_allows_and_below_that_is_the_plain_searc
         assert moves(f"master:iterations={budget}") == plain
     assert moves("master:iterations=4000") == moves("master:iterations=4000,halving=4")
     assert moves("master:iterations=4000") != moves("master:iterations=4000,halving=0")
-
-
-def _turn(actions_left: int, seed: int) -> State:
-    """A game's first position where the seat to move takes an action (not a pick) with
-    ``actions_left`` of its four left."""
-    rng = random.Random(seed)
-    state = State.new(rng, rules=Rules(max_rounds=3))
-    while True:
-        view = View.of(state, state.to_move)  # type: ignore[arg-type]
-        if view.offer is None and len(view.actions_left[view.seat]) == actions_left:
-            return state
-        moves = state.legal_moves
-        state = state.apply(moves[rng.randrange(len(moves))])
-
-
-@pytest.mark.parametrize("seed", [1, 2])
-def test_draws_split_our_later_turns_by_the_card_drawn(seed: int) -> None:
-    # With turns of ours still to come the tree grows a chance node for each card we may draw
-    # there: more nodes, other statistics.
-    state = _turn(4, seed)
-    view = View.of(state, state.to_move)  # type: ignore[arg-type]
-    legal = state.legal_moves
-    config = MasterAgent(iterations=3000).config
-    plain = FastSearch(view, random.Random(5), capacity=3001, legal=legal, config=config)
-    split = FastSearch(
-        view, random.Random(5), capacity=6001, legal=legal, config=config.replace(draws=True)
-    )
-    plain.run(3000)
-    split.run(3000)
-    assert plain.iterations == split.iterations == 3000
-    assert split.counters[C_NODES] > plain.counters[C_NODES]
-    assert split.root(legal) != plain.root(legal)
-    assert sum(n for _, n, _ in split.root(legal)) == 3000
-    # At our last action no draw of ours is left below the root: the very same search (the
-    # opponent's information sets keyed by a hash of the edges instead of the node, alike).
-    last = _turn(1, seed)
-    view = View.of(last, last.to_move)  # type: ignore[arg-type]
-    legal = last.legal_moves
-    found = [
-        fast_search(view, legal, random.Random(5), iterations=3000, draws=draws)[0]
-        for draws in (False, True)
-    ]
-    assert found[0] == found[1]

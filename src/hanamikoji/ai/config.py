@@ -268,13 +268,6 @@ _DECLARED = (
         "moves",
         low=0, high=1_000_000, search="fast",
     ),
-    Option(
-        "draws", bool, False,
-        "our own later decisions in the tree told apart by the cards we draw (a chance node "
-        "for each, keyed by the card's geisha), as our information sets are; the opponent's "
-        "information sets still by what it sees, not by our draws",
-        search="fast",
-    ),
 )  # fmt: skip
 
 OPTIONS: dict[str, Option] = {o.name: o for o in _DECLARED}
@@ -300,6 +293,7 @@ LIMITS: dict[str, Option] = {
 RETIRED: dict[str, str] = {
     "noise": "random actions in the playouts measured as no gain and were retired (docs/ai.md)",
     "values": "the other round-value table (values=greedy) measured as no gain and was retired",
+    "draws": "a branch per card drawn measured as no gain and was retired (docs/ai.md)",
     "histories": "averaging draw orders in the belief measured as no gain and was retired",
     "odds": "carrying the belief's odds between rounds measured as no gain and was retired",
     "model": "the opponent modelled as greedy is no option any more: master's adapt does it "
@@ -350,7 +344,6 @@ class SearchConfig:
     ocarry: bool = _default("ocarry")
     halving: int = _default("halving")
     hvisits: int = _default("hvisits")
-    draws: bool = _default("draws")
 
     def __post_init__(self) -> None:
         for name, option in OPTIONS.items():

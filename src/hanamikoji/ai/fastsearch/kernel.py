@@ -15,7 +15,6 @@ from hanamikoji.ai.net import row_pick, row_probs, row_value
 from hanamikoji.kernel.actions import NUM_ACTIONS
 from hanamikoji.kernel.jit import jit, jit_inline
 from hanamikoji.kernel.row import (
-    C_DECK,
     C_DISCARD,
     C_HAND,
     C_OFFER,
@@ -28,7 +27,7 @@ from hanamikoji.kernel.row import (
 from hanamikoji.kernel.rules import GOLDEN, apply, legal, mix, rand_below
 from hanamikoji.kernel.tables import T_TYPE
 
-from .tree import C_DONE, C_NODES, K_DRAW, K_SECRET, NKEYS, child, next_seed, seen, slot
+from .tree import C_DONE, C_NODES, K_SECRET, NKEYS, child, next_seed, seen, slot
 from .worlds import deal, pool_draw
 
 __all__ = ["regrow_priors", "regrow_stats", "search"]
@@ -127,10 +126,9 @@ def predictive(
 
 
 @jit_inline
-def infoset_hash(pos: Any, node: Any, mover: int) -> Any:
+def infoset_hash(pos: Any, node: int, mover: int) -> Any:
     """The hash of ``mover``'s information set at ``node`` in this world: what both seats have
-    seen this round (the node, or with ``draws`` the hash of the edges to it but our draws) and
-    the hand, Secret and Discard the world gives it."""
+    seen this round (the node) and the hand, Secret and Discard the world gives it."""
     return mix(
         np.uint64(node) * GOLDEN
         ^ np.uint64(pos[C_HAND + mover]) * np.uint64(0xBF58476D1CE4E5B9)
@@ -240,7 +238,6 @@ def search(
     oscales: Any,
     guidenet: bool,
     even: bool,
-    draws: bool,
 ) -> None:
     """Run up to ``iterations`` more iterations on the tree (node 0 is the root).
 
@@ -262,11 +259,7 @@ def search(
     (:func:`predictive`, with ``obetas`` and ``oscales``). ``guidenet``: ``guide``'s bias at
     our own decisions below the root is the network's prior (with the hand each world gives
     us), not greedy's judgement. ``even``: the root's moves (once each has a child) take turns,
-    the least visited first, instead of UCB (the phases of sequential halving). ``draws``:
-    each of our turns below the root begins with a chance node for the card we draw (its
-    geisha), so that our later decisions are searched at our information sets; the
-    opponent's information sets are then told apart by the hash of the edges to them less
-    those chance edges (``public``), since it does not see our draws.
+    the least visited first, instead of UCB (the phases of sequential halving).
     """
     w1, b1, w2, b2, wv, bv = net
     x = np.empty(w1.shape[0], dtype=np.float32)
@@ -295,9 +288,8 @@ def search(
     omask = np.int64(okeys.shape[0] - 1)
     nopost = opost[:0]  # our own prior: the network's alone
     capacity = N.shape[0]
-    per = 2 if draws else 1  # the most nodes an iteration adds (a chance node, then a leaf)
     for _ in range(iterations):
-        if counters[C_NODES] + per > capacity:
+        if counters[C_NODES] + 1 > capacity:  # an iteration adds one node at most
             return
         if infoset and 2 * (oused[0] + 64) > okeys.shape[0]:  # keep the table half empty
             return
@@ -309,15 +301,10 @@ def search(
             deal(pos, cards, slots, opp)
         # Down the tree.
         node = 0
-        public = np.uint64(0)  # with draws: the hash of the edges so far, our draws left out
         depth = 0
         while True:
             mover = pos[C_TO_MOVE]
             offer = pos[C_OFFER]
-            if draws and node != 0 and mover == me and offer < 0:
-                # A new turn of ours: the card we drew, which we see, is a chance edge.
-                g = pos[C_DECK + pos[C_TURN]] - 1
-                node, _ = child(hkeys, hvals, shift, node * NKEYS + K_DRAW + g, counters, N, W, A)
             # The opponent's move from its own search or the network (greedy's picks instead
             # when adapt finds it greedy-like), else below, searched from our side.
             own = (infoset or netopp) and mover != me and not (model_pick and offer >= 0)
@@ -325,7 +312,7 @@ def search(
                 # The opponent's own bandit at its information set in this world: PUCT over
                 # its legal moves, the network's probabilities (from its hand) the prior.
                 n = legal(pos, T, H, ids)
-                info = infoset_hash(pos, public if draws else np.uint64(node), mover)
+                info = infoset_hash(pos, node, mover)
                 kept_probs(
                     pos, info, ids, n, max_rounds, T, F, policy, px, ph1, ph2, pz,
                     pkeys, pbase, pflat, oused, opost, obetas, oscales, rel, marks,
@@ -375,10 +362,9 @@ def search(
                 a = int(row_pick(pos, ids, n, max_rounds, T, policy, px, ph1, ph2, pz, draw))
                 opath[depth] = -1
             if own:
-                edge = seen(a, offer, T)
-                ch, fresh = child(hkeys, hvals, shift, node * NKEYS + edge, counters, N, W, A)
-                if draws:
-                    public = mix(public * GOLDEN ^ np.uint64(edge + 1))
+                ch, fresh = child(
+                    hkeys, hvals, shift, node * NKEYS + seen(a, offer, T), counters, N, W, A
+                )
                 path[depth] = ch
                 movers[depth] = mover
                 depth += 1
@@ -532,8 +518,6 @@ def search(
                             r -= 1
             else:
                 a = key
-            if draws:
-                public = mix(public * GOLDEN ^ np.uint64(key + 1))
             path[depth] = kids[pick]
             opath[depth] = -1
             movers[depth] = mover

@@ -178,8 +178,6 @@ class FastSearch:
         self.infoset = config.opponent == "infoset"
         self.guidenet = config.guideprior == "net" and config.guide > 0
         self.even = False  # the root's moves take turns (sequential halving's phases)
-        self.draws = config.draws
-        self.per = 2 if config.draws else 1  # the most nodes an iteration adds (as search's)
         self.policy = kernel_policy(self.netopp or self.infoset or self.guidenet)
         self.puct = config.puct
         # the belief's prediction as the opponent's prior: each model's posterior (its prior
@@ -304,11 +302,11 @@ class FastSearch:
         half = 2 * (int(self.oused[0]) + 64) > len(self.okeys)
         if self.infoset and half and len(self.okeys) >= self.omax:
             return True
-        return bool(self.counters[C_NODES] + self.per > self.limit)
+        return bool(self.counters[C_NODES] + 1 > self.limit)
 
     def run(self, iterations: int) -> None:
         """Up to ``iterations`` more iterations (fewer once the tree is full)."""
-        need = self.counters[C_NODES] + self.per * iterations
+        need = self.counters[C_NODES] + iterations
         while need > len(self.N) and len(self.N) < self.limit:
             self._allocate(min(self.limit, 4 * len(self.N)))
         # An iteration adds an entry at each of the opponent's decisions on its way down: a
@@ -366,7 +364,6 @@ class FastSearch:
             self.oscales,
             self.guidenet,
             self.even,
-            self.draws,
         )
 
     def root(self, legal: Sequence[Move]) -> list[tuple[Move, int, float]]:
@@ -435,11 +432,8 @@ def fast_search(
     start = time.perf_counter()
     config = (config or SearchConfig()).replace(**settings)
     limit = iterations if iterations > 0 else 2**62
-    # A node an iteration (two with draws): room for the fastest searches (late in a round)
-    # the clock allows.
-    per = 2 if config.draws else 1
-    rate = per * 1_000_000
-    capacity = per * limit + 1 if iterations > 0 else int(min(seconds, 8.0) * rate) + 4096
+    # A node an iteration: room for the fastest searches (late in a round) the clock allows.
+    capacity = limit + 1 if iterations > 0 else int(min(seconds, 8.0) * 1_000_000) + 4096
     tree = FastSearch(
         view,
         rng,

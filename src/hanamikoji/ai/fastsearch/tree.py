@@ -2,9 +2,8 @@
 ``A``; an open-addressing table from (node, edge) to child; and the search's counters.
 
 An edge is an action id (:mod:`hanamikoji.kernel.actions`), or for the opponent's hidden moves
-as the searching seat observes them ``K_SECRET`` and ``K_DISCARD``, or with ``draws`` the card
-the searching seat draws, ``K_DRAW`` + its geisha - 1 (a chance edge); node ``n``'s edge ``e``
-is the key ``n * NKEYS + e``, stored as key + 1 (0 marks an empty slot).
+as the searching seat observes them ``K_SECRET`` and ``K_DISCARD``; node ``n``'s edge ``e`` is
+the key ``n * NKEYS + e``, stored as key + 1 (0 marks an empty slot).
 """
 
 from __future__ import annotations
@@ -23,7 +22,6 @@ __all__ = [
     "C_NODES",
     "C_RNG",
     "K_DISCARD",
-    "K_DRAW",
     "K_SECRET",
     "NKEYS",
     "child",
@@ -33,8 +31,7 @@ __all__ = [
 
 K_SECRET = NUM_ACTIONS  # the opponent's Secret, as the searcher sees it
 K_DISCARD = NUM_ACTIONS + 1  # the opponent's Discard
-K_DRAW = NUM_ACTIONS + 2  # + geisha - 1: the card the searching seat draws (``draws``)
-NKEYS = NUM_ACTIONS + 9
+NKEYS = NUM_ACTIONS + 2
 
 # counters: nodes in use, the search's random stream, iterations done
 C_NODES, C_RNG, C_DONE = 0, 1, 2
