@@ -177,6 +177,14 @@ def test_a_whole_game_keeps_the_decision_on_screen_and_tells_every_move(
     try:
         page = open_page(context)
         start_game(page, server, seat="1")
+        wait_for_my_turn(page)
+        # on a phone each side's standing (name, guest mark, who starts, charm, geisha) is one
+        # line, as tall as the other's
+        page.set_viewport_size(PHONE)
+        heights = [page.locator(f"#{w}-standing").bounding_box() for w in ("my", "opp")]
+        assert heights[0] and heights[1] and heights[0]["height"] == heights[1]["height"], heights
+        assert page.locator("#my-standing .first-tag, #opp-standing .first-tag").count() == 1
+        page.set_viewport_size(WINDOW)
         rng = random.Random(16)
         told: list[tuple[int, str]] = []  # (history length, status text) at each decision
         shots = 0
@@ -235,6 +243,13 @@ def test_a_whole_game_keeps_the_decision_on_screen_and_tells_every_move(
         who = "You" if outcome.winner == seat else "AI (Beginner)"
         if outcome.reason.value in ("charm", "geisha"):
             assert reason.startswith(who), reason
+        # each side's meters: a count short of its goal "n/goal", one past it the count ticked
+        for which in ("my", "opp"):
+            for meter, goal in (("charm", 11), ("geisha", 4)):
+                text = page.locator(f"#{which}-standing .meter.{meter} .meter-text").inner_text()
+                count = int(re.findall(r"\d+", text)[0])
+                expected_text = f"{count} {meter} ✓" if count >= goal else f"{count}/{goal} {meter}"
+                assert text == expected_text, (which, text)
         no_page_errors(page)
     finally:
         context.close()
@@ -242,13 +257,14 @@ def test_a_whole_game_keeps_the_decision_on_screen_and_tells_every_move(
 
 def standing_charm(page: Page, which: str) -> int:
     text = page.locator(f"#{which}-standing .meter.charm .meter-text").inner_text()
-    match = re.search(r"(\d+)/11", text)
+    match = re.search(r"(\d+)(/11 charm| charm ✓)", text)  # "12 charm ✓" past the goal
     assert match, text
     return int(match.group(1))
 
 
 READ_SCORING = """() => {
-  const num = (sel) => Number(/(\\d+)\\/11/.exec(document.querySelector(sel).textContent)[1]);
+  const num = (sel) =>
+    Number(/(\\d+)(\\/11 charm| charm ✓)/.exec(document.querySelector(sel).textContent)[1]);
   return [Number(document.querySelector('#scoring').dataset.step),
           (document.querySelector('#scoring-totals').textContent.match(/\\d+/g) || []).map(Number),
           num('#my-standing .meter.charm .meter-text'),
@@ -281,6 +297,15 @@ def test_the_scoring_shows_its_outcome_step_by_step(server: Server, page: Page) 
     # nothing of the outcome shows before its step: the result waits, the standing starts as before
     assert not page.locator("#result").is_visible()
     assert "being scored" in page.locator("#status").inner_text()
+    # behind it the table is the round being scored, its cards on both sides as the dialog's
+    # board shows them (the Secrets too), none of the next round's hand, pile or actions
+    sides = """(board) => [...document.querySelectorAll(board + ' .side')]
+      .map((side) => [...side.querySelectorAll('.pcard')].map((c) => c.dataset.card).join(''))"""
+    table, scored = page.evaluate(sides, "#board"), page.evaluate(sides, "#scoring-board")
+    assert table == scored and sum(map(len, table)) == 16, (table, scored)
+    for hidden in ("#hand", "#opp-hand", "#pile", "#my-actions"):
+        assert not page.locator(hidden).is_visible(), hidden
+    assert page.locator(".first-tag").count() == 0
     for name, size in SIZES.items():
         page.set_viewport_size(size)
         shot(page, f"table-scoring-{name}.png", full_page=False)

@@ -202,7 +202,12 @@ async def test_a_link_with_a_token_of_no_seat_sets_no_cookie(client: Client) -> 
     response = await client.get(f"/g/{game}?t={data['token']}", allow_redirects=False)
     assert f"hk_{game}={data['token']}" in response.headers["Set-Cookie"]
     assert response.status == 303 and response.headers["Location"] == f"/g/{game}"
-    for path in ("/g/a(b)?t=x", "/g/a%20b?t=x", "/review/a;b", "/join/%00?i=1", "/g/%2e%2e%2fx"):
+    for path in (
+        *("/g/a(b)?t=x", "/g/a%20b?t=x", "/review/a;b", "/join/%00?i=1", "/g/%2e%2e%2fx"),
+        # ids a game could have, none has
+        *("/g/nosuchgame1234", "/g/nosuchgame1234?t=x", "/review/nosuchgame1234"),
+        "/join/nosuchgame1234?i=x",
+    ):
         response = await client.get(path)
         assert response.status == 404, path
         assert "Set-Cookie" not in response.headers
@@ -593,6 +598,8 @@ _HOSTILE_BODIES: list[tuple[bytes, str]] = [
     (b'{"name": "\\u001b[31mred"}', "name must be printable text"),
     (b'{"name": 10000000000000000000000000000000000000000}', "name must be a string"),
     (b'{"mode": "friend", "name": "a\\u0000b"}', "name must be printable text"),
+    (b'{"mode": "ai", "mode": "friend"}', "the key 'mode' is given twice"),
+    (b'{"mode": "ai", "rules": {"max_rounds": 2, "max_rounds": 3}}', "given twice"),
     (b"\xff\xfe\x00", "JSON object"),
     (b"", "JSON object"),
 ]
@@ -628,6 +635,8 @@ async def test_hostile_socket_messages_get_bad_request_and_the_socket_stays(
         '{"type": "move", "move": "' + "S" * 10_000 + '"}',
         '{"type": "ping", "game": {"x": ' + "[" * 50 + "]" * 50 + "}}",
         "\u0000",
+        '{"type": "move", "move": "S1", "version": -1}',
+        '{"type": "move", "type": "resign"}',
     ):
         await seat.ws.send_str(text)
         error = await seat.error()
@@ -637,6 +646,28 @@ async def test_hostile_socket_messages_get_bad_request_and_the_socket_stays(
     while (await seat.receive())["type"] != "pong":
         pass
     await seat.ws.close()
+
+
+async def test_an_api_path_or_method_that_does_not_exist_is_answered_in_json(
+    client: Client,
+) -> None:
+    for method, path in (
+        ("GET", "/api/nothing"),
+        ("DELETE", "/api/games/nope"),
+        ("GET", "/api/games/nope/nothing"),
+    ):
+        response = await client.request(method, path)
+        assert response.status == 404, path
+        answer = await response.json()
+        assert answer["code"] == "not-found" and "there is no API" in answer["error"], answer
+    response = await client.put("/api/games", json={})
+    assert response.status == 405
+    answer = await response.json()
+    assert answer["code"] == "not-allowed" and "PUT is not allowed" in answer["error"], answer
+    assert "POST" in response.headers["Allow"] and "POST" in answer["error"]
+    # A page that does not exist is still a page's 404, not JSON.
+    page = await client.get("/no/such/page")
+    assert page.status == 404 and page.content_type != "application/json"
 
 
 # -- 7. headers on every response ------------------------------------------------------------------

@@ -151,6 +151,39 @@ def test_a_spectator_watches_a_whole_game(server: Server, browser: Browser) -> N
         watcher.close()
 
 
+def test_a_spectator_who_never_clicks_keeps_up_with_the_game(
+    server: Server, browser: Browser
+) -> None:
+    # The spectator's table paces the moves (a second each) and plays each scoring step by
+    # step; the players, their moves at once, race ahead. Without a click it must still reach
+    # the game's end soon after the players: the totals of a scoring close by themselves for a
+    # spectator, and moves waiting are shown for a share of the pace.
+    game, players = friend_game(browser, server)
+    watcher = new_context(browser, reduced_motion="no-preference")
+    spectator = open_page(watcher)
+    try:
+        spectator.goto(f"{server.url}/g/{game}")
+        until(
+            spectator,
+            "() => document.querySelector('#game').dataset.role === 'spectator'",
+            why="the page of a visitor without a seat is not the spectator's table",
+        )
+        assert play_by_clicks(players, random.Random(3))[0] >= 1  # a scoring at least
+        done = history_length(players[0])
+        until(
+            spectator,
+            "() => !document.querySelector('#result').hidden",
+            why="the spectator's table, never clicked, does not reach the game's end",
+            timeout=40_000,
+        )
+        assert history_length(spectator) == done
+        no_page_errors(spectator)
+    finally:
+        for page in players:
+            page.context.close()
+        watcher.close()
+
+
 def test_a_spectator_on_a_phone_and_a_game_that_does_not_exist(
     server: Server, browser: Browser
 ) -> None:

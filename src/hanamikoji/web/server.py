@@ -163,14 +163,23 @@ def read_json(text: str | bytes) -> Any:
     """Parse a client's JSON; any way it can fail is :class:`WebError` ``bad-request``.
 
     Beyond malformed text: numbers of thousands of digits, nesting deep enough to exhaust the
-    parser, ``NaN`` and ``Infinity`` (not JSON), and bytes that are not UTF-8.
+    parser, ``NaN`` and ``Infinity`` (not JSON), bytes that are not UTF-8, and a key given twice
+    in one object (which of the two was meant is anyone's guess).
     """
 
     def constant(name: str) -> Any:
         raise ValueError(f"{name} is not a JSON number")
 
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in found:
+                raise WebError("bad-request", f"the key {show(key)} is given twice in one object")
+            found[key] = value
+        return found
+
     try:
-        return json.loads(text, parse_constant=constant)
+        return json.loads(text, parse_constant=constant, object_pairs_hook=unique)
     except RecursionError:
         raise WebError("bad-request", "the JSON is nested too deeply") from None
     except ValueError as e:  # malformed, a too-long integer, a bad constant, not UTF-8
@@ -470,9 +479,9 @@ def _page(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         path = STATIC / _PAGES[name]
         if not path.is_file():
             return web.Response(status=500, text=f"the front end is missing ({path.name})")
-        if game_id is not None and not _GAME_ID.fullmatch(game_id):
-            # No game can have this id: the page all the same (it says so, as for an unknown
-            # game), with 404 and nothing else: no guest made, no cookie set.
+        if game_id is not None and not await _may_exist(request, game_id):
+            # No such game: the page all the same (it says so), with 404 and nothing else: no
+            # guest made, no cookie set.
             return web.FileResponse(path, status=404, headers={"Cache-Control": "no-cache"})
         response = web.FileResponse(path, headers={"Cache-Control": "no-cache"})
         try:
@@ -498,6 +507,18 @@ def _page(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         return response
 
     return handler
+
+
+async def _may_exist(request: web.Request, game_id: str) -> bool:
+    """Whether a game page's id may be a game's: False for an id no game can have or one no
+    game has; True when the database cannot say (the page then finds out for itself)."""
+    if not _GAME_ID.fullmatch(game_id):
+        return False
+    try:
+        return await request.app[SERVICE].get(game_id) is not None
+    except Exception:
+        log.exception("no game looked up for a page of %s", show(game_id))
+        return True
 
 
 def _without_token(request: web.Request, game_id: str, token: str) -> web.StreamResponse:
@@ -1549,6 +1570,22 @@ async def _guard(
     except WebError as e:
         field = e.field if isinstance(e, FieldError) else None
         return _json_error(e.code, e.message, retry_after=e.retry_after, field=field)
+    except web.HTTPNotFound:
+        if not request.path.startswith("/api/"):
+            raise
+        # A program asked: the API's own answer (JSON with a code), not a page's.
+        return _json_error("not-found", f"there is no API {show(request.path, 60)}")
+    except web.HTTPMethodNotAllowed as e:
+        if not request.path.startswith("/api/"):
+            raise
+        allowed = ", ".join(sorted(e.allowed_methods))
+        response = _json_error(
+            "not-allowed",
+            f"{request.method} is not allowed on {show(request.path, 60)}; allowed: {allowed}",
+            status=405,
+        )
+        response.headers["Allow"] = allowed
+        return response
 
 
 def _origin_allowed(request: web.Request) -> bool:

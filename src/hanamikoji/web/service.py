@@ -716,8 +716,12 @@ class GameService:
             move = Move.parse(text)
         except InvalidMoveError as e:
             raise WebError("bad-request", str(e)) from None
-        if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
-            raise WebError("bad-request", f"version must be a whole number, got {show(version)}")
+        whole = isinstance(version, int) and not isinstance(version, bool)
+        if version is not None and (not whole or version < 0):
+            raise WebError(
+                "bad-request",
+                f"version must be a whole number, 0 or more (the state's), got {show(version)}",
+            )
         return await self._change(game_id, seat, [str(move)], version, at)
 
     async def resign(self, game_id: str, seat: int) -> LiveGame:

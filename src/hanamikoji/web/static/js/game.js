@@ -147,12 +147,14 @@ function pump() {
   render();
 }
 
-/** The opponent's moves stay on show for the pace; the player's own move for half of it. */
+/** The opponent's moves stay on show for the pace; the player's own move for half of it. A
+ * spectator's table, with more moves waiting, shows each for a share of the pace: it catches up
+ * with the game instead of falling behind it. */
 function holdFor(before, msg) {
   if (!before) return 0;
   const added = msg.view.history.slice(before.view.history.length);
   if (!added.length || msg.view.round !== before.view.round) return 0;
-  const pace = paceMs();
+  const pace = msg.spectator && feed.queue.length > 1 ? Math.round(paceMs() / feed.queue.length) : paceMs();
   if (added.some((e) => !e.reveal && (e.seat !== msg.view.seat || msg.spectator))) return pace;
   return feed.queue.length ? Math.round(pace / 2) : 0;
 }
@@ -468,14 +470,16 @@ function renderAll() {
   document.title = myDecision(msg) ? `● ${t("status.title_turn")} – ${t("game.page_title")}` : t("game.page_title");
   const progress = scoring.progress();
   const markers = progress ? progress.markers : view.markers;
+  // behind a scoring, the round being scored (the next one is dealt already)
+  const played = progress ? progress.played : view.played;
   renderScorebar(msg, progress);
   renderOpponent(msg);
   renderBoard($("#board"), {
     markers,
-    near: view.played[view.seat],
-    far: view.played[1 - view.seat],
-    freshNear: ui.fresh.near,
-    freshFar: ui.fresh.far,
+    near: played[view.seat],
+    far: played[1 - view.seat],
+    freshNear: progress ? "" : ui.fresh.near,
+    freshFar: progress ? "" : ui.fresh.far,
     nearSeat: view.seat,
     nearName: msg.spectator ? spokenName(msg, view.seat) : t("board.you"),
     farName: msg.spectator ? spokenName(msg, 1 - view.seat) : opponentName(msg),
@@ -544,7 +548,7 @@ function renderNotices() {
 }
 
 function standing(msg, s, charm, geisha, name, id) {
-  const first = msg.view.first === s && playing(msg);
+  const first = msg.view.first === s && playing(msg) && !scoring.open; // the next round's, not yet
   const needCharm = Math.max(0, WIN_CHARM - charm);
   const needGeisha = Math.max(0, WIN_GEISHA - geisha);
   const pips = [];
@@ -556,13 +560,14 @@ function standing(msg, s, charm, geisha, name, id) {
     h(
       "span",
       { class: "meter charm", title: t("game.charm_of", { charm, max: WIN_CHARM }) },
-      h("span", { class: "meter-text", text: t("game.charm_short", { charm, max: WIN_CHARM }) }),
+      // past the goal, no "12/11": the count and a tick (the title still says what wins)
+      h("span", { class: "meter-text", text: charm >= WIN_CHARM ? t("game.charm_reached", { charm }) : t("game.charm_short", { charm, max: WIN_CHARM }) }),
       h("span", { class: "bar", "aria-hidden": "true" }, h("span", { style: `width: ${Math.min(100, (100 * charm) / WIN_CHARM)}%` })),
     ),
     h(
       "span",
       { class: "meter geisha", title: t("game.geisha_of", { geisha, max: WIN_GEISHA }) },
-      h("span", { class: "meter-text", text: t("game.geisha_short", { geisha, max: WIN_GEISHA }) }),
+      h("span", { class: "meter-text", text: geisha >= WIN_GEISHA ? t("game.geisha_reached", { geisha }) : t("game.geisha_short", { geisha, max: WIN_GEISHA }) }),
       h("span", { class: "pips", "aria-hidden": "true" }, pips),
     ),
     playing(msg) || scoring.open ? h("span", { class: "needs", text: t("game.needs", { charm: needCharm, geisha: needGeisha }) }) : null,
@@ -585,8 +590,8 @@ function renderScorebar(msg, progress) {
   const [myMark, oppMark] = [seatMark(msg, seat), seatMark(msg, other)];
   if (myMark) $("#my-name")?.after(markNode(myMark));
   if (oppMark) $("#opp-name")?.after(markNode(oppMark));
-  $("#my-standing").setAttribute("aria-label", standingLabel(markedText(myName(msg), myMark), charm[seat], now.geisha[seat], view.first === seat && playing(msg)));
-  $("#opp-standing").setAttribute("aria-label", standingLabel(markedText(opponentName(msg), oppMark), charm[other], now.geisha[other], view.first === other && playing(msg)));
+  $("#my-standing").setAttribute("aria-label", standingLabel(markedText(myName(msg), myMark), charm[seat], now.geisha[seat], view.first === seat && playing(msg) && !scoring.open));
+  $("#opp-standing").setAttribute("aria-label", standingLabel(markedText(opponentName(msg), oppMark), charm[other], now.geisha[other], view.first === other && playing(msg) && !scoring.open));
   for (const id of ["#my-standing", "#opp-standing"]) $(id).setAttribute("role", "group");
 }
 

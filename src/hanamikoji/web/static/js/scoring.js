@@ -14,6 +14,8 @@ const STEP_MS = 1100;
 const SECRETS_MS = 1800;
 /** The last step: the round's totals. */
 const LAST = 8;
+/** A spectator's totals close by themselves after this: the game goes on without them. */
+const WATCH_CLOSE_MS = 3000;
 
 /** Charm and geisha per seat for markers (owners by seat or null). */
 export function standingOf(markers) {
@@ -58,13 +60,14 @@ export class ScoringDialog {
 
   /**
    * What the table may show while a scoring plays: the markers as far as the steps have gone,
-   * the standing from them, and the round. Null when no scoring is shown.
+   * the standing from them, the round and its cards on each side (Secrets included). Null when
+   * no scoring is shown.
    */
   progress() {
     if (!this.current) return null;
     const { scoring } = this.current;
     const markers = scoring.markers_before.map((before, i) => (i + 1 <= this.step ? scoring.markers[i] : before));
-    return { round: scoring.round, step: this.step, markers, ...standingOf(markers) };
+    return { round: scoring.round, step: this.step, markers, played: scoring.played, ...standingOf(markers) };
   }
 
   /** Queue scorings (seen from seat) and start if idle. */
@@ -162,8 +165,10 @@ export class ScoringDialog {
     note.textContent = explained || "";
     this.button.textContent = this.step >= LAST ? t("scoring.close") : t("scoring.continue");
     clearTimeout(this.timer);
-    // A step the guide explains waits for the player; the others go on by themselves.
+    // A step the guide explains waits for the player; the others go on by themselves. The
+    // totals wait for a player's Close, not for a spectator's, who would fall ever further behind.
     if (this.step < LAST && !explained) this.timer = setTimeout(() => this.next(), this.step === 0 ? SECRETS_MS : STEP_MS);
+    else if (this.step >= LAST && names.watching) this.timer = setTimeout(() => this.advanceQueue(), WATCH_CLOSE_MS);
     this.onStep?.();
   }
 
