@@ -96,6 +96,12 @@ def test_a_guest_keeps_the_game_on_another_device_after_creating_an_account(
         )
         assert "Account created" in page.locator("#account-status").inner_text()
         assert page.locator("#account-title").inner_text() == "Signed in as sakura_ok"
+        # the bots' section follows the page's account, with no reload: an account owns bots
+        until(page, "() => !document.querySelector('#bots-form').hidden", why="no bots section")
+        page.locator("#signout").click()
+        until(page, "() => document.querySelector('#bots-form').hidden", why="bots still shown")
+        account_form(page, "signin", "sakura_ok")
+        until(page, "() => !document.querySelector('#bots-form').hidden", why="no bots section")
         shot(page, "accounts-signed-in.png")
 
         there = open_page(phone)
@@ -121,6 +127,7 @@ def test_a_guest_keeps_the_game_on_another_device_after_creating_an_account(
             why="not signed in",
         )
         assert "Welcome back, sakura_ok" in there.locator("#account-status").inner_text()
+        assert there.locator("#bots-form").is_visible()
         assert there.locator("#profile-link").is_visible()
         assert there.locator("#profile-link").get_attribute("href") == "/@/sakura_ok"
         no_horizontal_scroll(there)

@@ -211,6 +211,7 @@ async def test_bad_requests_to_the_lobby(site: Server) -> None:
         await sign_up(bob, "bob_b")
         with_self = await challenge(bob, 400, control="3+2", to="BOB_B")
         assert with_self["field"] == "to" and "yourself" in with_self["error"]
+        assert with_self["code"] == "to-self"  # the page's own words for it, not "no user name"
         # Five open challenges at most; the sixth is refused until one goes.
         for _ in range(MAX_OPEN - 1):
             await challenge(anna, control="10+5")

@@ -120,6 +120,21 @@ def test_two_strangers_meet_in_the_lobby_and_play_a_timed_game(
         row = anna.locator(f'#mine-on li[data-game="{game_id(bob)}"]')
         until(anna, "() => !document.querySelector('#mine').hidden", why="no list of games")
         assert "3 min + 2 s" in row.inner_text() and "left" in row.inner_text()
+        # Anna resigns and asks for a rematch: Bob is offered it at his table, not by a link,
+        # and Anna's table waits for him by name.
+        anna.goto(f"{server.url}/g/{game_id(bob)}")
+        wait_for_game(anna)
+        anna.locator("#resign").click()
+        anna.locator("#resign-yes").click()
+        anna.locator("#rematch").click()
+        anna.wait_for_url(lambda url: "/g/" in url and f"/g/{game_id(bob)}" not in url)
+        wait_for_game(anna)
+        until(
+            anna,
+            "() => /Waiting for .+ to join/.test(document.querySelector('#status').innerText)",
+            why="the rematch's table does not wait for the other player by name",
+        )
+        assert "open the link" not in anna.locator("#status").inner_text()
         for page in (anna, bob):
             no_page_errors(page)
         findings.assert_clean()

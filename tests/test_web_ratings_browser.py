@@ -166,3 +166,30 @@ def test_a_rated_timed_game_against_the_ai_from_the_home_page(
         no_page_errors(page)
     finally:
         context.close()
+
+
+def test_a_profile_that_does_not_exist_and_a_house_bots_fixed_rating(
+    server: Server, browser: Browser
+) -> None:
+    context = new_context(browser)
+    try:
+        page = open_page(context)
+        page.goto(f"{server.url}/@/nobody_here")
+        until(page, "() => !document.querySelector('#profile-error').hidden", why="no error")
+        assert "no player" in page.locator("#profile-error").inner_text()
+        assert page.locator("#profile-name").inner_text() == "@nobody_here"
+        assert page.locator("#profile-body").is_hidden()  # no ratings, plots nor games of nobody
+        page.goto(f"{server.url}/@/%E0%A4")  # a malformed escape: the same, not a broken page
+        until(page, "() => !document.querySelector('#profile-error').hidden", why="no error")
+        assert page.locator("#profile-body").is_hidden()
+        # A house bot's rating is its level's, fixed: no history to plot, nothing provisional.
+        page.goto(f"{server.url}/@/AI-easy")
+        until(page, "() => document.querySelector('#profile-ratings li') !== null", why="none")
+        fixed = str(round(AI_RATINGS["easy"].rating))
+        assert fixed in page.locator("#profile-ratings").inner_text()
+        assert page.locator("#profile-plots svg").count() == 0
+        assert page.locator("#profile-history-title").is_hidden()
+        assert page.locator("#profile-provisional-help").is_hidden()
+        no_page_errors(page)
+    finally:
+        context.close()

@@ -271,6 +271,32 @@ def test_the_graph_is_one_line_the_players_chance_ending_at_the_result(
     no_page_errors(page)
 
 
+def test_a_resignation_after_the_last_move_keeps_that_moves_point(
+    server: Server, page: Page
+) -> None:
+    # The graph's points, from its own module: two moves, then the result. Where the rules
+    # ended the game with the last move its point is the result; where a player resigned (or
+    # forfeited, or ran out of time) after it, the move keeps its own point and the result
+    # follows at the same frame.
+    page.goto(f"{server.url}/")
+    found = page.evaluate(
+        """async () => {
+          const { storyPoints } = await import("/static/js/graph.js");
+          const decisions = [
+            { round: 1, index: 0, seat: 0, win_probability: 0.5, played_value: 0.6 },
+            { round: 1, index: 1, seat: 1, win_probability: 0.4, played_value: 0.7 },
+          ];
+          const moves = [null, { round: 1, index: 0 }, { round: 1, index: 1 }];
+          const line = (reason) =>
+            storyPoints(decisions, moves, 0, { winner: 0, reason }).map((p) => [p.f, p.p]);
+          return [line("resign"), line("forfeit"), line("charm"), line("geisha")];
+        }"""
+    )
+    after = [[0, 0.5], [1, 0.6], [2, pytest.approx(0.3)], [2, 1]]
+    assert found[:2] == [after, after]
+    assert found[2:] == [[[0, 0.5], [1, 0.6], [2, 1]]] * 2
+
+
 def test_the_comment_shows_the_hint_given_at_a_move(server: Server, page: Page) -> None:
     game = open_review(page, server)
     data = analysis_of(page, server, game)

@@ -240,7 +240,7 @@ class Lobby:
         if account is None or account.deleted or account.username is None:
             raise FieldError("to", f"there is no player with the user name {wanted}", "not-found")
         if account.id == me.id:
-            raise FieldError("to", "a challenge to yourself: send it to another player")
+            raise FieldError("to", "a challenge to yourself: send it to another player", "to-self")
         return account.username, key
 
     async def _add(

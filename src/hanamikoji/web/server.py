@@ -107,6 +107,7 @@ _STATUS = {
     "too-many": 429,
     "busy": 503,
     "own-challenge": 403,
+    "to-self": 400,
     "own-bot": 403,
     "not-yours": 403,
     "accepted": 410,

@@ -113,6 +113,7 @@ async function refresh(status = null) {
   for (const input of $$("[aria-invalid]")) input.removeAttribute("aria-invalid");
   await loadChat(); // (the player's own: another after signing in or out)
   render();
+  document.dispatchEvent(new CustomEvent("account-changed", { detail: page.me })); // (js/bots.js)
   if (status) $("#account-title").focus(); // the forms changed under the focus: start again at the top
 }
 

@@ -90,13 +90,27 @@ async function create(event) {
   $("#bot-token").focus?.();
 }
 
-async function main() {
-  const me = await whoAmI();
-  if (!me.account) return; // a guest has no bots: an account owns them
-  $("#bots-form").hidden = false;
-  $("#bots-form").addEventListener("submit", create);
-  onLanguageChange(render);
+let started = false;
+
+/** The section for the visitor ``me``: an account's bots, nothing for a guest (an account owns
+ * them); shown again whenever the page signs in or out ("account-changed"). */
+async function show(me) {
+  $("#bots-form").hidden = !me.account;
+  state.bots = [];
+  state.token = null; // a token is shown once, to the account that made it
+  state.error = null;
+  if (!me.account) return render();
+  if (!started) {
+    started = true;
+    $("#bots-form").addEventListener("submit", create);
+    onLanguageChange(render);
+  }
   await load();
+}
+
+async function main() {
+  document.addEventListener("account-changed", (event) => show(event.detail));
+  await show(await whoAmI());
 }
 
 main();

@@ -846,7 +846,8 @@ function renderStatus(msg) {
   if (scoring.open) main = t("status.scoring", { round: scoring.progress().round });
   else if (over) main = t("status.over");
   else if (msg.spectator) main = game.thinking ? t("status.thinking_of", { name: spokenName(msg, view.to_move) }) : game.opponent_joined ? watchStatus(msg) : t("watch.waiting");
-  else if (!ai && !game.opponent_joined) main = t("status.waiting_friend");
+  // a link to send, or a rematch (of a lobby's game too) the other player is offered at their table
+  else if (!ai && !game.opponent_joined) main = inviteUrl(msg) ? t("status.waiting_friend") : t("status.waiting_for", { name: opponentName(msg) });
   else if (game.thinking) main = t("status.thinking_of", { name: opponentName(msg) });
   else if (myAction(msg)) main = t("status.your_turn");
   else if (myPick(msg)) main = t("status.your_pick");

@@ -21,10 +21,15 @@ export function finalScore(result, near) {
   return result.winner === near ? 1 : 0;
 }
 
+/** The endings the rules decide (after the last move): the others come after it (a player's). */
+const BY_THE_RULES = ["charm", "geisha", "round-limit", "draw"];
+
 /**
  * The line: the near player's chance of winning at each frame, [{f, p, d}]. Frame 0 is the first
  * decider's estimate before moving; frame f (after move f) the estimate of that move's decider
- * after it (the other player's seen from the near side: 1 - p); the last frame is the result.
+ * after it (the other player's seen from the near side: 1 - p); the last frame is the result:
+ * that of its move where the rules ended the game there, after it (a second point at the same
+ * frame) where a player resigned, forfeited or ran out of time after the last move.
  */
 export function storyPoints(decisions, moves, near, result) {
   const byKey = new Map(decisions.map((d) => [`${d.round}:${d.index}`, d]));
@@ -40,7 +45,8 @@ export function storyPoints(decisions, moves, near, result) {
   const score = finalScore(result, near);
   if (score !== null && last > 0) {
     const end = points.at(-1);
-    if (end && end.f === last) end.p = score;
+    const byRules = !result.reason || BY_THE_RULES.includes(result.reason);
+    if (end && end.f === last && byRules) end.p = score;
     else points.push({ f: last, p: score, d: null });
   }
   return points;

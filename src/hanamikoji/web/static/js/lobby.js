@@ -151,7 +151,7 @@ function render() {
 /** Our words for a refusal: the code's sentence where we have one, else the server's reason. */
 function explain(status, body) {
   const code = body?.code;
-  if (["own-challenge", "own-bot", "not-yours", "accepted", "cancelled", "expired", "too-many"].includes(code)) return { key: `lobby.errors.${code}` };
+  if (["own-challenge", "to-self", "own-bot", "not-yours", "accepted", "cancelled", "expired", "too-many"].includes(code)) return { key: `lobby.errors.${code}` };
   if (code === "not-found" && body?.field === "to") return { key: "lobby.errors.no-player" };
   if (code === "not-found") return { key: "lobby.errors.not-found" };
   if (code === "declined") return { key: "bots.declined", params: { reason: body?.error || "" } };

@@ -10,7 +10,7 @@ import { initI18n, isolate, onLanguageChange, t } from "./i18n.js";
 import "./prefs.js";
 import { markedName, markedText, sentence, whoMark } from "./who.js";
 
-const page = { data: null, error: null };
+const page = { data: null, error: null, name: "" };
 const FAMILIES = ["real-time", "correspondence"];
 
 /** A rating as text: 1523? (provisional) or 1523. */
@@ -75,7 +75,11 @@ function render() {
   error.hidden = !page.error;
   error.textContent = !page.error ? "" : page.error.status === 404 ? t("profile.not_found") : t("profile.failed", { reason: reasonOf(page.error) });
   const d = page.data;
-  if (!d) return;
+  $("#profile-body").hidden = !d; // a player that does not exist has no ratings nor games
+  if (!d) {
+    if (page.error?.status === 404) $("#profile-name").textContent = isolate(`@${page.name}`);
+    return;
+  }
   $("#profile-name").textContent = isolate(d.name || d.username);
   $("#profile-username").textContent = t("profile.username", { username: d.username });
   const bot = d.bot; // a bot (docs/bots.md): marked, with its owner or its AI level
@@ -86,9 +90,16 @@ function render() {
   const families = FAMILIES.filter((f) => d.ratings[f]);
   $("#profile-unrated").hidden = families.length > 0;
   fill($("#profile-ratings"), families.map((f) => ratingItem(f, d.ratings[f])));
+  // "?" marks only a provisional rating: no note where none is (a house bot's is fixed)
+  $("#profile-provisional-help").hidden = !families.some((f) => d.ratings[f].provisional);
+  // one plot a family with rated games, each named; none, and no heading, without any
+  const plotted = families.filter((f) => d.history.some((p) => p.family === f));
+  $("#profile-history-title").hidden = plotted.length === 0;
   fill(
     $("#profile-plots"),
-    families.map((f) => plot(f, d.history.filter((p) => p.family === f))).filter((p) => p),
+    plotted.map((f) =>
+      h("figure", { class: "rating-figure" }, h("figcaption", { text: t(`profile.family.${f}`) }), plot(f, d.history.filter((p) => p.family === f))),
+    ),
   );
   $("#profile-no-games").hidden = d.games.length > 0;
   fill($("#profile-games"), d.games.map(gameItem));
@@ -97,7 +108,14 @@ function render() {
 async function main() {
   await initI18n();
   onLanguageChange(render);
-  const name = decodeURIComponent(location.pathname.slice("/@/".length));
+  const raw = location.pathname.slice("/@/".length);
+  let name = raw;
+  try {
+    name = decodeURIComponent(raw);
+  } catch {
+    // a malformed escape: asked for as typed, which no user name is (the server says so)
+  }
+  page.name = name;
   try {
     const answer = await getJSON(`/api/players/${encodeURIComponent(name)}`);
     if (!answer.ok || !answer.body) throw { status: answer.status, code: answer.body?.code, error: answer.body?.error };
