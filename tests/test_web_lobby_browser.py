@@ -97,6 +97,10 @@ def test_two_strangers_meet_in_the_lobby_and_play_a_timed_game(
             wait_for_game(page)
             until(page, CLOCKS, why="no clocks on the table")
         assert game_id(anna) == game_id(bob)
+        # the table says the game's clock and that it is casual, as the lobby did
+        for page in (anna, bob):
+            kind = page.locator("#round .game-kind").inner_text().strip()
+            assert kind == "· 3 min + 2 s · casual", kind
         first = anna if my_decision(anna) else bob
         for _ in range(4):  # a few decisions, by clicks, whoever's turn it is
             mover = next(p for p in (anna, bob) if my_decision(p))

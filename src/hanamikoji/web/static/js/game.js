@@ -8,7 +8,7 @@ import { GameSocket, gameIdFromPath, tokenFromSearch } from "./api.js";
 import { renderBoard } from "./board.js";
 import { ACTION_SIZE, ACTIONS, actionSvg, backSvg, cardSvg, charmOf } from "./cards.js";
 import { ChatBox, chatOn, setChatOn } from "./chat.js";
-import { clockEnding, clockError, clockFor, clockReceived, initClocks } from "./clock.js";
+import { clockEnding, clockError, clockFor, clockReceived, controlText, initClocks } from "./clock.js";
 import { copyButton } from "./copy.js";
 import { $, $$, fill, h, keepFocus } from "./dom.js";
 import { Guide } from "./guide.js";
@@ -581,6 +581,11 @@ function renderScorebar(msg, progress) {
   const max = game.rules?.max_rounds;
   const round = progress ? progress.round : view.round;
   $("#round").textContent = max ? t("game.round_of", { round, max }) : t("game.round", { round });
+  // a timed game says its clock and whether it is rated, at the table as in the lobby
+  if (game.control && game.control !== "none") {
+    const kind = `${controlText(game.control)} · ${t(game.rated ? "profile.rated" : "profile.casual")}`;
+    $("#round").append(h("span", { class: "game-kind", "data-rated": String(Boolean(game.rated)), text: ` · ${kind}` }));
+  }
   const now = progress ?? standingOf(view.markers);
   const charm = progress ? progress.charm : view.charm;
   fill($("#my-standing"), standing(msg, seat, charm[seat], now.geisha[seat], myName(msg), "my-name"));
