@@ -480,27 +480,27 @@ def _page(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         path = STATIC / _PAGES[name]
         if not path.is_file():
             return web.Response(status=500, text=f"the front end is missing ({path.name})")
-        if game_id is not None and not await _may_exist(request, game_id):
-            # No such game: the page all the same (it says so), with 404 and nothing else: no
-            # guest made, no cookie set.
-            return web.FileResponse(path, status=404, headers={"Cache-Control": "no-cache"})
+        game = None
+        if game_id is not None:
+            known, game = await _look_up(request, game_id)
+            if not known:
+                # No such game: the page all the same (it says so), with 404 and nothing else:
+                # no guest made, no cookie set.
+                return web.FileResponse(path, status=404, headers={"Cache-Control": "no-cache"})
         response = web.FileResponse(path, headers={"Cache-Control": "no-cache"})
         try:
             await identify(request, create=True)  # a first visit: the visitor is a guest from now
         except Exception:  # the database failed: the page is served all the same, without one
             log.exception("no identity for a visitor of %s", name)
         token = request.query.get("t")
-        if name == "game" and game_id is not None and token:
+        if name == "game" and game_id is not None and game is not None and token:
             # Only a token that opens a seat of this game is kept: a crafted link must not
             # replace the visitor's own seat cookie.
-            game = await request.app[SERVICE].get(game_id)
             held = request.cookies.get(cookie_name(game_id))
             # A browser that holds the other seat keeps it: the link decides alone, as it always
             # has (the page is served at ``?t=``, whose socket opens that seat).
-            if (
-                game is not None
-                and token_seat(game.row, token) is not None
-                and (token_seat(game.row, held) is None or held == token)
+            if token_seat(game.row, token) is not None and (
+                token_seat(game.row, held) is None or held == token
             ):
                 # The cookie holds this seat now: the address bar loses the token, so that
                 # copying the address (to let a friend watch) never gives the seat away.
@@ -510,16 +510,18 @@ def _page(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
     return handler
 
 
-async def _may_exist(request: web.Request, game_id: str) -> bool:
-    """Whether a game page's id may be a game's: False for an id no game can have or one no
-    game has; True when the database cannot say (the page then finds out for itself)."""
+async def _look_up(request: web.Request, game_id: str) -> tuple[bool, LiveGame | None]:
+    """A game page's game, looked up once: (whether the id may be a game's, the game). Not for
+    an id no game can have or one no game has; unknown, (True, None), when the database cannot
+    say (the page then finds out for itself)."""
     if not _GAME_ID.fullmatch(game_id):
-        return False
+        return False, None
     try:
-        return await request.app[SERVICE].get(game_id) is not None
+        game = await request.app[SERVICE].get(game_id)
     except Exception:
         log.exception("no game looked up for a page of %s", show(game_id))
-        return True
+        return True, None
+    return game is not None, game
 
 
 def _without_token(request: web.Request, game_id: str, token: str) -> web.StreamResponse:

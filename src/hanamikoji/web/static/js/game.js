@@ -547,8 +547,11 @@ function renderNotices() {
   }
 }
 
+/** Whether seat s starts the round on show (behind a scoring, the next round's start is not yet). */
+const startsNow = (msg, s) => msg.view.first === s && playing(msg) && !scoring.open;
+
 function standing(msg, s, charm, geisha, name, id) {
-  const first = msg.view.first === s && playing(msg) && !scoring.open; // the next round's, not yet
+  const first = startsNow(msg, s);
   const needCharm = Math.max(0, WIN_CHARM - charm);
   const needGeisha = Math.max(0, WIN_GEISHA - geisha);
   const pips = [];
@@ -595,8 +598,8 @@ function renderScorebar(msg, progress) {
   const [myMark, oppMark] = [seatMark(msg, seat), seatMark(msg, other)];
   if (myMark) $("#my-name")?.after(markNode(myMark));
   if (oppMark) $("#opp-name")?.after(markNode(oppMark));
-  $("#my-standing").setAttribute("aria-label", standingLabel(markedText(myName(msg), myMark), charm[seat], now.geisha[seat], view.first === seat && playing(msg) && !scoring.open));
-  $("#opp-standing").setAttribute("aria-label", standingLabel(markedText(opponentName(msg), oppMark), charm[other], now.geisha[other], view.first === other && playing(msg) && !scoring.open));
+  $("#my-standing").setAttribute("aria-label", standingLabel(markedText(myName(msg), myMark), charm[seat], now.geisha[seat], startsNow(msg, seat)));
+  $("#opp-standing").setAttribute("aria-label", standingLabel(markedText(opponentName(msg), oppMark), charm[other], now.geisha[other], startsNow(msg, other)));
   for (const id of ["#my-standing", "#opp-standing"]) $(id).setAttribute("role", "group");
 }
 
