@@ -22,7 +22,7 @@ from hanamikoji.glicko2 import PERIODS_PER_DAY, Rating, update
 from hanamikoji.web.identity import username_key
 from hanamikoji.web.ratings import AI_RATINGS, DAY_MS, Standing, rate, window
 from hanamikoji.web.store import MIGRATIONS, open_store
-from lobby_support import Browser, Server, call, challenge, lobby_socket, meet, visit
+from lobby_support import Browser, Server, call, challenge, lobby_socket, meet, table, visit
 from web_support import Seat, backend_database
 from web_support import Server as Process
 
@@ -86,6 +86,47 @@ async def test_a_rated_game_moves_both_ratings(site: Server) -> None:
         board = await call(anna, "GET", "/api/leaders?family=real-time", 200)
         assert board["players"] == []
         assert [x["level"] for x in board["ai"]] == list(AI_RATINGS)
+
+
+async def test_a_finished_rated_game_says_what_it_did_to_both_ratings(site: Server) -> None:
+    """The last state of a rated game gives each seat's rating before and after it, to both
+    seats, a spectator and a reload alike; the next game starts from where this one ended."""
+    async with site.browser() as anna, site.browser() as bob:
+        await account(anna, "anna")
+        await account(bob, "bob")
+        seats = await meet(site, anna, bob, "3+2", rated=True)
+        assert "ratings" not in seats[0].messages[-1]["game"]  # nothing while it is on
+        ends = [await resign(seats[0]), await seats[1].until(over)]
+        first = rate(Standing(Rating()), Standing(Rating()), 0.0, now=0)
+        expected = [
+            {"before": 1500, "after": round(c.after.rating.rating), "provisional": True}
+            for c in first
+        ]
+        assert expected[0]["after"] < 1500 < expected[1]["after"]
+        for end in ends:
+            assert end["game"]["ratings"] == expected
+        game = ends[0]["game"]["id"]
+        watcher = Seat(await anna.ws_connect(f"/ws/{game}/watch"))
+        assert (await watcher.until(over))["game"]["ratings"] == expected
+        again = await table(bob, game)
+        assert again.messages[-1]["game"]["ratings"] == expected
+        for seat in (*seats, watcher, again):
+            await seat.ws.close()
+
+        seats = await meet(site, anna, bob, "3+2", rated=True)  # bob resigns this one
+        await seats[1].send(type="resign")
+        end = await seats[0].until(over)
+        changes = end["game"]["ratings"]
+        assert [c["before"] for c in changes] == [e["after"] for e in expected]
+        assert changes[0]["after"] > changes[0]["before"]
+        assert changes[1]["after"] < changes[1]["before"]
+        for seat in seats:
+            await seat.ws.close()
+
+        seats = await meet(site, anna, bob, "3+2", rated=False)  # casual: nothing to say
+        assert "ratings" not in (await resign(seats[0]))["game"]
+        for seat in seats:
+            await seat.ws.close()
 
 
 async def test_casual_and_untimed_games_move_no_rating(site: Server) -> None:
@@ -173,6 +214,28 @@ async def _set_rating(store: Any, player: str, rating: float, deviation: float) 
             )
         ]
     )
+
+
+async def test_a_profile_page_answers_404_where_no_account_has_the_name(site: Server) -> None:
+    """The page at /@/NAME is served with 200 for an account's name (any case) and with 404,
+    the page all the same (it says so), for a name nobody has, a malformed one and a deleted
+    account's."""
+    async with site.browser() as anna, site.browser() as bob:
+        await account(anna, "anna")
+        await account(bob, "bob")
+        async with bob.post("/api/account/delete", json={"password": "correct horse 7"}) as done:
+            assert done.status == 200
+        for path, status in (
+            ("/@/anna", 200),
+            ("/@/ANNA", 200),
+            ("/@/nobody_here", 404),
+            ("/@/%E0%A4", 404),
+            ("/@/" + "x" * 300, 404),
+            ("/@/bob", 404),
+        ):
+            async with anna.get(path) as page:
+                assert page.status == status, path
+                assert page.content_type == "text/html" and "<html" in await page.text()
 
 
 async def test_the_leaderboard_lists_established_accounts(site: Server) -> None:

@@ -156,9 +156,15 @@ def test_a_rated_timed_game_against_the_ai_from_the_home_page(
         until(
             page, "() => document.querySelector('#game').dataset.status === 'over'", why="not over"
         )
+        expected = update(Rating(), [(AI_RATINGS["beginner"], 0.0)], periods=0)
+        # the result says what the game did to the player's rating (the AI's never moves)
+        after = round(expected.rating)
+        until(page, "() => !document.querySelector('#result-rating').hidden", why="no change")
+        said = page.locator("#result-rating").inner_text()
+        assert said == f"Your rating: 1500 \u2192 {after}? (\u2212{1500 - after})", said
+        shot(page, "result-rated-ai.png")
         no_page_errors(page)
 
-        expected = update(Rating(), [(AI_RATINGS["beginner"], 0.0)], periods=0)
         page.goto(f"{server.url}/@/cleo_ai")
         until(page, "() => document.querySelector('#profile-ratings li') !== null", why="no rating")
         assert f"{round(expected.rating)}?" in page.locator("#profile-ratings").inner_text()

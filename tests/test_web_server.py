@@ -238,6 +238,24 @@ async def test_move_errors_change_nothing(client: Client) -> None:
     await guest.ws.close()
 
 
+async def test_a_message_too_long_is_answered_before_the_socket_closes(client: Client) -> None:
+    """Over 16 KB a socket is closed (1009), but not in silence: an error that says the limit,
+    and the same words as the close frame's reason; the game itself is untouched."""
+    data = await create(client, mode="ai", seat=0)
+    seat = await joined(client, data["game"], data["token"])
+    assert seat.state is not None
+    version = seat.state["game"]["version"]
+    await seat.ws.send_str(json.dumps({"type": "chat", "text": "x" * 20_000}))
+    error = await seat.error()
+    assert error["code"] == "too-long" and "at most 16384 bytes" in error["message"]
+    closed = await seat.ws.receive(timeout=10)
+    assert closed.type == aiohttp.WSMsgType.CLOSE and closed.data == 1009
+    assert "at most 16384 bytes" in str(closed.extra)
+    again = await joined(client, data["game"], data["token"])
+    assert again.state is not None and again.state["game"]["version"] == version
+    await again.ws.close()
+
+
 async def test_a_wrong_token_or_game_is_refused(client: Client) -> None:
     data = await create(client, mode="ai", level="easy")
     for game, token in [(data["game"], "forged"), (data["game"], None), ("nope", data["token"])]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from hanamikoji.clock import claim_allowed_at
+from hanamikoji.glicko2 import PROVISIONAL_DEVIATION
 from hanamikoji.moves import Action
 from hanamikoji.public import PublicView
 from hanamikoji.state import Phase, RoundScore, State, Termination
@@ -21,6 +22,7 @@ from hanamikoji.web.store import Store
 
 __all__ = [
     "SeatAccounts",
+    "add_rating_changes",
     "add_usernames",
     "clock_json",
     "drawn_card",
@@ -70,6 +72,34 @@ def add_usernames(game: dict[str, Any], accounts: SeatAccounts) -> None:
         game["usernames"] = list(accounts.usernames)
     if any(accounts.deleted):
         game["deleted"] = list(accounts.deleted)
+
+
+async def add_rating_changes(game: dict[str, Any], store: Store, live: LiveGame) -> None:
+    """Add ``ratings`` to a finished rated game's ``game`` (a seat's or a spectator's
+    ``state``): by seat, the rating before the game and after it, rounded as the profiles show
+    them, and whether it is still provisional; None for a seat whose rating did not move (an AI
+    level's is fixed). Public, as the profiles' histories are; absent while the game is on and
+    for a game that moved no rating."""
+    row = live.row
+    if not row.rated or not live.state.is_over:
+        return
+    moved = await store.game_ratings(row.id)
+    if not moved:
+        return
+    changes: list[dict[str, Any] | None] = []
+    for player in row.players:
+        if player is None or player not in moved:
+            changes.append(None)
+            continue
+        before, after = moved[player]
+        changes.append(
+            {
+                "before": round(before.rating),
+                "after": round(after.rating),
+                "provisional": after.deviation >= PROVISIONAL_DEVIATION,
+            }
+        )
+    game["ratings"] = changes
 
 
 def scoring_json(score: RoundScore) -> dict[str, Any]:

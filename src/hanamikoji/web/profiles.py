@@ -13,9 +13,16 @@ from typing import Any
 from hanamikoji.web.errors import WebError
 from hanamikoji.web.identity import FieldError, check_username, opponent_mark, username_key
 from hanamikoji.web.ratings import AI_PLAYER, AI_RATINGS, FAMILIES, Standing
-from hanamikoji.web.store import Store
+from hanamikoji.web.store import PlayerRow, Store
 
-__all__ = ["GAMES_SHOWN", "LEADERS_SHOWN", "leaderboard", "profile", "standing_json"]
+__all__ = [
+    "GAMES_SHOWN",
+    "LEADERS_SHOWN",
+    "find_account",
+    "leaderboard",
+    "profile",
+    "standing_json",
+]
 
 GAMES_SHOWN = 50
 """The most recent finished games a profile lists."""
@@ -33,8 +40,9 @@ def standing_json(s: Standing) -> dict[str, Any]:
     }
 
 
-async def profile(store: Store, name: Any) -> dict[str, Any]:
-    """The public profile of the account with user name ``name`` (any case)."""
+async def find_account(store: Store, name: Any) -> PlayerRow:
+    """The account with a profile at user name ``name`` (any case): ``not-found`` for a name
+    no account has, a guest's, or a deleted account's."""
     try:
         wanted = check_username(name)
     except FieldError:
@@ -42,6 +50,12 @@ async def profile(store: Store, name: Any) -> dict[str, Any]:
     account = await store.account(username_key(wanted))
     if account is None or account.deleted or account.username is None:
         raise WebError("not-found", f"there is no player with the user name {wanted}")
+    return account
+
+
+async def profile(store: Store, name: Any) -> dict[str, Any]:
+    """The public profile of the account with user name ``name`` (any case)."""
+    account = await find_account(store, name)
     ratings = await store.ratings(account.id)
     history = [
         {

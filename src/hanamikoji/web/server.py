@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 from aiohttp.http_exceptions import HttpProcessingError
 
 from hanamikoji.ai.levels import LEVELS
@@ -45,6 +45,7 @@ from hanamikoji.web.lobby import (
 )
 from hanamikoji.web.messages import (
     SeatAccounts,
+    add_rating_changes,
     add_usernames,
     lookup_seat_accounts,
     review_frames,
@@ -346,6 +347,7 @@ class Hub:
         if accounts is None:
             accounts = await lookup_seat_accounts(self.service.store, game)
         add_usernames(message["game"], accounts)
+        await add_rating_changes(message["game"], self.service.store, game)
         bots = self.bot_seats(game) if self.bot_seats is not None else []
         if any(bots):  # a bot is marked at the table (docs/bots.md): a game with one only
             message["game"]["bots"] = bots
@@ -367,6 +369,7 @@ class Hub:
         if accounts is None:
             accounts = await lookup_seat_accounts(self.service.store, game)
         add_usernames(message["game"], accounts)
+        await add_rating_changes(message["game"], self.service.store, game)
         return message
 
     def connected(self) -> list[tuple[str, int]]:
@@ -453,6 +456,22 @@ CHAT = web.AppKey("chat", ChatRooms)
 LOBBY = web.AppKey("lobby", LobbyHub)
 
 
+class _Socket(web.WebSocketResponse):
+    """A server WebSocket that says why it closes on a message over ``MAX_MESSAGE`` bytes:
+    an error message (``too-long``), then the words again as the close frame's reason, where
+    aiohttp alone closes with 1009 and nothing more."""
+
+    async def close(
+        self, *, code: int = WSCloseCode.OK, message: bytes = b"", drain: bool = True
+    ) -> bool:
+        if code == WSCloseCode.MESSAGE_TOO_BIG and not self.closed:
+            why = f"a message may be at most {MAX_MESSAGE} bytes; send it shorter"
+            with contextlib.suppress(Exception):  # the peer may be gone already
+                await self.send_json(_error("too-long", why))
+            message = message or why.encode()
+        return await super().close(code=code, message=message, drain=drain)
+
+
 def _error(code: str, message: str) -> dict[str, str]:
     return {"type": "error", "code": code, "message": message}
 
@@ -487,6 +506,8 @@ def _page(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
                 # No such game: the page all the same (it says so), with 404 and nothing else:
                 # no guest made, no cookie set.
                 return web.FileResponse(path, status=404, headers={"Cache-Control": "no-cache"})
+        if name == "profile" and not await _has_profile(request):
+            return web.FileResponse(path, status=404, headers={"Cache-Control": "no-cache"})
         response = web.FileResponse(path, headers={"Cache-Control": "no-cache"})
         try:
             await identify(request, create=True)  # a first visit: the visitor is a guest from now
@@ -508,6 +529,18 @@ def _page(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         return response
 
     return handler
+
+
+async def _has_profile(request: web.Request) -> bool:
+    """Whether ``/@/{name}`` is an account's profile; True when the database cannot say (the
+    page then finds out for itself, as it does for a name nobody has)."""
+    try:
+        await profiles.find_account(request.app[SERVICE].store, request.match_info["name"])
+    except WebError:
+        return False
+    except Exception:
+        log.exception("no profile lookup for %s", request.path)
+    return True
 
 
 async def _look_up(request: web.Request, game_id: str) -> tuple[bool, LiveGame | None]:
@@ -779,7 +812,7 @@ async def _socket(request: web.Request) -> web.StreamResponse:
     # Without a link, the player's own seat opens (on any device they are signed in on); a link
     # decides alone, as it always has.
     identity = None if request.query.get("t") else await identify(request)
-    ws = web.WebSocketResponse(heartbeat=30, max_msg_size=MAX_MESSAGE)
+    ws = _Socket(heartbeat=30, max_msg_size=MAX_MESSAGE)
     await ws.prepare(request)
     try:
         if not _GAME_ID.fullmatch(game_id):
@@ -1069,7 +1102,7 @@ async def _watch_socket(request: web.Request) -> web.StreamResponse:
     hub = request.app[HUB]
     game_id = request.match_info["game"]
     client = client_of(request)
-    ws = web.WebSocketResponse(heartbeat=30, max_msg_size=MAX_MESSAGE)
+    ws = _Socket(heartbeat=30, max_msg_size=MAX_MESSAGE)
     await ws.prepare(request)
     try:
         if not _GAME_ID.fullmatch(game_id) or await service.get(game_id) is None:
@@ -1249,7 +1282,7 @@ async def _lobby_socket(request: web.Request) -> web.StreamResponse:
     hub = request.app[LOBBY]
     identity = await identify(request)
     pid, key = _lobby_player(identity)
-    ws = web.WebSocketResponse(heartbeat=30, max_msg_size=MAX_MESSAGE)
+    ws = _Socket(heartbeat=30, max_msg_size=MAX_MESSAGE)
     await ws.prepare(request)
     conn = Connection(ws, -1, transport=request.transport, client=client_of(request), player=pid)
     conn.start()
@@ -1313,7 +1346,7 @@ class _BotWire:
 
 async def _bot_socket(request: web.Request) -> web.StreamResponse:
     """A bot's bridge (``hanamikoji-bot/1``): its token in the first message, then its games."""
-    ws = web.WebSocketResponse(heartbeat=30, max_msg_size=MAX_MESSAGE)
+    ws = _Socket(heartbeat=30, max_msg_size=MAX_MESSAGE)
     await ws.prepare(request)
     conn = Connection(ws, -1, transport=request.transport, client=client_of(request))
     conn.start()

@@ -983,6 +983,23 @@ function reasonText(msg, winner) {
   }
 }
 
+/** A rated game's rating changes under its result, the player's own first ("Your rating: 1500 →
+ * 1562 (+62) · Bob: 1500 → 1438 (−62)", "?" marking a provisional one); hidden for any other game. */
+function renderRatingChanges(msg) {
+  const line = $("#result-rating");
+  const changes = msg.game.ratings;
+  const seat = seatOf(msg);
+  const order = msg.spectator ? [0, 1] : [seat, 1 - seat];
+  const parts = order.filter((s) => changes?.[s]).map((s) => {
+    const { before, after, provisional } = changes[s];
+    const delta = after - before;
+    const words = { before, after: `${after}${provisional ? "?" : ""}`, delta: delta > 0 ? `+${delta}` : delta < 0 ? `\u2212${-delta}` : "\u00b10" };
+    return s === seat && !msg.spectator ? t("result.rating_mine", words) : t("result.rating_of", { name: s === seat ? myName(msg) : opponentName(msg), ...words });
+  });
+  line.hidden = parts.length === 0;
+  line.textContent = parts.join(" \u00b7 ");
+}
+
 function renderResult(msg) {
   const box = $("#result");
   const { result, game, view } = msg;
@@ -1010,6 +1027,7 @@ function renderResult(msg) {
     $("#result-reason").textContent = words.reason;
     $("#result-score").textContent = words.score;
   }
+  renderRatingChanges(msg);
   $("#review-link").href = `/review/${encodeURIComponent(gameId)}`;
   const rematch = $("#rematch");
   rematch.disabled = ui.rematchAsked;
