@@ -10,6 +10,8 @@
   sideways.
 - Every site page's top bar links to the others (the account page had no Leaderboard), and on a
   phone the links stay inside the screen.
+- The lobby's bots are listed under the open challenges in the wide column on a laptop (their terms
+  on three lines at most), one column on a phone.
 
 Screenshots: ``test-output/screenshots/layout-*.png``.
 """
@@ -285,4 +287,43 @@ def test_every_site_page_links_to_the_others(server: Server, browser: Browser) -
                 )
             if size is PHONE and path == "/account":
                 shot(page, "layout-topbar-account-390.png", full_page=False)
+        close(page)
+
+
+# -- the lobby ------------------------------------------------------------------------------------
+
+LOBBY_BOXES = """() => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.width]; };
+  return {
+    form: box(document.querySelector('#lobby-form')),
+    challenges: box(document.querySelector('#challenges-title').closest('section')),
+    bots: box(document.querySelector('#bots-title').closest('section')),
+    terms: [...document.querySelectorAll('#bots .challenge-what')].map((w) => {
+      const line = parseFloat(getComputedStyle(w).lineHeight);
+      return Math.round(w.getBoundingClientRect().height / line);
+    }),
+  };
+}"""
+
+
+def test_the_lobbys_bots_sit_under_the_open_challenges(server: Server, browser: Browser) -> None:
+    """On a laptop the bots' list is under the open challenges, in the wide column, each bot's
+    terms on two lines or three at most (in the narrow column they took six); on a phone every
+    section is one column, the form first."""
+    for size, name in (({"width": 1280, "height": 800}, "1280"), (PHONE, "390")):
+        context = new_context(browser, viewport=size)
+        page = open_page(context)
+        page.goto(f"{server.url}/lobby")
+        until(page, "() => document.querySelectorAll('#bots li').length >= 5", why="no bots")
+        boxes: dict[str, Any] = page.evaluate(LOBBY_BOXES)
+        form, challenges, bots = boxes["form"], boxes["challenges"], boxes["bots"]
+        assert bots[0] == challenges[0] and bots[1] > challenges[1], boxes
+        assert bots[2] == challenges[2], boxes
+        if size is PHONE:
+            assert form[0] == challenges[0] and challenges[1] > form[1], boxes
+        else:
+            assert bots[0] > form[0] + form[2] and bots[1] < form[1] + 600, boxes
+            assert all(0 < n <= 3 for n in boxes["terms"]), boxes
+        shot(page, f"layout-lobby-{name}.png")
+        no_page_errors(page)
         close(page)

@@ -1,8 +1,9 @@
 """Ratings and correspondence in the browser, two browser profiles: a rated correspondence game
 survives a browser closing (signed in again, it is on the home page) and, resigned, moves both
 players' ratings, shown on their profiles with the history's plot; the leaderboard page; a rated
-3+2 game against the beginner started from the home page (no hint, no undo), resigned, on the
-profile with the rating it gave.
+3+2 game against the beginner started from the home page (no hint, no undo; on a phone each
+standing one line and the prompt that repeats the status left out), resigned, its rating change in
+the result and on the profile.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import Any
 from playwright.sync_api import Browser, Page
 
 from browser_support import (
+    DESKTOP,
+    PHONE,
     game_id,
     new_context,
     no_page_errors,
@@ -20,6 +23,7 @@ from browser_support import (
     shot,
     until,
     wait_for_game,
+    wait_for_my_turn,
 )
 from hanamikoji.glicko2 import Rating, update
 from hanamikoji.web.ratings import AI_RATINGS
@@ -150,6 +154,22 @@ def test_a_rated_timed_game_against_the_ai_from_the_home_page(
         )
         assert page.locator("#hint").is_hidden() and page.locator("#undo").is_hidden()
         shot(page, "table-rated-ai.png")
+        # the player's turn on a laptop: the status says so, the prompt under the actions too
+        wait_for_my_turn(page)
+        assert page.locator("#choices .prompt").is_visible()
+        # on a phone each standing (name, mark, clock, who starts, charm, geisha) is one line,
+        # as tall as the other's, and the prompt that only repeats the status is left out
+        page.set_viewport_size(PHONE)
+        heights = [page.locator(f"#{w}-standing").bounding_box() for w in ("my", "opp")]
+        assert heights[0] and heights[1] and heights[0]["height"] == heights[1]["height"], heights
+        assert page.locator("#my-standing .first-tag").count() == 1
+        assert page.locator("#status .now").is_visible()
+        assert page.locator("#choices .prompt").is_hidden()
+        page.locator("#hand button.card").first.click()  # what the prompt adds shows
+        until(page, "() => document.querySelector('#choices .prompt').offsetParent", why="hidden")
+        page.locator("#hand button.card").first.click()
+        shot(page, "table-rated-ai-390.png", full_page=False)
+        page.set_viewport_size(DESKTOP)
         until(page, "() => !document.querySelector('#resign').disabled", why="no resign button")
         page.locator("#resign").click()
         page.locator("#resign-yes").click()

@@ -798,7 +798,7 @@ function renderChoices(msg) {
   const box = $("#choices");
   if (!myAction(msg)) {
     const waiting = playing(msg) && !myDecision(msg) && !scoring.open;
-    fill(box, waiting ? h("p", { class: "prompt", text: msg.view.phase === "pick" && msg.view.to_move !== msg.view.seat ? t("game.prompt_wait_pick", { name: opponentName(msg) }) : t("game.prompt_wait", { name: opponentName(msg) }) }) : null);
+    fill(box, waiting ? h("p", { class: "prompt echo", text: msg.view.phase === "pick" && msg.view.to_move !== msg.view.seat ? t("game.prompt_wait_pick", { name: opponentName(msg) }) : t("game.prompt_wait", { name: opponentName(msg) }) }) : null);
     return;
   }
   if (scoring.open) {
@@ -812,7 +812,7 @@ function renderChoices(msg) {
   }
   const chosen = selectedCards(msg);
   if (!ui.action) {
-    fill(box, h("p", { class: "prompt", text: chosen.length ? t("game.prompt_action", { n: chosen.length }) : t("game.prompt_start") }));
+    fill(box, h("p", { class: `prompt${chosen.length ? "" : " echo"}`, text: chosen.length ? t("game.prompt_action", { n: chosen.length }) : t("game.prompt_start") }));
     return;
   }
   const size = ACTION_SIZE[ui.action];
