@@ -11,6 +11,7 @@ import pytest
 
 from hanamikoji.cards import ALL_CARDS, CHARM, pack, unpack
 from hanamikoji.env import batch
+from hanamikoji.env._common import field_at
 from hanamikoji.env.actions import MOVES, NUM_ACTIONS, action_id, legal_ids
 from hanamikoji.env.batch import COLUMNS, REASONS, BatchSim
 from hanamikoji.env.observation import OBS_SIZE, observe
@@ -565,3 +566,11 @@ def test_random_steps_keeps_no_history_until_a_reset() -> None:
         twin.observe_history(0)
     twin.set_state(sim)
     twin.observe_history(0)
+
+
+def test_a_round_limit_beyond_64_bits_plays() -> None:
+    """Any positive round limit is taken (it overflowed the kernel before); past 2**62 rounds,
+    which no game reaches, the kernel counts it as 2**62."""
+    sim = BatchSim(8, seed=3, max_rounds=2**63)
+    assert sim.random_steps(400) > 8 * 300  # decisions made, across whole games
+    assert (sim.observe(0)[:, field_at("rounds_left")] > 1e18).all()

@@ -321,3 +321,17 @@ def test_master_halves_where_its_budget_allows_and_below_that_is_the_plain_searc
         assert moves(f"master:iterations={budget}") == plain
     assert moves("master:iterations=4000") == moves("master:iterations=4000,halving=4")
     assert moves("master:iterations=4000") != moves("master:iterations=4000,halving=0")
+
+
+def test_a_round_limit_beyond_64_bits_is_searched_as_the_same_game() -> None:
+    """The rules take any positive round limit; the kernel holds 64 bits, and a limit no game
+    can reach plays as its cap there (it crashed before): the same search as at the cap."""
+    rng = random.Random(7)
+    state = State.new(rng, rules=Rules(max_rounds=2**70))
+    capped = State.new(random.Random(7), rules=Rules(max_rounds=2**62))
+    found = []
+    for s in (state, capped):
+        assert s.to_move is not None
+        view = View.of(s, s.to_move)
+        found.append(fast_search(view, s.legal_moves, random.Random(1), iterations=800))
+    assert found[0][:2] == found[1][:2] and found[0][1] == 800

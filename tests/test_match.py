@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import multiprocessing
 import os
 import re
 import shlex
@@ -29,6 +30,7 @@ from hanamikoji.match import (
     play_game,
     run_match,
 )
+from hanamikoji.match.config import CLOCK_MS_MAX, local_jobs_max
 from hanamikoji.record import Record
 from hanamikoji.state import State, Termination
 from hanamikoji.stats import Pentanomial, Sprt
@@ -98,11 +100,36 @@ def test_on_pair_sees_each_pair() -> None:
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"games": 0}, {"games": -2}, {"jobs": 0}, {"clock_ms": 0}, {"backend": "gpu"}],
+    [
+        {"games": 0},
+        {"games": -2},
+        {"jobs": 0},
+        {"jobs": local_jobs_max() + 1},
+        {"clock_ms": 0},
+        {"clock_ms": CLOCK_MS_MAX + 1},
+        {"hard_limit_ms": 0},
+        {"hard_limit_ms": 10**13},
+        {"backend": "gpu"},
+    ],
 )
 def test_config_rejects_bad_values(kwargs: dict[str, Any]) -> None:
     with pytest.raises(MatchError):
         MatchConfig("random", "random", **kwargs)
+
+
+def test_a_pool_never_starts_more_workers_than_it_has_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sixteen jobs for one pair start one worker (each worker starts its own engines)."""
+    started: list[int] = []
+    real = multiprocessing.get_context("fork")
+
+    class Counting:
+        def Pool(self, processes: int, **kw: Any) -> Any:
+            started.append(processes)
+            return real.Pool(processes, **kw)
+
+    monkeypatch.setattr(multiprocessing, "get_context", lambda method: Counting())
+    summary = run_match(MatchConfig("random", "greedy", games=2, jobs=16))
+    assert started == [1] and summary.games == 2
 
 
 @pytest.mark.parametrize(
@@ -463,6 +490,7 @@ def test_cli_match_writes_records(tmp_path: Path) -> None:
     [
         (["greedy", "stockfish"], "unknown agent 'stockfish'"),
         (["greedy", "cmd:"], "cmd: needs a command"),
+        (["greedy", "random", "--jobs", "100000"], "--jobs must be at most"),
         (["greedy:nope=1", "random"], "no option 'nope'"),
         (["greedy", "random", "--sprt", "50", "0", "0.05", "0.05"], "ELO0 < ELO1"),
         (["greedy", "random", "--sprt", "0", "0", "0.05", "0.05"], "ELO0 < ELO1"),
@@ -488,6 +516,8 @@ def test_cli_match_rejects_bad_players_and_sprt(args: list[str], says: str) -> N
         (["greedy", "random", "--sprt", "0", "50"], "--sprt"),
         (["greedy", "random", "--sprt", "0", "50", "x", "0.05"], "--sprt"),
         (["greedy", "random", "--backend", "gpu"], "--backend"),
+        (["greedy", "random", "--hard-limit-ms", "10000000000000"], "86,400,000 or less"),
+        (["greedy", "random", "--clock-ms", "99999999999999999999"], "86,400,000 or less"),
         (["greedy"], "B"),
     ],
 )

@@ -8,13 +8,15 @@ import math
 import os
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from hanamikoji import __version__
 from hanamikoji.ai import AGENTS, LEVELS, agent_options
 from hanamikoji.ai.analysis import DEFAULT_ITERATIONS
+from hanamikoji.ai.config import ITERATIONS_MAX
+from hanamikoji.match.config import CLOCK_MS_MAX
 from hanamikoji.record import Record, RecordError
 from hanamikoji.replay import render_replay
 from hanamikoji.terminal import printable, printable_lines, tolerate_unencodable
@@ -48,6 +50,18 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: must be 1 or more")
     return value
+
+
+def _up_to(high: int) -> Callable[[str], int]:
+    """A whole number from 1 to ``high``, as an argument's type."""
+
+    def parse(text: str) -> int:
+        value = _positive(text)
+        if value > high:
+            raise argparse.ArgumentTypeError(f"{text!r}: must be {high:,} or less")
+        return value
+
+    return parse
 
 
 def _count(text: str) -> int:
@@ -182,11 +196,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     match.add_argument("--jobs", type=_positive, default=1, help="pairs at once (default 1)")
     match.add_argument(
-        "--clock-ms", type=_positive, default=1000, help="time per move to aim for (default 1000)"
+        "--clock-ms",
+        type=_up_to(CLOCK_MS_MAX),
+        default=1000,
+        help="time per move to aim for (default 1000)",
     )
     match.add_argument(
         "--hard-limit-ms",
-        type=_positive,
+        type=_up_to(CLOCK_MS_MAX),
         default=None,
         help="forfeit an engine silent this long (default clock-ms + 1000)",
     )
@@ -229,11 +246,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tour.add_argument("--jobs", type=_positive, default=1, help="pairs at once (default 1)")
     tour.add_argument(
-        "--clock-ms", type=_positive, default=1000, help="time per move to aim for (default 1000)"
+        "--clock-ms",
+        type=_up_to(CLOCK_MS_MAX),
+        default=1000,
+        help="time per move to aim for (default 1000)",
     )
     tour.add_argument(
         "--hard-limit-ms",
-        type=_positive,
+        type=_up_to(CLOCK_MS_MAX),
         default=None,
         help="forfeit an engine silent this long (default clock-ms + 1000)",
     )
@@ -264,7 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--seat", type=_seat, default=None, help="only this seat's decisions")
     analyze.add_argument(
         "--iterations",
-        type=_positive,
+        type=_up_to(ITERATIONS_MAX),
         default=DEFAULT_ITERATIONS,
         help=f"search per decision (default {DEFAULT_ITERATIONS})",
     )

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 __all__ = [
     "ISMCTS",
+    "ITERATIONS_MAX",
     "LIMITS",
     "MASTER",
     "MASTER_1",
@@ -273,13 +274,16 @@ _DECLARED = (
 OPTIONS: dict[str, Option] = {o.name: o for o in _DECLARED}
 """Every search setting, by name."""
 
+ITERATIONS_MAX = 100_000_000
+"""The most iterations a decision may be given (hours of search at master's speed)."""
+
 LIMITS: dict[str, Option] = {
     o.name: o
     for o in (
         Option(
             "iterations", int, 0,
             "a fixed number of iterations a decision (deterministic for a seed); 0: use time",
-            low=0, high=100_000_000,
+            low=0, high=ITERATIONS_MAX,
         ),
         Option(
             "time_ms", int, 0,

@@ -57,7 +57,7 @@ from hanamikoji.kernel.row import (
     REASONS,
     row_of,
 )
-from hanamikoji.kernel.rules import apply, legal, rand_below, score_round
+from hanamikoji.kernel.rules import apply, kernel_rounds, legal, rand_below, score_round
 from hanamikoji.kernel.tables import CHARMS, T_CODE, T_NPICKS, T_PICK, T_TYPE, H, T
 from hanamikoji.moves import Move
 from hanamikoji.state import State, Termination
@@ -272,7 +272,7 @@ def position_row(state: State, rng: random.Random | None) -> Int64Array:
 
 
 def _max_rounds(state: State) -> int:
-    return state.rules.max_rounds or 0
+    return kernel_rounds(state.rules.max_rounds)
 
 
 def _going_on(state: State) -> None:

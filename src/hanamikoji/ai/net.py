@@ -54,6 +54,7 @@ from hanamikoji.kernel.row import (
     C_WINNER,
     NCOL,
 )
+from hanamikoji.kernel.rules import kernel_rounds
 from hanamikoji.kernel.tables import T_CODE, T_PAIR1, T_PAIR2, T_TYPE, T
 from hanamikoji.moves import Move
 from hanamikoji.state import Rules
@@ -373,7 +374,7 @@ def row_of_view(view: View) -> npt.NDArray[np.int64]:
 def features(view: View, rules: Rules | None = None) -> Floats:
     """The network's input for ``view``'s seat (to move), under ``rules`` (their round limit)."""
     out = np.zeros(NFEAT, dtype=np.float32)
-    encode(row_of_view(view), (rules or Rules()).max_rounds or 0, T, out)
+    encode(row_of_view(view), kernel_rounds((rules or Rules()).max_rounds), T, out)
     return out
 
 

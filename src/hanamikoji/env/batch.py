@@ -82,6 +82,7 @@ from hanamikoji.kernel.rules import (
     apply,
     end_game,
     is_legal,
+    kernel_rounds,
     new_game,
     random_action,
     round_result,
@@ -550,7 +551,7 @@ def _check_max_rounds(max_rounds: int | None) -> int:
     m = max_rounds
     if m is not None and (isinstance(m, bool) or not isinstance(m, int) or m < 1):
         raise ValueError(f"max_rounds must be a positive whole number or None, got {m!r}")
-    return 0 if m is None else m
+    return kernel_rounds(m)
 
 
 def _check_count(value: object, what: str, least: int) -> int:

@@ -49,10 +49,12 @@ from hanamikoji.kernel.tables import (
 )
 
 __all__ = [
+    "KERNEL_ROUNDS_MAX",
     "apply",
     "end_game",
     "end_turn",
     "is_legal",
+    "kernel_rounds",
     "legal",
     "mix",
     "new_game",
@@ -63,6 +65,17 @@ __all__ = [
     "score_round",
     "start_round",
 ]
+
+KERNEL_ROUNDS_MAX = 2**62
+"""The largest round limit the kernel holds (its rows and arguments are 64-bit): a larger one is
+the same game, as no game lasts 2**62 rounds."""
+
+
+def kernel_rounds(max_rounds: int | None) -> int:
+    """A rules' round limit as the kernel takes it: 0 for no limit; any positive whole number the
+    rules allow, capped at :data:`KERNEL_ROUNDS_MAX`."""
+    return 0 if max_rounds is None else min(max_rounds, KERNEL_ROUNDS_MAX)
+
 
 # -- the random stream: splitmix64 -------------------------------------------------------------
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)

@@ -68,10 +68,21 @@ def in_pool(
     work: Callable[[Any], Any],
     items: Iterable[Any],
 ) -> Iterator[Any]:
-    """``work(item)`` for each item in ``jobs`` worker processes, as each finishes; the pool is
-    closed when all are done, terminated when the caller stops early."""
+    """``work(item)`` for each item in ``jobs`` worker processes (no more than there are items),
+    as each finishes; the pool is closed when all are done, terminated when the caller stops
+    early, its workers stopped when it is stopped while they are being started."""
+    items = list(items)
     ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
-    pool = ctx.Pool(jobs, initializer=initializer, initargs=initargs)
+    try:
+        pool = ctx.Pool(max(1, min(jobs, len(items))), initializer=initializer, initargs=initargs)
+    except BaseException:
+        # Ctrl-C or SIGTERM while the workers start: the pool cleans up after an Exception only,
+        # and the workers already started would outlive the run.
+        for child in multiprocessing.active_children():
+            child.terminate()
+        for child in multiprocessing.active_children():
+            child.join()
+        raise
     finished = False
     try:
         yield from pool.imap_unordered(work, items)

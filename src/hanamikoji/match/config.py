@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -9,7 +10,19 @@ from hanamikoji.match.players import MatchError
 from hanamikoji.state import Rules
 from hanamikoji.stats import Sprt
 
-__all__ = ["MatchConfig"]
+__all__ = ["CLOCK_MS_MAX", "JOBS_PER_CORE", "MatchConfig", "local_jobs_max"]
+
+CLOCK_MS_MAX = 86_400_000
+"""The longest clock a move may be given, and the longest an engine may stay silent: a day."""
+
+JOBS_PER_CORE = 8
+"""Worker processes a local match may start per core (engines that mostly wait may want more
+than one each; thousands would only fill the machine with processes)."""
+
+
+def local_jobs_max() -> int:
+    """The most pairs a local match or tournament plays at once on this machine."""
+    return JOBS_PER_CORE * (os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)
@@ -33,8 +46,16 @@ class MatchConfig:
             raise MatchError(f"--games must be at least 1, got {self.games}")
         if self.jobs < 1:
             raise MatchError(f"--jobs must be at least 1, got {self.jobs}")
-        if self.clock_ms < 1:
-            raise MatchError(f"--clock-ms must be at least 1, got {self.clock_ms}")
+        if self.backend == "local" and self.jobs > local_jobs_max():
+            raise MatchError(
+                f"--jobs must be at most {local_jobs_max()} on this machine ({JOBS_PER_CORE} "
+                f"worker processes for each of its {os.cpu_count() or 1} cores), got {self.jobs}"
+            )
+        if not 1 <= self.clock_ms <= CLOCK_MS_MAX:
+            raise MatchError(f"--clock-ms must be 1 to {CLOCK_MS_MAX:,}, got {self.clock_ms}")
+        limit = self.hard_limit_ms
+        if limit is not None and not 1 <= limit <= CLOCK_MS_MAX:
+            raise MatchError(f"--hard-limit-ms must be 1 to {CLOCK_MS_MAX:,}, got {limit}")
         if self.backend not in ("local", "ray"):
             raise MatchError(f"--backend must be local or ray, got {self.backend!r}")
 

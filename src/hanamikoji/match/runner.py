@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import threading
 import time
@@ -42,7 +43,13 @@ def _sigterm_interrupts() -> Iterator[None]:
         yield
         return
 
+    owner = os.getpid()
+
     def interrupt(signum: int, frame: object) -> None:
+        if os.getpid() != owner:
+            # A worker forked a moment ago, before it set its own handler (a SIGTERM sent to
+            # the whole group): it has nothing to clean up yet.
+            os._exit(0)
         # Once only: a second SIGTERM must not break off the cleanup of the first.
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         raise KeyboardInterrupt

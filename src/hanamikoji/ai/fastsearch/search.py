@@ -15,6 +15,7 @@ from hanamikoji.ai.config import SearchConfig
 from hanamikoji.ai.fastplay import position_row, tables
 from hanamikoji.ai.net import default_net
 from hanamikoji.kernel.actions import IDS
+from hanamikoji.kernel.rules import kernel_rounds
 from hanamikoji.kernel.tables import H, T
 from hanamikoji.moves import Move
 from hanamikoji.state import Rules
@@ -87,7 +88,7 @@ class FastSearch:
         self.me = view.seat
         dealt = dealing if dealing is not None else _dealing(view, rng, rules)
         world = dealt.world
-        self.max_rounds = world.rules.max_rounds or 0
+        self.max_rounds = kernel_rounds(world.rules.max_rounds)
         self.template = position_row(world, rng)
         self.unseen = np.array([int(c) for c in dealt.cards], dtype=np.int64)
         self.slots = np.array(dealt.slots, dtype=np.int64)
