@@ -11,7 +11,8 @@
 - Every site page's top bar links to the others (the account page had no Leaderboard), and on a
   phone the links stay inside the screen.
 - The lobby's bots are listed under the open challenges in the wide column on a laptop (their terms
-  on three lines at most), one column on a phone.
+  on three lines at most), one column on a phone; its "Rated" box is off without a clock; a
+  challenge by a 40-letter name keeps its terms on two lines, clear of its button.
 
 Screenshots: ``test-output/screenshots/layout-*.png``.
 """
@@ -306,15 +307,35 @@ LOBBY_BOXES = """() => {
 }"""
 
 
+CHALLENGE_ROW = """() => {
+  const li = document.querySelector('#challenges li');
+  const what = li.querySelector('.challenge-what'), go = li.querySelector('.btn');
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right]; };
+  const lines = what.getBoundingClientRect().height / parseFloat(getComputedStyle(what).lineHeight);
+  return { what: box(what), go: box(go), lines: Math.round(lines) };
+}"""
+
+
 def test_the_lobbys_bots_sit_under_the_open_challenges(server: Server, browser: Browser) -> None:
     """On a laptop the bots' list is under the open challenges, in the wide column, each bot's
     terms on two lines or three at most (in the narrow column they took six); on a phone every
     section is one column, the form first."""
+    # a guest by a 40-letter name without a space challenges: the name wraps, the terms keep
+    # their room (they took a word a line, under the button)
+    origin = {"Origin": server.url}
+    creator = new_context(browser)
+    maker = open_page(creator)
+    maker.goto(f"{server.url}/rules")
+    maker.request.post(f"{server.url}/api/me", data={"name": LONG_NAME}, headers=origin)
+    made = maker.request.post(
+        f"{server.url}/api/lobby/challenges", data={"control": "1d"}, headers=origin
+    ).json()["challenge"]
     for size, name in (({"width": 1280, "height": 800}, "1280"), (PHONE, "390")):
         context = new_context(browser, viewport=size)
         page = open_page(context)
         page.goto(f"{server.url}/lobby")
         until(page, "() => document.querySelectorAll('#bots li').length >= 5", why="no bots")
+        until(page, "() => document.querySelectorAll('#challenges li').length === 1", why="none")
         boxes: dict[str, Any] = page.evaluate(LOBBY_BOXES)
         form, challenges, bots = boxes["form"], boxes["challenges"], boxes["bots"]
         assert bots[0] == challenges[0] and bots[1] > challenges[1], boxes
@@ -324,6 +345,18 @@ def test_the_lobbys_bots_sit_under_the_open_challenges(server: Server, browser: 
         else:
             assert bots[0] > form[0] + form[2] and bots[1] < form[1] + 600, boxes
             assert all(0 < n <= 3 for n in boxes["terms"]), boxes
+            row = page.evaluate(CHALLENGE_ROW)
+            assert row["lines"] <= 2 and row["what"][2] <= row["go"][0], row
         shot(page, f"layout-lobby-{name}.png")
+        # "Rated" only with a clock (untimed games are never rated: the server refuses it)
+        page.locator("#rated").check()
+        page.locator("#control").select_option("none")
+        assert page.locator("#rated").is_disabled() and not page.locator("#rated").is_checked()
+        page.locator("#control").select_option("1d")
+        assert page.locator("#rated").is_enabled()
         no_page_errors(page)
         close(page)
+    maker.request.post(
+        f"{server.url}/api/lobby/challenges/{made['id']}/cancel", data={}, headers=origin
+    )
+    close(maker)

@@ -174,6 +174,8 @@ async def test_a_real_time_challenge_whose_creator_left_cannot_be_accepted_befor
         ({"control": 3}, "control", "got 3"),
         ({"control": None}, "control", "such as '3+2', or days such as '3d'; got null"),
         ({"control": "3+2", "rated": "yes"}, "rated", "true or false"),
+        ({"control": "none", "rated": True}, "rated", "untimed games are never rated"),
+        ({"rated": True}, "rated", "a rated game needs a time control"),
         ({"control": "3+2", "seat": 2}, "seat", "0, 1 or 'random'"),
         ({"control": "3+2", "to": "nobody_here"}, "to", "no player with the user name"),
         ({"control": "3+2", "to": "a b"}, "to", "a user name is"),

@@ -63,6 +63,7 @@ __all__ = [
     "HEARTBEAT_MS",
     "INCREMENT_SECONDS",
     "MINUTES",
+    "RECONNECT_MS",
     "Clock",
     "ClockError",
     "Kind",
@@ -83,6 +84,9 @@ HEARTBEAT_MS = 1_000
 """How often a running server records that it is alive (the downtime rule, above)."""
 DOWN_AFTER_MS = 2 * HEARTBEAT_MS
 """No heartbeat for this long means no server was running."""
+RECONNECT_MS = 5_000
+"""After an outage, how long the running clock waits for the pages to reconnect before it runs
+on (the web page tries again at least every 5 s): nobody loses time to a server coming back."""
 ABANDON_MIN_MS = 30_000
 """The shortest absence after which the other seat may claim a real-time game."""
 

@@ -472,11 +472,19 @@ def time_control(body: dict[str, Any]) -> TimeControl:
         raise FieldError("control", str(e)) from None
 
 
-def rated_flag(body: dict[str, Any]) -> bool:
-    """The rated flag of a request's body (``rated``, default false), as the lobby takes it."""
+def rated_flag(body: dict[str, Any], control: TimeControl) -> bool:
+    """The rated flag of a request's body (``rated``, default false), as the lobby takes it:
+    only with a time control (an untimed game is never rated, so a flag saying otherwise is
+    refused rather than listed, stored and ignored)."""
     rated = body.get("rated", False)
     if not isinstance(rated, bool):
         raise FieldError("rated", f"rated must be true or false, got {show(rated)}")
+    if rated and not control.timed:
+        raise FieldError(
+            "rated",
+            "a rated game needs a time control (real-time or correspondence): untimed games "
+            "are never rated",
+        )
     return rated
 
 
@@ -490,4 +498,4 @@ def _settings(body: dict[str, Any]) -> tuple[TimeControl, int | None, bool]:
             "the lobby's rules are at most 3 rounds (3) or no limit (null), "
             f"got {show(max_rounds)}",
         )
-    return control, max_rounds, rated_flag(body)
+    return control, max_rounds, rated_flag(body, control)

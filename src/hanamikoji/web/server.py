@@ -623,13 +623,8 @@ async def _create(request: web.Request) -> web.Response:
     service = request.app[SERVICE]
     body = await _body(request, '{"mode": "ai"}')
     _only(body, ("mode", "level", "seat", "max_rounds", "name", "control", "rated"))
-    control, rated = time_control(body), rated_flag(body)  # as the lobby reads them
-    if rated and not control.timed:
-        raise FieldError(
-            "rated",
-            "a rated game needs a time control (real-time or correspondence): untimed games "
-            "are never rated",
-        )
+    control = time_control(body)
+    rated = rated_flag(body, control)  # as the lobby reads them
     mode = body.get("mode", "ai")
     seat = body.get("seat", "random")
     if isinstance(seat, str) and seat.strip() in ("0", "1"):

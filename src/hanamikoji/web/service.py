@@ -23,6 +23,7 @@ from hanamikoji.ai.levels import LEVELS
 from hanamikoji.clock import (
     DOWN_AFTER_MS,
     HEARTBEAT_MS,
+    RECONNECT_MS,
     Clock,
     ClockError,
     Kind,
@@ -176,7 +177,8 @@ class GameService:
 
             def rewrite(text: str) -> tuple[str, int | None]:
                 try:
-                    clock = Clock.from_json(text).skip_downtime(alive_at, now)
+                    # paused over the downtime, and as long again as a page takes to come back
+                    clock = Clock.from_json(text).skip_downtime(alive_at, now + RECONNECT_MS)
                 except ClockError:  # never written by this program: left as it was
                     log.exception("a stored clock cannot be read: %.80s", text)
                     return text, None

@@ -84,8 +84,12 @@ const CLOSE_CODES = { 4403: "bad-token", 4404: "not-found", 4409: "replaced", 44
  */
 const HEARTBEAT = { pingMs: 25000, pongMs: 10000, ...globalThis.__hanamikojiTimings };
 
+/** The longest wait between two tries: a server started again gives a clock's player this long
+ * to come back before it runs on (clock.py's RECONNECT_MS). */
+const RETRY_MAX_MS = 5000;
+
 /**
- * A seat's WebSocket that reconnects by itself (backoff 0.5 s .. 15 s, at once when the browser
+ * A seat's WebSocket that reconnects by itself (backoff 0.5 s .. 5 s, at once when the browser
  * says it is online again), pings every 25 s and reconnects when nothing answers within 10 s.
  * handlers: {message(msg), open(), close(willRetry), stalled()}: `stalled` is told first when the
  * heartbeat gives up (the page may say so). With `watch`, a spectator's socket instead.
@@ -179,7 +183,7 @@ export class GameSocket {
       this.retry = null;
       this.connect();
     }, this.delay);
-    this.delay = Math.min(this.delay * 2, 15000);
+    this.delay = Math.min(this.delay * 2, RETRY_MAX_MS);
   }
 
   /**

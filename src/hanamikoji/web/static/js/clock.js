@@ -26,6 +26,7 @@ const clocks = {
   game: null,
   claim: null, // sends the claim
   timer: null,
+  lostAt: null, // performance.now() when the connection went (null: connected): the time stops there
 };
 
 /** Take the clocks of a state message (call it when the message arrives, before any pacing). */
@@ -34,6 +35,7 @@ export function clockReceived(msg) {
   clocks.claimAt = (msg.clock ? msg.clock.claim_at : msg.game.claim_at) ?? null;
   clocks.now = (msg.clock ? msg.clock.now : msg.game.now) ?? 0;
   clocks.at = performance.now();
+  clocks.lostAt = null;
   clocks.seat = msg.view.seat;
   clocks.spectator = Boolean(msg.spectator);
   clocks.over = msg.game.status === "over";
@@ -53,9 +55,19 @@ export function initClocks({ claim }) {
   clocks.timer = setInterval(update, TICK_MS);
 }
 
-/** The server's time now, as this page estimates it from the last message. */
+/**
+ * The connection went: the clocks stop where they are, marked, until the next state message.
+ * Counting on would show a player's time run out while the server cannot be reached (it does
+ * not charge the time no server ran), and the message on reconnecting says what the time is.
+ */
+export function clockLost() {
+  if (clocks.lostAt === null) clocks.lostAt = performance.now();
+  update();
+}
+
+/** The server's time now, as this page estimates it from the last message (held while lost). */
 function serverNow() {
-  return clocks.now + (performance.now() - clocks.at);
+  return clocks.now + ((clocks.lostAt ?? performance.now()) - clocks.at);
 }
 
 /** A seat's time left now (ms, never below 0), or null without a clock. */
@@ -113,6 +125,7 @@ function paint(node, seat) {
   if (node.textContent !== text) node.textContent = text;
   node.classList.toggle("low", low);
   node.classList.toggle("running", running);
+  node.classList.toggle("held", clocks.lostAt !== null);
   node.dataset.ms = String(Math.round(ms));
   const name = node.dataset.name || "";
   const yours = seat === clocks.seat && !clocks.spectator;

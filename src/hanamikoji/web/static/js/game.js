@@ -8,7 +8,7 @@ import { GameSocket, gameIdFromPath, tokenFromSearch } from "./api.js";
 import { renderBoard } from "./board.js";
 import { ACTION_SIZE, ACTIONS, actionSvg, backSvg, cardSvg, charmOf } from "./cards.js";
 import { ChatBox, chatOn, setChatOn } from "./chat.js";
-import { clockEnding, clockError, clockFor, clockReceived, controlText, initClocks } from "./clock.js";
+import { clockEnding, clockError, clockFor, clockLost, clockReceived, controlText, initClocks } from "./clock.js";
 import { copyButton } from "./copy.js";
 import { $, $$, fill, h, keepFocus } from "./dom.js";
 import { Guide } from "./guide.js";
@@ -1267,6 +1267,7 @@ async function main() {
       ui.sent = false;
       ui.hintAsked = false; // its answer went with the connection: it may be asked again
       clearTimeout(answer.timer);
+      clockLost();
       render();
     },
   });

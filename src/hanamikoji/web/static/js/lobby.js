@@ -178,8 +178,15 @@ function settings() {
   return {
     control: $("#control").value,
     max_rounds: $("#rounds").value === "none" ? null : 3,
-    rated: $("#rated").checked,
+    rated: $("#control").value !== "none" && $("#rated").checked,
   };
+}
+
+/** "Rated" usable only with a clock: untimed games are never rated (the server refuses it). */
+function ratedFollowsControl() {
+  const rated = $("#rated");
+  rated.disabled = $("#control").value === "none";
+  if (rated.disabled) rated.checked = false;
 }
 
 function fail(answer) {
@@ -297,6 +304,8 @@ function connect() {
 
 async function main() {
   // The buttons work from the first moment (a click while the translations are on their way).
+  $("#control").addEventListener("change", ratedFollowsControl);
+  ratedFollowsControl();
   $("#play-now").addEventListener("click", playNow);
   $("#lobby-form").addEventListener("submit", (event) => {
     event.preventDefault();
