@@ -165,16 +165,16 @@ def test_illegal_actions_lose_or_raise() -> None:
 
 
 @pytest.mark.parametrize("illegal", ["lose", "raise"])
-def test_bool_actions_are_refused_not_taken_for_1(illegal: str) -> None:
+def test_bool_and_float_actions_are_refused_not_taken_for_1(illegal: str) -> None:
     env = HanamikojiEnv(opponent="random", illegal=illegal)
     _, info = env.reset(seed=3)
     assert 1 in info["legal"]  # so True would have been played as move 1
     before = env.game
-    for bad in (True, False, np.bool_(True), np.array(True)):
+    for bad in (True, False, np.bool_(True), np.array(True), 1.0, np.float32(1), np.array(1.0)):
         with pytest.raises(ValueError, match=rf"move number 0\.\.{NUM_ACTIONS - 1} .*got "):
             env.step(bad)
         assert env.game is before  # nothing was played
-    for good in (1, np.int64(1), np.array(1)):
+    for good in (1, np.int64(1), np.array(1), np.array([1])):
         env.reset(seed=3)
         _obs, _reward, _done, _, info = env.step(good)
         assert "illegal" not in info and env.game.history[0].move == MOVES[1]
@@ -190,11 +190,24 @@ def test_bool_actions_are_refused_not_taken_for_1(illegal: str) -> None:
         ({"illegal": "ignore"}, "illegal"),
         ({"round_reward": "big"}, "round_reward"),
         ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"history": "yes"}, "history must be True or False"),
+        ({"normalise": 2}, "normalise must be True or False"),
+        ({"opponent": "cmd:ls"}, "an engine cannot be the opponent"),
     ],
 )
 def test_bad_options_are_refused(kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         HanamikojiEnv(**kwargs)  # type: ignore[arg-type]
+
+
+def test_a_seed_is_a_whole_number_numpy_s_too() -> None:
+    env = HanamikojiEnv(opponent="random")
+    first, _ = env.reset(seed=np.int64(5))
+    again, _ = env.reset(seed=5)
+    assert np.array_equal(first, again)
+    for bad in (-1, 1.5, "abc", True):
+        with pytest.raises(ValueError, match="seed must be None or a whole number >= 0"):
+            env.reset(seed=bad)  # type: ignore[arg-type]
 
 
 def test_levels_and_options_as_opponents() -> None:

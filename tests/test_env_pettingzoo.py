@@ -145,6 +145,27 @@ def test_options_are_checked() -> None:
         raw_env(round_reward=float("nan"))
     with pytest.raises(ValueError, match="render_mode"):
         raw_env(render_mode="rgb_array")
+    with pytest.raises(ValueError, match="history must be True or False"):
+        raw_env(history="yes")  # type: ignore[arg-type]
+
+
+def test_seeds_are_whole_numbers_numpy_s_too_and_a_finished_game_says_so() -> None:
+    e = raw_env()
+    e.reset(seed=np.int64(5))
+    first = e.observe("player_0")["observation"]
+    e.reset(seed=5)
+    assert np.array_equal(first, e.observe("player_0")["observation"])
+    for bad in (-1, 1.5, "abc", True):
+        with pytest.raises(ValueError, match="seed must be None or a whole number >= 0"):
+            e.reset(seed=bad)  # type: ignore[arg-type]
+    e.reset(seed=2)
+    for agent in e.agent_iter():  # to the end, each agent stepping out with None
+        _, _, done, cut, _ = e.last()
+        e.step(None if done or cut else int(np.flatnonzero(e.observe(agent)["action_mask"])[0]))
+    assert e.agents == []
+    for call in (lambda: e.step(0), lambda: e.step(None), e.last):
+        with pytest.raises(ValueError, match="the game is over and every agent is done"):
+            call()
 
 
 def test_spaces_and_render() -> None:

@@ -112,6 +112,23 @@ def action_space() -> spaces.Discrete:
     return spaces.Discrete(NUM_ACTIONS)
 
 
+def check_flag(value: object, name: str) -> bool:
+    """An on/off option: True or False (a numpy bool too); "yes" or 2 is a ValueError, not on."""
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_seed(seed: object) -> int | None:
+    """A reset's seed: None, or a whole number >= 0 (a numpy integer too, as RL code draws them);
+    anything else a ValueError that names it."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be None or a whole number >= 0, got {seed!r}")
+    return int(seed)
+
+
 def check_rules(max_rounds: int | None) -> Rules:
     """The rules for ``max_rounds`` (a clear ValueError for anything else)."""
     return Rules(max_rounds=max_rounds)

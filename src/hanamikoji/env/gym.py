@@ -41,7 +41,9 @@ from hanamikoji.ai import Agent, AgentError, parse_agent
 from hanamikoji.ai.base import start_game
 from hanamikoji.env._common import (
     action_space,
+    check_flag,
     check_rules,
+    check_seed,
     check_weight,
     observation_layout,
     render,
@@ -84,6 +86,11 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
         if illegal not in ("lose", "raise"):
             raise ValueError(f"illegal must be 'lose' or 'raise', got {illegal!r}")
         if isinstance(opponent, str):
+            if opponent.strip().startswith("cmd:"):
+                raise ValueError(
+                    f"opponent {opponent!r}: an engine cannot be the opponent here, only a "
+                    "built-in agent (random, greedy, ismcts, master, level:NAME, with options)"
+                )
             try:
                 opponent = parse_agent(opponent)
             except AgentError as e:
@@ -96,7 +103,9 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
         self.round_reward = check_weight(round_reward)
         self.illegal = illegal
         self.render_mode = render_mode
-        box, self._observe = observation_layout(self.rules, bool(history), bool(normalise))
+        box, self._observe = observation_layout(
+            self.rules, check_flag(history, "history"), check_flag(normalise, "normalise")
+        )
         self.observation_space = box  # type: ignore[assignment]
         self.action_space = action_space()
         self._rng = random.Random()
@@ -105,9 +114,10 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
         self._done = True
 
     def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+        self, *, seed: int | np.integer[Any] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Obs, dict[str, Any]]:
         """A new game, played up to the learner's first decision."""
+        seed = check_seed(seed)
         super().reset(seed=seed)
         if seed is not None:
             self._rng = random.Random(seed)
@@ -125,17 +135,15 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
             raise RuntimeError("the episode is over: call reset() first")
         expected = f"an action is a move number 0..{NUM_ACTIONS - 1} (an int, a numpy integer"
         expected += f" or a 0-d integer array), got {action!r}"
-        # int(True) is 1: a bool is refused rather than taken for a move number, as in PettingZoo.
-        if isinstance(action, bool | np.bool_) or (
-            isinstance(action, np.ndarray) and action.dtype.kind == "b"
-        ):
+        if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
+            action = action.reshape(())[()]  # a 0-d or one-element integer array (a policy's)
+        # int(True) is 1 and int(3.0) is 3: a bool or a float is refused rather than taken for a
+        # move number, as in PettingZoo and the batch simulator.
+        if isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer):
             raise ValueError(expected)
-        try:
-            number = int(action)
-            if number != action or not 0 <= number < NUM_ACTIONS:
-                raise ValueError
-        except (TypeError, ValueError):
-            raise ValueError(expected) from None
+        number = int(action)
+        if not 0 <= number < NUM_ACTIONS:
+            raise ValueError(expected)
         move = MOVES[number]
         before = self.game
         if not before.is_legal(move):

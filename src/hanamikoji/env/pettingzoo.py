@@ -40,7 +40,9 @@ from pettingzoo.utils import wrappers
 
 from hanamikoji.env._common import (
     action_space,
+    check_flag,
     check_rules,
+    check_seed,
     check_weight,
     observation_layout,
     render,
@@ -88,7 +90,9 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
-        box, self._observe = observation_layout(self.rules, bool(history), bool(normalise))
+        box, self._observe = observation_layout(
+            self.rules, check_flag(history, "history"), check_flag(normalise, "normalise")
+        )
         mask = spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8)
         self.observation_spaces = {
             a: spaces.Dict({"observation": box, "action_mask": mask}) for a in AGENTS
@@ -111,8 +115,12 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
         """The true state of the game (the referee's view: use it for logging, not for play)."""
         return self.state_
 
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a new game; ``seed`` makes its deals (and so the game) reproducible."""
+    def reset(
+        self, seed: int | np.integer[Any] | None = None, options: dict[str, Any] | None = None
+    ) -> None:
+        """Start a new game; ``seed`` (None or a whole number >= 0) makes its deals (and so the
+        game) reproducible."""
+        seed = check_seed(seed)
         if seed is not None:
             self._rng = random.Random(seed)
         self.state_ = State.new(self._rng, rules=self.rules)
@@ -141,6 +149,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
 
     def step(self, action: int | np.integer[Any] | npt.NDArray[np.integer[Any]] | None) -> None:
         """Play ``action`` (a move number) for the agent to move."""
+        self._check_not_over()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -179,6 +188,18 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The agent to act's observation, reward, termination, truncation and info."""
+        self._check_not_over()
+        found: tuple[Any, float, bool, bool, dict[str, Any]] = super().last(observe)
+        return found
+
+    def _check_not_over(self) -> None:
+        # Every agent has stepped out of a finished game: nothing is left to ask about or play
+        # (PettingZoo's own code would fail on the missing agent with a bare KeyError).
+        if not self.agents:
+            raise ValueError("the game is over and every agent is done: call reset() first")
 
     def render(self) -> str | None:
         """The table as text (``ansi`` returns it, ``human`` prints it)."""
