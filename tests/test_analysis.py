@@ -144,6 +144,11 @@ def test_analyze_on_the_command_line(tmp_path: Path) -> None:
     out = subprocess.run([*cli, "--json"], capture_output=True, text=True, timeout=120)
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     assert {"round", "index", "seat", "played", "best", "win_probability", "loss"} <= set(rows[0])
+    # the text says the same: "win" is the move played's chance, the best move says its own
+    for line, row in zip(lines, [r for r in rows if r["seat"] == 0], strict=True):
+        assert f"win {100 * row['played_value']:5.1f}%" in line, (line, row)
+        if row["best"] != row["played"]:
+            assert line.endswith(f"best {row['best']} {100 * row['win_probability']:.1f}%"), line
     bad = tmp_path / "bad.json"
     bad.write_text("{")
     out = subprocess.run(

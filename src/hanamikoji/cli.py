@@ -725,7 +725,9 @@ def _analyze(path: Path, seat: int | None, iterations: int, *, as_json: bool) ->
             )
             continue
         mark = "??" if r.loss >= 0.15 else "?" if r.loss >= 0.05 else ""
-        better = "" if r.best is r.played else f"  best {r.best}"
+        # "win" is the chance after the move played; a better move says its own beside it (the
+        # JSON's win_probability is the best move's, played_value the move played's)
+        better = "" if r.best is r.played else f"  best {r.best} {100 * r.win_probability:.1f}%"
         print(
             f"round {r.round} move {r.index:>2}  {names[r.seat]:<12} {r.played!s:<7}{mark:<3}"
             f" win {100 * r.played_value:5.1f}%  lost {100 * r.loss:4.1f}%{better}",

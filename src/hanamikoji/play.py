@@ -415,7 +415,7 @@ def _hint(game: _Game, view: View) -> None:
             (str(hint.move), f"bold {YOU}"),
             f" ({hint.move.describe()}), your chance of winning about "
             f"{100 * hint.win_probability:.0f}%",
-            f"; next best: {others}" if others else "",
+            f"; also good: {others}" if others else "",
         )
     )
 
