@@ -205,6 +205,16 @@ def test_play_refuses_an_engine_as_the_opponent(tmp_path: Path) -> None:
     assert not record.exists()
 
 
+def test_engine_refuses_an_engine_and_play_an_empty_name(tmp_path: Path) -> None:
+    done = run_cli("engine", "cmd:ls")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "'cmd:ls' is an engine of its own" in done.stderr and "unknown agent" not in done.stderr
+    record = tmp_path / "r.json"
+    done = run_cli("play", "--name", " ", "--record", record)
+    assert done.returncode == 2 and not record.exists()
+    assert "argument --name: a name cannot be empty" in done.stderr.splitlines()[-1]
+
+
 class _LeftPipe:
     """Standard output whose reader has gone (``| head`` after its first line)."""
 

@@ -84,6 +84,10 @@ BROKEN_TEXTS: dict[str, bytes] = {
             "result": {k: v for k, v in _record_obj()["result"].items() if k != "markers"},
         }
     ).encode(),
+    # the rules given twice, the second saying otherwise: the last would have won unseen
+    "key-twice": json.dumps(_record_obj())
+    .replace('"rules": {', '"rules": {"max_rounds": 3, ', 1)
+    .encode(),
 }
 """Broken records by name; each is refused with the message of BROKEN_MESSAGES."""
 
@@ -109,6 +113,7 @@ BROKEN_MESSAGES = {
     "number-why": "result why must be text or null, got 5",
     "null-markers": "result markers must be 7 entries of 0, 1 or null, got null",
     "no-markers": "result markers are missing: 7 entries of 0, 1 or null",
+    "key-twice": "not a record: the key 'max_rounds' is given twice in one object",
 }
 
 

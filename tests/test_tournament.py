@@ -609,3 +609,10 @@ def test_a_state_file_with_pairs_this_tournament_cannot_have_played_is_refused(
     state.write_text(json.dumps(data))
     out = run_cli(*args)
     assert out.returncode == 2 and "twice" in out.stderr
+
+
+def test_a_rating_near_zero_is_never_minus_zero() -> None:
+    from hanamikoji.tournament import _elo, _num
+
+    assert [_elo(x) for x in (-0.0, -0.4, 0.4, -315.2, 12.6)] == ["+0", "+0", "+0", "-315", "+13"]
+    assert str(_num(-0.0)) == str(_num(-0.04)) == "0.0" and _num(None) is None

@@ -64,6 +64,13 @@ def _up_to(high: int) -> Callable[[str], int]:
     return parse
 
 
+def _name(text: str) -> str:
+    """A player's name: some printable text (an empty one left the record's player nameless)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a name cannot be empty: give one, e.g. --name Anna")
+    return text
+
+
 def _count(text: str) -> int:
     try:
         value = int(text)
@@ -163,7 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--record", type=Path, default=None, metavar="FILE", help="save the game record here"
     )
-    play.add_argument("--name", default="you", help="your name in the record (default: you)")
+    play.add_argument(
+        "--name", type=_name, default="you", help="your name in the record (default: you)"
+    )
 
     engine = sub.add_parser(
         "engine",
@@ -547,6 +556,13 @@ def _engine(name: str, seed: int | None, options: list[str]) -> int:
         pairs.append(item)
     kind, colon, _ = name.partition(":")
     kind = kind.strip().lower()
+    if kind == "cmd":  # an engine already: it speaks the protocol itself, nothing to serve
+        print(
+            f"hanamikoji engine: {printable(name)!r} is an engine of its own; `engine` serves a "
+            "built-in agent (run the command itself where an engine is wanted)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     if kind != "level" and kind not in AGENTS and kind not in LEVELS:
         # The error on its line, then what NAME may be on its own (not one run-on line).
         print(f"hanamikoji engine: unknown agent {printable(name)!r}", file=sys.stderr)

@@ -149,7 +149,7 @@ class Record:
             # Bytes are decoded here, strictly: json.loads would guess UTF-16 or UTF-32 from
             # them, and a record is UTF-8 (a leading byte-order mark is allowed).
             source = text.decode("utf-8-sig") if isinstance(text, bytes) else text
-            obj = json.loads(source, parse_int=_parse_int)
+            obj = json.loads(source, parse_int=_parse_int, object_pairs_hook=_unique_keys)
         except RecordError:
             raise
         except UnicodeDecodeError as e:
@@ -376,6 +376,17 @@ def _brief(value: Any) -> str:
         return _quote.repr(value)
     except (ValueError, RecursionError):  # an int too long to convert, say
         return f"a {type(value).__name__}"
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are each given once: a key given twice is a RecordError (the
+    last one would win unseen, a record saying two things)."""
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise RecordError(f"not a record: the key {_brief(key)} is given twice in one object")
+        found[key] = value
+    return found
 
 
 def _utf8_size(text: str | bytes) -> int:

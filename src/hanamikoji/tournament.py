@@ -311,7 +311,7 @@ class Tournament:
         fit = self.fit()
         if fit is not None:
             best = max(fit.ratings, key=lambda p: fit.ratings[p])
-            line += f"  leader {best} ({fit.ratings[best]:+.0f})"
+            line += f"  leader {best} ({_elo(fit.ratings[best])})"
         return line
 
     def to_json(self) -> dict[str, Any]:
@@ -405,13 +405,13 @@ class Tournament:
         )
         for rank, row in enumerate(data, 1):
             elo, (lo, hi) = row["elo"], row["elo_95"]
-            e = f"{elo:+.0f}" if elo is not None else "-"
-            iv = f"{lo:+.0f} to {hi:+.0f}" if lo is not None and hi is not None else "-"
+            e = _elo(elo) if elo is not None else "-"
+            iv = f"{_elo(lo)} to {_elo(hi)}" if lo is not None and hi is not None else "-"
             sc = f"{100 * row['score']:.1f}%" if row["score"] is not None else "-"
             gap = ""
             if row["gap_below"] is not None:
                 d, glo, ghi = row["gap_below"]["elo"]
-                gap = f"{d:+.0f} ({glo:+.0f} to {ghi:+.0f})"
+                gap = f"{_elo(d)} ({_elo(glo)} to {_elo(ghi)})"
             lines.append(
                 f"  {rank:>2}  {row['player']:<{width}}  {e:>6}  {iv:>15}  {row['games']:>5}  "
                 f"{sc:>6}  {row['forfeits']:>8}  {gap}".rstrip()
@@ -439,7 +439,12 @@ class Tournament:
 
 
 def _num(x: float | None) -> float | None:
-    return None if x is None else round(x, 1)
+    return None if x is None else round(x, 1) + 0.0  # + 0.0: never -0.0
+
+
+def _elo(x: float) -> str:
+    """A rating difference in whole points with its sign: "+12", "-315", "+0" (never "-0")."""
+    return f"{round(x) + 0:+d}"
 
 
 # -- the state file --------------------------------------------------------------------------
