@@ -86,9 +86,15 @@ async def test_a_challenge_is_seen_live_and_accepted_once_under_a_race(site: Ser
         assert clock["control"] == "3+2" and clock["turn"] == 0 and clock["running"]
         assert clock["remaining"][1] == 180_000 and 178_000 < clock["remaining"][0] <= 180_000
         assert clock["deadline"] - clock["now"] == clock["remaining"][0]
-        # The loser's second try, a cancel, the winner again: the same clear answer, no change.
+        # The loser's second try, a cancel: the same clear answer, no change. The winner's second
+        # click (another tab) takes it to its own seat again, not "someone else was first".
         assert (await accept(loser, made["id"], 410))["code"] == "accepted"
-        assert (await accept(winner, made["id"], 410))["code"] == "accepted"
+        twice = await accept(winner, made["id"], 201)
+        assert (twice["game"], twice["seat"], twice["token"]) == (
+            won["game"],
+            won["seat"],
+            won["token"],
+        )
         path = f"/api/lobby/challenges/{made['id']}/cancel"
         assert (await call(anna, "POST", path, 410, json={}))["code"] == "accepted"
         assert await games_on(anna) == [won["game"]]

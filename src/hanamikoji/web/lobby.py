@@ -301,6 +301,9 @@ class Lobby:
         games-at-once setting bounds them: docs/bots.md)."""
         me = _someone(player)
         c = await self._find(challenge_id)
+        mine = await self._accepted_by(c, me)
+        if mine is not None:
+            return mine
         now = self.games.now_ms()
         self._check(c, me, now)
         if not bot:
@@ -321,6 +324,9 @@ class Lobby:
         taken = await self.store.accept_challenge(c.id, me.id, _key(me), row, now, now - GONE_MS)
         if not taken:
             again = await self._find(c.id)
+            mine = await self._accepted_by(again, me)  # this player's other click won the race
+            if mine is not None:
+                return mine
             self._check(again, me, self.games.now_ms())
             raise _closed(again)
         if not bot:
@@ -329,6 +335,17 @@ class Lobby:
         accepted = await self._find(c.id)
         await self.publish(accepted)
         return game, 1 - creator
+
+    async def _accepted_by(self, c: ChallengeRow, me: PlayerRow) -> tuple[LiveGame, int] | None:
+        """The game and seat ``me`` took by accepting ``c`` already (None: it did not): to
+        accept twice (a second tab, a double click) is to accept once, not to be told that
+        someone else was first."""
+        if c.status != "accepted" or c.accepted_by != me.id or c.game is None:
+            return None
+        game = await self.games.get(c.game)
+        if game is None or me.id not in game.row.players:
+            return None
+        return game, game.row.players.index(me.id)
 
     def _check(self, c: ChallengeRow, me: PlayerRow, now: int) -> None:
         """Refuse a challenge ``me`` may not accept, saying why."""
