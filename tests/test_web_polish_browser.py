@@ -12,18 +12,23 @@
 from __future__ import annotations
 
 import random
+import time
 
 from playwright.sync_api import Browser, Page
 
 from browser_support import (
     friend_game,
     game_over,
+    legal,
+    make_move,
+    my_decision,
     new_context,
     no_page_errors,
     open_page,
     play_by_clicks,
     until,
     wait_for_game,
+    wait_for_my_turn,
 )
 from test_web_marks_browser import NAME, _account, _friend_game
 from web_support import Server
@@ -167,3 +172,37 @@ def test_a_finished_game_leaves_no_empty_box_under_the_hand(
         no_page_errors(page)
     finally:
         context.close()
+
+
+def test_an_opponent_who_left_is_waited_for_not_said_to_be_playing(
+    browser: Browser, server: Server
+) -> None:
+    """A friend who closed the page: the prompt under the hand waits for them ("Waiting for
+    Bob, who is offline…", not "Bob is playing…") and the status says they may come back to the
+    game at any time (not "with their link": an account signs in)."""
+    _, pages = friend_game(browser, server)
+    try:
+        deadline = time.monotonic() + 20
+        while not any(my_decision(p) for p in pages):
+            assert time.monotonic() < deadline, "nobody to move"
+            pages[0].wait_for_timeout(100)
+        mover = next(p for p in pages if my_decision(p))
+        other, name = (pages[1], "Bob") if mover is pages[0] else (pages[0], "Anna")
+        make_move(mover, next(m for m in legal(mover) if not m.startswith("P")))
+        wait_for_my_turn(other)
+        other.context.close()
+        until(
+            mover,
+            "() => document.querySelector('#choices .prompt')?.textContent.includes('offline')",
+            why="still 'playing'",
+        )
+        assert _text(mover, "#choices .prompt") == f"Waiting for {name}, who is offline…"
+        offline = mover.locator("#status .offline")
+        assert "come back to the game at any time" in offline.inner_text()
+        assert "link" not in offline.inner_text()
+        assert "usual" not in (offline.get_attribute("class") or "")  # real time: in red
+        no_page_errors(mover)
+    finally:
+        for page in pages:
+            if not page.is_closed():
+                page.context.close()

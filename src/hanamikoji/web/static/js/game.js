@@ -793,12 +793,21 @@ function renderMine(msg) {
   renderChoices(msg);
 }
 
+/** What the player waits for: the opponent playing, choosing from the offer, or coming back (an
+ * opponent who is offline is not "playing"). */
+function waitingWords(msg) {
+  const name = opponentName(msg);
+  const { game, view } = msg;
+  if (!msg.spectator && game.mode !== "ai" && game.opponent_joined && !game.opponent_online) return t("game.prompt_wait_offline", { name });
+  return view.phase === "pick" && view.to_move !== view.seat ? t("game.prompt_wait_pick", { name }) : t("game.prompt_wait", { name });
+}
+
 /** The prompt and the move to confirm, right under the actions: every word about the player's move. */
 function renderChoices(msg) {
   const box = $("#choices");
   if (!myAction(msg)) {
     const waiting = playing(msg) && !myDecision(msg) && !scoring.open;
-    fill(box, waiting ? h("p", { class: "prompt echo", text: msg.view.phase === "pick" && msg.view.to_move !== msg.view.seat ? t("game.prompt_wait_pick", { name: opponentName(msg) }) : t("game.prompt_wait", { name: opponentName(msg) }) }) : null);
+    fill(box, waiting ? h("p", { class: "prompt echo", text: waitingWords(msg) }) : null);
     return;
   }
   if (scoring.open) {
@@ -865,7 +874,9 @@ function renderStatus(msg) {
   lines.push(h("p", { class: `now${game.thinking ? " thinking" : ""}`, text: main }));
   if (pacing) lines.push(h("p", { class: "skip muted small", text: t("status.skip") }));
   if (msg.spectator && !over) for (const s of [0, 1]) if (game.joined[s] && !game.online[s] && game.ai_seat !== s) lines.push(h("p", { class: "offline", text: t("watch.offline", { name: spokenName(msg, s) }) }));
-  if (!msg.spectator && !ai && game.opponent_joined && !game.opponent_online && !over) lines.push(h("p", { class: "offline", text: t("status.opp_offline") }));
+  // offline in a correspondence game is the usual: said, not in red
+  const daily = /d$/.test(game.control || "");
+  if (!msg.spectator && !ai && game.opponent_joined && !game.opponent_online && !over) lines.push(h("p", { class: daily ? "offline usual" : "offline", text: t("status.opp_offline") }));
   fill(status, lines);
   status.classList.toggle("mine", myDecision(msg) && !pacing);
   keyboardScrollable(status);
