@@ -93,6 +93,8 @@ async def test_create_sets_the_seat_cookie_that_opens_the_socket(client: Client)
         ({"max_rounds": "3"}, "max_rounds must be a whole number from 1 to 99, or null"),
         ({"name": "x" * 41}, "name must be at most 40 characters"),
         ({"name": 5}, "name must be a string"),
+        ({"name": "Anna @anna_k"}, "name must not contain an @ before a name"),
+        ({"name": "Anna \uff20anna_k"}, "@name marks an account's user name"),
         ({"mode": "friend", "level": "easy"}, "a game with a friend has no AI level"),
         ({"colour": "red"}, 'unknown keys ["colour"]'),
     ],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 __all__ = ["MAX_NAME", "WebError", "clean_name", "show"]
@@ -42,7 +43,18 @@ def clean_name(name: Any, default: str) -> str:
             "name must be printable text (letters, digits, spaces, punctuation), without control "
             "characters",
         )
+    if _LOOKS_LIKE_A_MARK.search(text):
+        raise WebError(
+            "bad-request",
+            "name must not contain an @ before a name: @name marks an account's user name, "
+            "which only the account shows",
+        )
     return text or default
+
+
+# "@" (or a look-alike) before a name: what the pages show beside a name for an account's user
+# name, linked to its profile. A display name with it could pass for that account.
+_LOOKS_LIKE_A_MARK = re.compile(r"[@\uff20\ufe6b]\s*\w")
 
 
 def show(value: Any, limit: int = 40) -> str:
