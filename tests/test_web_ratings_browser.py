@@ -69,6 +69,10 @@ def test_a_correspondence_game_survives_the_browser_and_moves_both_ratings(
         game = taken["game"]
         anna.goto(f"{server.url}/g/{game}")
         until(anna, "() => document.querySelectorAll('#hand .card').length > 0", why="no hand")
+        # a day's clocks in one kind of words: the running one "23 h 59 min", not "23:59:56"
+        until(anna, "() => document.querySelectorAll('[data-clock-seat]').length === 2", why="")
+        assert anna.locator("#my-standing .clock").inner_text() == "23 h 59 min"
+        assert anna.locator("#opp-standing .clock").inner_text() == "1 d 0 h"
         anna_ctx.close()  # the browser closes: its cookies and tabs are gone
 
         anna_ctx = new_context(browser)

@@ -83,13 +83,16 @@ function left(seat) {
 
 const pad = (n) => String(n).padStart(2, "0");
 
-/** "4:59", "0:19.4" (tenths when low), "1:05:00", "2 d 23 h". */
+/** "4:59", "0:19.4" (tenths when low), "1:05:00"; a correspondence clock "2 d 23 h", "23 h 59 min". */
 export function formatClock(ms, control) {
   const correspondence = /d$/.test(control || "");
   const total = Math.floor(ms / 1000);
   if (correspondence && total >= 86_400) {
     return t("clock.days", { d: Math.floor(total / 86_400), h: Math.floor((total % 86_400) / 3600) });
   }
+  // a day's last hours in the same words as its first ("23 h 59 min", not "23:59:56", which
+  // reads as a time of day beside the other seat's "1 d 0 h")
+  if (correspondence && total >= 3600) return t("clock.hours", { h: Math.floor(total / 3600), m: Math.floor((total % 3600) / 60) });
   const hours = Math.floor(total / 3600);
   const minutes = Math.floor((total % 3600) / 60);
   const seconds = total % 60;
