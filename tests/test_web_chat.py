@@ -353,6 +353,7 @@ async def test_spectators_have_a_room_of_their_own(client: Client) -> None:
         await anna.send(type="chat", room="spectators", text="hi watchers")
         error = await anna.error()
         assert error["code"] == "not-allowed" and "spectators' room" in error["message"]
+        assert f"review, once the game is over (/review/{game})" in error["message"]  # (it is on)
         # A player's own browser opening the spectators' socket is still the player.
         peek = await watcher(browser, url, game)
         await peek.send(type="chat-history", room="spectators")

@@ -976,10 +976,11 @@ async def _seat_chat(
         if hub.chat is None or game is None:
             raise WebError("not-found", "there is no such game")
         if room_of(data) != "players":
+            when = "" if game.state.is_over else ", once the game is over"
             raise WebError(
                 "not-allowed",
-                "the spectators' room is the spectators' own: its players read it in the "
-                "review, once the game is over",
+                "the spectators' room is the spectators' own: a player reads it in the game's "
+                f"review{when} (/review/{game_id})",
             )
         player = game.row.players[conn.seat]
         if kind == "chat":
