@@ -192,7 +192,17 @@ def test_a_rated_timed_game_against_the_ai_from_the_home_page(
         page.goto(f"{server.url}/@/cleo_ai")
         until(page, "() => document.querySelector('#profile-ratings li') !== null", why="no rating")
         assert f"{round(expected.rating)}?" in page.locator("#profile-ratings").inner_text()
-        assert page.locator(f'#profile-games li[data-game="{game}"]').count() == 1
+        row = page.locator(f'#profile-games li[data-game="{game}"]')
+        assert row.count() == 1
+        # the game's row says what it did to the rating, and when it was played
+        text = row.locator(".mine-what").inner_text()
+        assert f"rated \u2212{1500 - after}" in text, text
+        assert re.search(r" · [A-Z][a-z]{2} \d{1,2}, \d{4}$", text), text  # "Dec 6, 2026"
+        # one rated game is a line from 1500, not a lone dot
+        points = page.locator("svg.rating-plot polyline").get_attribute("points") or ""
+        assert len(points.split()) == 2
+        assert page.locator("svg.rating-plot circle").count() == 1
+        shot(page, "profile-rated-ai.png")
         no_page_errors(page)
     finally:
         context.close()

@@ -87,6 +87,13 @@ export function list(items) {
 }
 
 /** Percent, localised: 0.634 -> "63 %" / "63%". */
+/** An ISO time as the page's language writes a day ("6 Dec 2026"); "" for no valid time. */
+export function dateText(iso) {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return "";
+  return new Intl.DateTimeFormat(document.documentElement.lang || "en", { dateStyle: "medium" }).format(date);
+}
+
 export function percent(p) {
   return new Intl.NumberFormat(lang, { style: "percent", maximumFractionDigits: 0 }).format(p);
 }

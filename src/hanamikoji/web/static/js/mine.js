@@ -5,7 +5,7 @@ import { getJSON } from "./api.js";
 import { controlText, formatClock } from "./clock.js";
 import { $, fill, h } from "./dom.js";
 import { reasonOf } from "./errors.js";
-import { onLanguageChange, t } from "./i18n.js";
+import { dateText, onLanguageChange, t } from "./i18n.js";
 import { markedName, markedText, sentence, whoMark } from "./who.js";
 import { displayName } from "./words.js";
 
@@ -62,12 +62,6 @@ function rules(game) {
   return game.control && game.control !== "none" ? `${text} · ${controlText(game.control)}` : text;
 }
 
-function day(iso) {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return "";
-  return new Intl.DateTimeFormat(document.documentElement.lang || "en", { dateStyle: "medium" }).format(date);
-}
-
 function onItem(game) {
   const who = opponent(game);
   let status =
@@ -89,12 +83,12 @@ function onItem(game) {
 function finishedItem(game) {
   const result = t(`mine.${game.result}`);
   const vs = against(game);
-  const what = `${vs.text} · ${day(game.updated)}`;
+  const what = `${vs.text} · ${dateText(game.updated)}`;
   return h(
     "li",
     { class: "mine-game", "data-game": game.game, "data-result": game.result },
     h("span", { class: `mine-status result-${game.result}`, text: result }),
-    h("span", { class: "mine-what" }, vs.nodes, ` · ${day(game.updated)}`),
+    h("span", { class: "mine-what" }, vs.nodes, ` · ${dateText(game.updated)}`),
     h("a", { class: "btn", href: game.review, text: t("mine.review"), "aria-label": `${t("mine.review")}: ${result}, ${what}` }),
   );
 }

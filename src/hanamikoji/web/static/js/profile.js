@@ -6,7 +6,7 @@
 import { getJSON } from "./api.js";
 import { $, fill, h, s } from "./dom.js";
 import { reasonOf } from "./errors.js";
-import { initI18n, isolate, onLanguageChange, t } from "./i18n.js";
+import { dateText, initI18n, isolate, onLanguageChange, t } from "./i18n.js";
 import "./prefs.js";
 import { markedName, markedText, sentence, whoMark } from "./who.js";
 
@@ -33,14 +33,17 @@ const W = 600;
 const H = 180;
 const PAD = 36;
 
-/** The rating after each rated game of one family, as a line with its range on the left. */
+/** The rating after each rated game of one family, as a line with its range on the left; the line
+ * starts at a new player's 1500, so that one game is a line too (it was a lone dot). */
 function plot(family, points) {
+  const start = { rating: 1500 };
+  const drawn = [start, ...points];
   const values = points.map((p) => p.rating);
   const low = Math.floor((Math.min(...values, 1500) - 20) / 50) * 50;
   const high = Math.ceil((Math.max(...values, 1500) + 20) / 50) * 50;
-  const x = (i) => PAD + (points.length < 2 ? (W - 2 * PAD) / 2 : (i * (W - 2 * PAD)) / (points.length - 1));
+  const x = (i) => PAD + (i * (W - 2 * PAD)) / (drawn.length - 1);
   const y = (v) => H - PAD / 2 - ((v - low) * (H - PAD)) / (high - low);
-  const line = points.map((p, i) => `${x(i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(" ");
+  const line = drawn.map((p, i) => `${x(i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(" ");
   const label = t("profile.plot_label", { family: t(`profile.family.${family}`), n: points.length, first: Math.round(values[0]), last: Math.round(values[values.length - 1]) });
   return s(
     "svg",
@@ -51,15 +54,29 @@ function plot(family, points) {
     s("text", { class: "plot-tick", x: 2, y: y(high) + 10, text: String(high) }),
     s("text", { class: "plot-tick", x: 2, y: y(low), text: String(low) }),
     s("polyline", { class: "plot-line", points: line, fill: "none" }),
-    ...points.map((p, i) => s("circle", { class: "plot-dot", cx: x(i).toFixed(1), cy: y(p.rating).toFixed(1), r: 3 })),
+    ...points.map((p, i) => s("circle", { class: "plot-dot", cx: x(i + 1).toFixed(1), cy: y(p.rating).toFixed(1), r: 3 })),
   );
 }
 
-function gameItem(g) {
+/** What each rated game did to the rating, by game: "+16", "−12" (from the history, each game
+ * against the one before it in its family, a first one against 1500). */
+function ratingChanges(history) {
+  const last = {};
+  const changes = {};
+  for (const p of history) {
+    const delta = Math.round(p.rating) - Math.round(last[p.family] ?? 1500);
+    changes[p.game] = delta > 0 ? `+${delta}` : delta < 0 ? `\u2212${-delta}` : "\u00b10";
+    last[p.family] = p.rating;
+  }
+  return changes;
+}
+
+function gameItem(g, changes) {
   const result = t(`profile.result.${g.result}`);
   // The opponent's name as typed, with their @user name or the guest mark (js/who.js); the AI's alone.
   const mark = whoMark(g.opponent_username, g.mode !== "ai", g.opponent_deleted);
-  const rest = [g.control !== "none" ? g.control : "", t(g.rated ? "profile.rated" : "profile.casual")].filter(Boolean).map((part) => ` · ${part}`).join("");
+  const rated = g.rated && changes[g.game] ? `${t("profile.rated")} ${changes[g.game]}` : t(g.rated ? "profile.rated" : "profile.casual");
+  const rest = [g.control !== "none" ? g.control : "", rated, dateText(g.updated)].filter(Boolean).map((part) => ` · ${part}`).join("");
   const what = `${t("profile.vs", { name: markedText(g.opponent, mark) })}${rest}`;
   return h(
     "li",
@@ -102,7 +119,8 @@ function render() {
     ),
   );
   $("#profile-no-games").hidden = d.games.length > 0;
-  fill($("#profile-games"), d.games.map(gameItem));
+  const changes = ratingChanges(d.history);
+  fill($("#profile-games"), d.games.map((g) => gameItem(g, changes)));
 }
 
 async function main() {
