@@ -30,6 +30,7 @@ from hanamikoji.match import (
     play_game,
     run_match,
 )
+from hanamikoji.match.backends import STOP_GRACE_S
 from hanamikoji.match.config import CLOCK_MS_MAX, local_jobs_max
 from hanamikoji.record import Record
 from hanamikoji.state import State, Termination
@@ -642,6 +643,60 @@ def test_ctrl_c_stops_the_match_and_everything_it_started(jobs: int, b: str, lea
     while any(alive(p) for p in started) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert [p for p in started if alive(p)] == []
+
+
+MATCH = [sys.executable, "-m", "hanamikoji.cli", "match"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_sigterm_while_the_workers_start_leaves_none_behind() -> None:
+    """SIGTERM to the match's process group (what `timeout` sends) the moment its first
+    worker exists. It was lost inside the fork (the match ran on, hung), or killed workers
+    holding the pool's lock (its stop hung), or was printed by a starting worker as a
+    traceback: now it stops the match, with no traceback and no process left behind."""
+    jobs = str(local_jobs_max())
+    proc = subprocess.Popen(
+        [*MATCH, "random", "greedy", "--games", "1000000", "--jobs", jobs],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_foreground_job,
+    )
+    seen: set[int] = set()
+    try:
+        deadline = time.monotonic() + 30.0
+        while not seen and time.monotonic() < deadline and proc.poll() is None:
+            seen.update(descendants(proc.pid))
+        assert seen, "no worker started"
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:  # (a worker that cannot stop is killed after STOP_GRACE_S)
+            _, err = proc.communicate(timeout=STOP_GRACE_S + 10)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"still running after SIGTERM: {descendants(proc.pid)} below it")
+    finally:
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert "Traceback" not in err, err
+    deadline = time.monotonic() + 3.0
+    while any(alive(p) for p in seen) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [p for p in seen if alive(p)] == []
+    # and none re-parented elsewhere: no process of this match is left anywhere
+    left = [
+        pid
+        for pid in map(int, filter(str.isdigit, os.listdir("/proc")))
+        if alive(pid) and f"--jobs\0{jobs}" in _cmdline(pid) and "1000000" in _cmdline(pid)
+    ]
+    assert left == [], left
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
+    except OSError:
+        return ""
 
 
 WORKER_MID_WRITE = """

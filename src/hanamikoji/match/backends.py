@@ -8,6 +8,7 @@ import multiprocessing.util
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -58,7 +59,36 @@ def worker_started(close: Callable[[], None]) -> None:
 
     # The parent's handler (SIGTERM as Ctrl-C) came with the fork and must not run here.
     signal.signal(signal.SIGTERM, stop)
+    # A process group of its own: a signal to the match's group (a terminal's Ctrl-C, `timeout`'s
+    # SIGTERM) reaches the parent alone, which stops the pool in order. A worker killed by it
+    # while waiting for work held the pool's task lock, and terminating the pool then waited
+    # for that lock for ever.
+    if hasattr(os, "setpgid"):
+        with contextlib.suppress(OSError):
+            os.setpgid(0, 0)
+    # The pool was started with these held (in_pool): from here on they do what is set above.
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
     multiprocessing.util.Finalize(None, close, exitpriority=10)
+
+
+_STOPS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def _stops_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM held back while the pool's workers are forked (they come after):
+    raised inside the fork's own bookkeeping, the interrupt was lost ("Exception ignored"),
+    logging's lock stayed taken, and the pool hung, new workers waiting on it for ever. The
+    workers start with them held too, and take them once their own handlers are set."""
+    if not hasattr(signal, "pthread_sigmask"):  # (not POSIX: nothing to hold)
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def in_pool(
@@ -73,18 +103,13 @@ def in_pool(
     early, its workers stopped when it is stopped while they are being started."""
     items = list(items)
     ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
-    try:
-        pool = ctx.Pool(max(1, min(jobs, len(items))), initializer=initializer, initargs=initargs)
-    except BaseException:
-        # Ctrl-C or SIGTERM while the workers start: the pool cleans up after an Exception only,
-        # and the workers already started would outlive the run.
-        for child in multiprocessing.active_children():
-            child.terminate()
-        for child in multiprocessing.active_children():
-            child.join()
-        raise
+    pool = None
     finished = False
     try:
+        with _stops_held():  # an interrupt waiting is raised as this ends, the pool made
+            pool = ctx.Pool(
+                max(1, min(jobs, len(items))), initializer=initializer, initargs=initargs
+            )
         yield from pool.imap_unordered(work, items)
         finished = True
     except RuntimeError as e:
@@ -94,11 +119,39 @@ def in_pool(
             raise KeyboardInterrupt from None
         raise
     finally:
-        if finished:
-            pool.close()
-        else:
-            pool.terminate()
+        if pool is not None:
+            if finished:
+                pool.close()
+                pool.join()
+            else:
+                _terminate(pool)
+
+
+STOP_GRACE_S = 5.0
+"""How long the workers have to stop (their engines with them) before they are killed."""
+
+
+def _terminate(pool: Any) -> None:
+    """``pool.terminate()``, which SIGTERMs the workers and waits for each, with a deadline. A
+    worker forked while another thread of ours held a lock of the standard streams can hang on
+    it for ever, never running its SIGTERM handler (rare, seen when the pool was stopped as it
+    started): past the deadline, each worker left is killed, with what is in its group."""
+    done = threading.Event()
+
+    def stop() -> None:
+        pool.terminate()
         pool.join()
+        done.set()
+
+    threading.Thread(target=stop, name="pool-stop", daemon=True).start()
+    if done.wait(STOP_GRACE_S):
+        return
+    for child in multiprocessing.active_children():
+        if child.pid is not None:
+            with contextlib.suppress(OSError):
+                os.killpg(child.pid, signal.SIGKILL)  # its own group (worker_started)
+        child.kill()
+    done.wait(STOP_GRACE_S)
 
 
 def _init_worker(config: MatchConfig) -> None:

@@ -44,15 +44,19 @@ def _sigterm_interrupts() -> Iterator[None]:
         return
 
     owner = os.getpid()
+    interrupted = False
 
     def interrupt(signum: int, frame: object) -> None:
+        nonlocal interrupted
         if os.getpid() != owner:
-            # A worker forked a moment ago, before it set its own handler (a SIGTERM sent to
-            # the whole group): it has nothing to clean up yet.
+            # A worker forked a moment ago, before it set its own handler: nothing to clean up.
             os._exit(0)
-        # Once only: a second SIGTERM must not break off the cleanup of the first.
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        raise KeyboardInterrupt
+        # Once only: a second SIGTERM must not break off the cleanup of the first. (Not by
+        # SIG_IGN: a worker forked meanwhile would inherit it, and the pool's SIGTERM, sent
+        # before the worker sets its own handler, would be discarded, the worker never ending.)
+        if not interrupted:
+            interrupted = True
+            raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, interrupt)
     try:
