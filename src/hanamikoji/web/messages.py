@@ -83,7 +83,7 @@ async def add_rating_changes(game: dict[str, Any], store: Store, live: LiveGame)
     row = live.row
     if not row.rated or not live.state.is_over:
         return
-    moved = await store.game_ratings(row.id)
+    moved = await store.game_ratings(row.id, [p for p in row.players if p is not None])
     if not moved:
         return
     changes: list[dict[str, Any] | None] = []

@@ -897,10 +897,12 @@ _LEADERS = (
     "ORDER BY r.rating DESC, p.username LIMIT ?"
 )
 _RATINGS_OF = "SELECT player_id, rating, deviation, volatility, games, rated_at FROM ratings "
+# By the primary key (player_id, game_id): one row or none.
 _GAME_HISTORY = (
-    "SELECT player_id, family, at, rating, deviation FROM rating_history WHERE game_id = ?"
+    "SELECT family, at, rating, deviation FROM rating_history WHERE player_id = ? AND game_id = ?"
 )
-# The rating a game started from: the player's row just before it in the history's order.
+# The rating a game started from: the player's row just before it in the history's order (the
+# index on player_id, family, at).
 _RATING_BEFORE = (
     "SELECT rating, deviation FROM rating_history WHERE player_id = ? AND family = ? "
     "AND (at < ? OR (at = ? AND game_id < ?)) ORDER BY at DESC, game_id DESC LIMIT 1"
@@ -977,15 +979,18 @@ class _Ratings(_Primitives):
             for g, f, at, o, orat, odev, sc, per, ra, de, vo in rows
         ]
 
-    async def game_ratings(self, game_id: str) -> dict[str, tuple[Rating, Rating]]:
-        """What rated ``game_id`` did to each player whose rating it moved: the rating
-        before it (a fresh one for a first rated game) and after, by player id (an AI level's
-        fixed rating, never moved, is left out, as is every player of an unrated game)."""
+    async def game_ratings(
+        self, game_id: str, player_ids: Sequence[str]
+    ) -> dict[str, tuple[Rating, Rating]]:
+        """What rated ``game_id`` did to each of ``player_ids`` whose rating it moved: the
+        rating before it (a fresh one for a first rated game) and after, by player id (an AI
+        level's fixed rating, never moved, is left out, as is every player of an unrated game)."""
         moved = {}
-        for player, family, at, rating, deviation in await self._all(_GAME_HISTORY, (game_id,)):
-            rows = await self._all(_RATING_BEFORE, (player, family, at, at, game_id))
-            before = Rating(*rows[0]) if rows else Rating()
-            moved[player] = (before, Rating(rating, deviation))
+        for player in player_ids:
+            for family, at, rating, deviation in await self._all(_GAME_HISTORY, (player, game_id)):
+                rows = await self._all(_RATING_BEFORE, (player, family, at, at, game_id))
+                before = Rating(*rows[0]) if rows else Rating()
+                moved[player] = (before, Rating(rating, deviation))
         return moved
 
     async def leaders(self, family: str, limit: int) -> list[tuple[str, str | None, Standing]]:
@@ -1775,8 +1780,10 @@ class Store(PlayerStore, LobbyStore, ChatStore, BotStore, Protocol):
         """A player's rated games, oldest first."""
         ...
 
-    async def game_ratings(self, game_id: str) -> dict[str, tuple[Rating, Rating]]:
-        """Each moved rating of a rated game, before and after, by player id."""
+    async def game_ratings(
+        self, game_id: str, player_ids: Sequence[str]
+    ) -> dict[str, tuple[Rating, Rating]]:
+        """Each moved rating of a rated game's players, before and after, by player id."""
         ...
 
     async def leaders(self, family: str, limit: int) -> list[tuple[str, str | None, Standing]]:
