@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from typing import Any
 
 from playwright.sync_api import Browser, Page
@@ -20,6 +21,9 @@ from browser_support import (
     friend_game,
     game_over,
     history_length,
+    legal,
+    make_move,
+    my_decision,
     new_context,
     no_horizontal_scroll,
     no_page_errors,
@@ -209,3 +213,54 @@ def test_a_spectator_on_a_phone_and_a_game_that_does_not_exist(
         phone.close()
         for page in players:
             page.context.close()
+
+
+SAMPLE = """() => {
+  const g = document.querySelector('#game');
+  const near = document.querySelector('#my-standing .clock');
+  const far = document.querySelector('#opp-standing .clock');
+  if (!near || !far) return null;
+  return { busy: g.dataset.busy, scoring: g.dataset.scoring, status: g.dataset.status,
+           toMove: g.dataset.toMove, near: near.classList.contains('running'),
+           far: far.classList.contains('running') };
+}"""
+
+
+def test_a_spectators_clocks_go_with_the_board_it_shows(server: Server, browser: Browser) -> None:
+    """A spectator catching up (the moves shown one by one) sees the clocks of the position on
+    show: the running clock is the side to move there (they showed the newest state's, the
+    opponent's clock running beside a board where it was not its turn)."""
+    player = open_page(new_context(browser))
+    made = player.request.post(
+        f"{server.url}/api/games",
+        data={"mode": "ai", "level": "beginner", "seat": 0, "control": "3+2", "max_rounds": 1},
+    ).json()
+    player.goto(f"{server.url}{made['url']}")
+    wait_for_game(player)
+    watcher = new_context(browser, reduced_motion="no-preference")  # paced: it falls behind
+    spectator = open_page(watcher)
+    try:
+        spectator.goto(f"{server.url}/g/{made['game']}")
+        until(
+            spectator, "() => document.querySelector('#game').dataset.role === 'spectator'", why=""
+        )
+        seen: list[dict[str, Any]] = []
+        rng = random.Random(5)
+        deadline = time.monotonic() + 120
+        while not game_over(player):
+            assert time.monotonic() < deadline, "the game did not end"
+            dismiss_scoring(player)
+            if my_decision(player):
+                make_move(player, rng.choice(legal(player)))
+            sample = spectator.evaluate(SAMPLE)
+            if sample and sample["busy"] == "true" and sample["scoring"] == "false":
+                seen.append(sample)
+            player.wait_for_timeout(30)
+        assert len(seen) >= 5, seen  # it did fall behind, and was looked at meanwhile
+        for s in seen:
+            if s["status"] == "playing" and (s["near"] or s["far"]):
+                assert s["near"] == (s["toMove"] == "me"), s
+        no_page_errors(spectator)
+    finally:
+        player.context.close()
+        watcher.close()

@@ -29,12 +29,13 @@ const clocks = {
   lostAt: null, // performance.now() when the connection went (null: connected): the time stops there
 };
 
-/** Take the clocks of a state message (call it when the message arrives, before any pacing). */
-export function clockReceived(msg) {
+/** Take the clocks of a state message, which arrived at `at` (performance.now(); a player's are
+ * taken as they arrive, before any pacing, a spectator's as its board is shown). */
+export function clockReceived(msg, at = performance.now()) {
   clocks.clock = msg.clock || null;
   clocks.claimAt = (msg.clock ? msg.clock.claim_at : msg.game.claim_at) ?? null;
   clocks.now = (msg.clock ? msg.clock.now : msg.game.now) ?? 0;
-  clocks.at = performance.now();
+  clocks.at = at;
   clocks.lostAt = null;
   clocks.seat = msg.view.seat;
   clocks.spectator = Boolean(msg.spectator);

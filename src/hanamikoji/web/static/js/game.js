@@ -174,6 +174,7 @@ function skipAhead() {
 /** Take msg as the table's state: what is fresh, what to animate, the scoring to play. */
 function show(msg, { still = false } = {}) {
   const before = ui.msg;
+  if (msg.spectator && msg.arrived !== undefined) clockReceived(msg, msg.arrived);
   const from = before && !still ? sources() : null;
   ui.msg = msg;
   const seat = seatOf(msg);
@@ -327,7 +328,10 @@ function onMessage(msg) {
   if (chat?.handle(msg)) return;
   if (msg.type === "state") ui.stalled = false; // the server speaks again: the table is its own
   if (msg.type === "state" && msg.spectator) msg = asTable(msg); // drawn as a table, seat 0 near
-  if (msg.type === "state") clockReceived(msg); // the clocks as the server sent them, now
+  // the clocks as the server sent them, now; a spectator's with the board they go with (shown
+  // move by move while it catches up), counted from when they came all the same
+  if (msg.type === "state" && msg.spectator) msg.arrived = performance.now();
+  else if (msg.type === "state") clockReceived(msg);
   if (msg.type === "state") onState(msg);
   else if (msg.type === "hint") {
     if (ui.msg && msg.version !== ui.msg.game.version) return; // for a decision already gone
