@@ -21,11 +21,13 @@ from hanamikoji.web.game import FORFEIT, LiveGame, invite_link, now_ms, undo_poi
 from hanamikoji.web.store import Store
 
 __all__ = [
+    "RatingChanges",
     "SeatAccounts",
     "add_rating_changes",
     "add_usernames",
     "clock_json",
     "drawn_card",
+    "lookup_rating_changes",
     "lookup_seat_accounts",
     "public_view",
     "review_frames",
@@ -74,19 +76,22 @@ def add_usernames(game: dict[str, Any], accounts: SeatAccounts) -> None:
         game["deleted"] = list(accounts.deleted)
 
 
-async def add_rating_changes(game: dict[str, Any], store: Store, live: LiveGame) -> None:
-    """Add ``ratings`` to a finished rated game's ``game`` (a seat's or a spectator's
-    ``state``): by seat, the rating before the game and after it, rounded as the profiles show
-    them, and whether it is still provisional; None for a seat whose rating did not move (an AI
-    level's is fixed). Public, as the profiles' histories are; absent while the game is on and
-    for a game that moved no rating."""
+RatingChanges = list[dict[str, Any] | None]
+"""A finished rated game's ``ratings``, by seat (empty: no rating moved, or not such a game)."""
+
+
+async def lookup_rating_changes(store: Store, live: LiveGame) -> RatingChanges:
+    """What a finished rated game did to its players' ratings, by seat: the rating before the
+    game and after it, rounded as the profiles show them, and whether it is still provisional;
+    None for a seat whose rating did not move (an AI level's is fixed). Empty while the game is
+    on and for a game that moved no rating; read once for all its messages."""
     row = live.row
     if not row.rated or not live.state.is_over:
-        return
+        return []
     moved = await store.game_ratings(row.id, [p for p in row.players if p is not None])
     if not moved:
-        return
-    changes: list[dict[str, Any] | None] = []
+        return []
+    changes: RatingChanges = []
     for player in row.players:
         if player is None or player not in moved:
             changes.append(None)
@@ -99,7 +104,14 @@ async def add_rating_changes(game: dict[str, Any], store: Store, live: LiveGame)
                 "provisional": after.deviation >= PROVISIONAL_DEVIATION,
             }
         )
-    game["ratings"] = changes
+    return changes
+
+
+def add_rating_changes(game: dict[str, Any], changes: RatingChanges) -> None:
+    """Add ``ratings`` (:func:`lookup_rating_changes`) to a seat's or a spectator's ``state``
+    ``game``: public, as the profiles' histories are; absent when there are none."""
+    if changes:
+        game["ratings"] = changes
 
 
 def scoring_json(score: RoundScore) -> dict[str, Any]:

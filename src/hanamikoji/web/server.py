@@ -44,9 +44,11 @@ from hanamikoji.web.lobby import (
     visible,
 )
 from hanamikoji.web.messages import (
+    RatingChanges,
     SeatAccounts,
     add_rating_changes,
     add_usernames,
+    lookup_rating_changes,
     lookup_seat_accounts,
     review_frames,
     seat_message,
@@ -319,24 +321,32 @@ class Hub:
         game = await self.service.get(game_id)
         if game is None:
             return
-        accounts = await lookup_seat_accounts(self.service.store, game)  # one query for them all
+        store = self.service.store
+        accounts = await lookup_seat_accounts(store, game)  # one query for them all
+        ratings = await lookup_rating_changes(store, game)  # read once for every message
         cache: dict[int, dict[str, Any]] = {}
         for conn in conns:
             message = cache.get(conn.seat)
             if message is None:
-                message = cache[conn.seat] = await self.state_for(game, conn.seat, accounts)
+                message = await self.state_for(game, conn.seat, accounts, ratings)
+                cache[conn.seat] = message
             await conn.send(message)
         if watchers:  # after the players, and written once for them all
-            public = await self.spectator_state(game, accounts)
+            public = await self.spectator_state(game, accounts, ratings)
             text = _dumps(public)
             for conn in watchers:
                 await conn.send(public, text=text)
 
     async def state_for(
-        self, game: LiveGame, seat: int, accounts: SeatAccounts | None = None
+        self,
+        game: LiveGame,
+        seat: int,
+        accounts: SeatAccounts | None = None,
+        ratings: RatingChanges | None = None,
     ) -> dict[str, Any]:
         """The ``state`` message of one seat (built from its VIEW), with the seats' user names
-        and deleted accounts (:func:`lookup_seat_accounts`, looked up unless given)."""
+        and deleted accounts (:func:`lookup_seat_accounts`) and a finished rated game's rating
+        changes (:func:`lookup_rating_changes`), each looked up unless given."""
         message = seat_message(
             game,
             game.state.view(seat),
@@ -347,7 +357,9 @@ class Hub:
         if accounts is None:
             accounts = await lookup_seat_accounts(self.service.store, game)
         add_usernames(message["game"], accounts)
-        await add_rating_changes(message["game"], self.service.store, game)
+        if ratings is None:
+            ratings = await lookup_rating_changes(self.service.store, game)
+        add_rating_changes(message["game"], ratings)
         bots = self.bot_seats(game) if self.bot_seats is not None else []
         if any(bots):  # a bot is marked at the table (docs/bots.md): a game with one only
             message["game"]["bots"] = bots
@@ -360,16 +372,21 @@ class Hub:
         return message
 
     async def spectator_state(
-        self, game: LiveGame, accounts: SeatAccounts | None = None
+        self,
+        game: LiveGame,
+        accounts: SeatAccounts | None = None,
+        ratings: RatingChanges | None = None,
     ) -> dict[str, Any]:
         """The ``state`` message of a spectator (built from the public view), with the seats'
-        user names and deleted accounts (:func:`lookup_seat_accounts`, looked up unless given)."""
+        user names and deleted accounts and the rating changes, as :meth:`state_for`."""
         online = (self.online(game.id, 0), self.online(game.id, 1))
         message = spectator_message(game, online=online, now=self.service.now_ms())
         if accounts is None:
             accounts = await lookup_seat_accounts(self.service.store, game)
         add_usernames(message["game"], accounts)
-        await add_rating_changes(message["game"], self.service.store, game)
+        if ratings is None:
+            ratings = await lookup_rating_changes(self.service.store, game)
+        add_rating_changes(message["game"], ratings)
         return message
 
     def connected(self) -> list[tuple[str, int]]:
