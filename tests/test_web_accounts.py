@@ -23,7 +23,7 @@ from yarl import URL
 
 from hanamikoji.web.identity import SESSION_COOKIE, session_hash, username_key
 from hanamikoji.web.limits import Limits
-from hanamikoji.web.server import ACCOUNTS, Settings, create_app
+from hanamikoji.web.server import ACCOUNTS, Settings, _sweep_sessions, create_app
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import MIGRATIONS, open_store
 from web_support import Seat, backend_database, invite_parts, my_turn
@@ -295,6 +295,61 @@ async def test_a_password_change_ends_every_session(server: Server) -> None:
         )
         assert answer["code"] == "bad-credentials"
         await sign_in(two, "Dana", "a new password")
+
+
+async def closed_by(ws: aiohttp.ClientWebSocketResponse) -> tuple[str, int | None]:
+    """The error a socket is sent before its close, and the close's code."""
+    code = ""
+    while True:
+        msg = await ws.receive(timeout=10)
+        if msg.type == aiohttp.WSMsgType.TEXT:
+            data = json.loads(msg.data)
+            code = data["code"] if data["type"] == "error" else code
+        elif msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+            return code, ws.close_code
+
+
+@pytest.mark.parametrize("how", ["sign-out", "password", "delete", "elsewhere"])
+async def test_an_ended_session_closes_the_sockets_it_opened(server: Server, how: str) -> None:
+    """Someone holding a copy of the session (a stolen cookie) keeps nothing it opened once the
+    session ends: not the seat (its moves and chat, the account's own cards), not the lobby, not
+    the spectators' room. A seat's link still opens it, as the link decides alone."""
+    async with server.browser() as anna, server.browser() as bob, server.browser() as thief:
+        await sign_up(anna, "Olga")
+        await sign_up(bob, "Petr")
+        created = await new_game(anna, mode="friend", seat=0, name="Olga")
+        game, code = invite_parts(created["invite"])
+        await call(bob, "POST", f"/api/games/{game}/join", 201, json={"invite": code})
+        give_session(thief, session_of(anna))
+        async with (
+            thief.ws_connect(f"/ws/{game}") as seat_ws,
+            thief.ws_connect("/ws/lobby") as lobby_ws,
+            thief.ws_connect(f"/ws/{game}/watch") as watch_ws,
+            thief.ws_connect(f"/ws/{game}?t={created['token']}") as link_ws,
+        ):
+            seat = Seat(seat_ws)
+            await seat.until(lambda s: s["view"]["seat"] == 0)
+            await lobby_ws.receive(timeout=10)
+            await watch_ws.receive(timeout=10)
+            await Seat(link_ws).until(lambda s: s["view"]["seat"] == 0)
+            if how == "sign-out":
+                await call(anna, "POST", "/api/account/signout", 200, json={})
+            elif how == "password":
+                body = {"password": PASSWORD, "new_password": "a new password"}
+                await call(anna, "POST", "/api/account/password", 200, json=body)
+            elif how == "delete":
+                await call(anna, "POST", "/api/account/delete", 200, json={"password": PASSWORD})
+            else:  # another server signed it out: this one finds out at its sweep
+                await server.service.store.end_session(session_hash(session_of(anna) or ""))
+                assert await _sweep_sessions(server.app) == 3
+            for ws in (seat_ws, lobby_ws, watch_ws):
+                assert await closed_by(ws) == ("signed-out", 4401)
+            if how != "delete":  # (deleting resigns the game: the link's seat is told so)
+                await link_ws.send_json({"type": "ping"})
+                assert json.loads((await link_ws.receive(timeout=10)).data)["type"] == "pong"
+        assert await _sweep_sessions(server.app) == 0  # nothing left to close
+        async with thief.ws_connect(f"/ws/{game}") as again:
+            assert json.loads((await again.receive(timeout=10)).data)["code"] == "bad-token"
 
 
 async def test_a_deleted_account_leaves_its_games_under_deleted_player(server: Server) -> None:

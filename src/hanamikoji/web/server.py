@@ -218,6 +218,7 @@ class Connection:
     transport: Any = None
     client: str = ""  # the address it came from (for the limits)
     player: str | None = None  # whose it is (a seat's player, a signed-in spectator): moderation
+    session: str | None = None  # the session (its hash) it acts by: closed when that one ends
     sent: list[str] | None = None  # every message sent, when a test asks to keep them
     opened: float = field(default_factory=time.monotonic)
     queue: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(SEND_QUEUE))
@@ -840,6 +841,8 @@ async def _socket(request: web.Request) -> web.StreamResponse:
         return ws
     conn = Connection(ws, seat, transport=request.transport, client=client_of(request))
     conn.player = opened.row.players[seat]
+    if identity is not None and token_seat(opened.row, token) is None:  # opened by the session
+        conn.session = identity.session
     conn.start()
     if hub.on_connect is not None:
         hub.on_connect(conn)
@@ -969,13 +972,56 @@ async def _moderated(app: web.Application, entry: ModerationRow) -> None:
         return
     player = subject(entry)
     hub = app[HUB]
-    conns = [c for held in hub.games.values() for c in held]
-    conns += [c for held in hub.watchers.games.values() for c in held]
-    conns += [lc.conn for lc in app[LOBBY].conns]
-    for conn in conns:
+    for conn in _people_sockets(app):
         if conn.player == player:
             hub.spawn(conn.close(4403, DISABLED, "disabled"))
     await app[BOTS].disabled(player)
+
+
+def _people_sockets(app: web.Application) -> list[Connection]:
+    """Every socket of this process that a browser holds: the seats', the spectators', the
+    lobby's (not the bots')."""
+    hub = app[HUB]
+    conns = [c for held in hub.games.values() for c in held]
+    conns += [c for held in hub.watchers.games.values() for c in held]
+    conns += [lc.conn for lc in app[LOBBY].conns]
+    return conns
+
+
+SIGNED_OUT = "signed-out: the session this connection was opened by has ended"
+SESSION_SWEEP_S = 30.0
+"""How often a server asks which of its sockets' sessions have ended on another server."""
+
+
+def _end_sockets(app: web.Application, ended: Callable[[Connection], bool]) -> int:
+    """Close the sockets opened by a session that has ended (signed out, a new password, the
+    account deleted): what it could do and see through them ends with it. A page reconnects by
+    the browser's cookie as it is now (its new session, else none). How many were closed."""
+    hub = app[HUB]
+    closing = [c for c in _people_sockets(app) if c.session is not None and ended(c)]
+    for conn in closing:
+        conn.session = None  # closed once, however many sweeps see it before it is gone
+        hub.spawn(conn.close(4401, SIGNED_OUT, "signed-out"))
+    return len(closing)
+
+
+async def _sweep_sessions(app: web.Application) -> int:
+    """Close this server's sockets whose session ended elsewhere (another server signed it out);
+    how many."""
+    opened = {c.session for c in _people_sockets(app) if c.session is not None}
+    if not opened:
+        return 0
+    live = await app[ACCOUNTS].store.live_sessions(sorted(opened))
+    return _end_sockets(app, lambda c: c.session not in live)
+
+
+async def _sweeping(app: web.Application, every: float) -> None:
+    while True:
+        await asyncio.sleep(every)
+        try:
+            await _sweep_sessions(app)
+        except Exception:  # a database hiccup: the next sweep asks again
+            log.exception("checking the sockets' sessions failed")
 
 
 def _chat_error(e: WebError) -> dict[str, Any]:
@@ -1132,6 +1178,7 @@ async def _watch_socket(request: web.Request) -> web.StreamResponse:
     conn = Connection(ws, -1, transport=request.transport, client=client)  # -1: no seat
     identity = await identify(request)
     conn.player = identity.player.id if identity is not None else None
+    conn.session = identity.session if identity is not None else None
     conn.start()
     if hub.on_connect is not None:
         hub.on_connect(conn)
@@ -1298,6 +1345,7 @@ async def _lobby_socket(request: web.Request) -> web.StreamResponse:
     ws = _Socket(heartbeat=30, max_msg_size=MAX_MESSAGE)
     await ws.prepare(request)
     conn = Connection(ws, -1, transport=request.transport, client=client_of(request), player=pid)
+    conn.session = identity.session if identity is not None else None
     conn.start()
     here = LobbyConnection(conn, pid, key)
     hub.conns.add(here)
@@ -1567,7 +1615,9 @@ async def _signed_in(request: web.Request) -> Identity:
 
 async def _sign_out(request: web.Request) -> web.Response:
     await _body(request, "{}")
-    await request.app[ACCOUNTS].sign_out(await _signed_in(request))
+    identity = await _signed_in(request)
+    await request.app[ACCOUNTS].sign_out(identity)
+    _end_sockets(request.app, lambda c: c.session == identity.session)
     _forget(request)
     return web.json_response(_me_json(None))
 
@@ -1575,9 +1625,12 @@ async def _sign_out(request: web.Request) -> web.Response:
 async def _new_password(request: web.Request) -> web.Response:
     body = await _body(request, '{"password": "...", "new_password": "..."}')
     _only(body, ("password", "new_password"))
+    identity = await _signed_in(request)
     opened = await request.app[ACCOUNTS].change_password(
-        await _signed_in(request), body.get("password"), body.get("new_password")
+        identity, body.get("password"), body.get("new_password")
     )
+    # Every session of the account ended: their sockets too (the other servers' at their sweep).
+    _end_sockets(request.app, lambda c: c.player == identity.player.id)
     _remember(request, opened)
     return web.json_response(_me_json(opened))
 
@@ -1585,7 +1638,9 @@ async def _new_password(request: web.Request) -> web.Response:
 async def _delete_account(request: web.Request) -> web.Response:
     body = await _body(request, '{"password": "..."}')
     _only(body, ("password",))
-    await request.app[ACCOUNTS].delete(await _signed_in(request), body.get("password"))
+    identity = await _signed_in(request)
+    await request.app[ACCOUNTS].delete(identity, body.get("password"))
+    _end_sockets(request.app, lambda c: c.player == identity.player.id)
     _forget(request)
     return web.json_response(_me_json(None))
 
@@ -1774,7 +1829,11 @@ def create_app(
             await bots.start_house()
         await chat.start()
         await follower.start()
+        sweeper = asyncio.create_task(_sweeping(app, SESSION_SWEEP_S))
         yield
+        sweeper.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await sweeper
         await follower.close()
         await chat.close()
         await bots.close()

@@ -524,6 +524,10 @@ _SESSION_PLAYER = (
     f"SELECT {_PLAYER_COLUMNS}, s.expires_at FROM sessions s JOIN players p ON p.id = s.player_id "
     "WHERE s.id = ? AND s.expires_at > ? AND p.deleted_at IS NULL"
 )
+_LIVE_SESSIONS = (
+    "SELECT s.id FROM sessions s JOIN players p ON p.id = s.player_id "
+    "WHERE s.id IN ({marks}) AND s.expires_at > ? AND p.deleted_at IS NULL"
+)
 _SELECT_PLAYER = f"SELECT {_PLAYER_COLUMNS} FROM players p WHERE p.id = ?"
 # An account's user name, or a deleted account (its name cleared, its row kept for its games).
 _ACCOUNTS = (
@@ -616,6 +620,11 @@ class PlayerStore(Protocol):
 
     async def session_player(self, session: str) -> tuple[PlayerRow, str] | None:
         """The player of an unexpired session and the session's expiry, or None."""
+        ...
+
+    async def live_sessions(self, sessions: Sequence[str]) -> set[str]:
+        """Those of ``sessions`` that are still open (unexpired, of a player not deleted), in
+        one query."""
         ...
 
     async def add_session(
@@ -732,6 +741,15 @@ class _Players(_Primitives):
     async def session_player(self, session: str) -> tuple[PlayerRow, str] | None:
         row = await self._one(_SESSION_PLAYER, (session, _now()))
         return None if row is None else (_player(row), str(row[6]))
+
+    async def live_sessions(self, sessions: Sequence[str]) -> set[str]:
+        ids = sorted(set(sessions))
+        live: set[str] = set()
+        for at in range(0, len(ids), 500):  # within every SQLite's limit on parameters
+            part = ids[at : at + 500]
+            rows = await self._all(_LIVE_SESSIONS.format(marks=_marks(len(part))), [*part, _now()])
+            live.update(str(r[0]) for r in rows)
+        return live
 
     async def add_session(
         self, session: str, player_id: str, expires: str, *, replacing: str | None = None
