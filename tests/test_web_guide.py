@@ -525,3 +525,50 @@ def test_a_closed_guide_never_comes_back_and_an_ordinary_game_has_none(
         no_page_errors(page)
     finally:
         context.close()
+
+
+def test_the_guide_tells_the_end_only_after_the_last_scoring(
+    server: Server, browser: Browser
+) -> None:
+    """The guide's "Game over" waits, as the result does, until the last scoring has been
+    watched: shown (and read out: the box is a live region) at its first step, it told the end
+    before the first geisha was scored."""
+    context = new_context(browser, viewport=LAPTOP, reduced_motion="reduce")
+    try:
+        page = open_page(context)
+        page.goto(f"{server.url}/")
+        url = page.evaluate(
+            """async () => {
+              const body = {mode: "ai", level: "beginner", seat: 0, max_rounds: 1};
+              const answer = await fetch("/api/games", {method: "POST", body: JSON.stringify(body),
+                headers: {"Content-Type": "application/json"}});
+              const game = await answer.json();
+              const guide = JSON.stringify({on: true, seen: []});
+              localStorage.setItem(`hanamikoji.guide.${game.game}`, guide);
+              return game.url;
+            }"""
+        )
+        page.goto(f"{server.url}{url}")
+        wait_for_game(page)
+        rng = random.Random(3)
+        while (where := wait_for_decision(page)) == "decision":
+            make_move(page, rng.choice(legal(page)))
+        assert where == "scoring", where  # the one round's scoring ends the game
+        steps = 0
+        while page.locator("#scoring").evaluate("d => d.open"):
+            assert page.locator("#guide").get_attribute("data-topic") != "over", steps
+            assert (guide_title(page), guide_text(page)) != (
+                WORDS["topics"]["over"]["title"],
+                WORDS["topics"]["over"]["text"],
+            )
+            assert page.locator("#result").is_hidden()
+            page.locator("#scoring-continue").click()
+            page.wait_for_timeout(50)
+            steps += 1
+            assert steps < 40, "the scoring never closed"
+        wait_topic(page, "over")
+        assert guide_text(page) == WORDS["topics"]["over"]["text"]
+        assert page.locator("#result").is_visible()
+        no_page_errors(page)
+    finally:
+        context.close()

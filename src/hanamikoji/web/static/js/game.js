@@ -492,7 +492,7 @@ function renderAll() {
   renderOffer(msg);
   renderPanel(msg);
   chat?.update(msg);
-  guide?.update(msg, { selected: selectedCards(msg), action: ui.action, hint: ui.hint, hintAsked: ui.hintAsked });
+  guide?.update(msg, { selected: selectedCards(msg), action: ui.action, hint: ui.hint, hintAsked: ui.hintAsked, over: resultShown(msg) });
   rove();
 }
 
@@ -1015,10 +1015,15 @@ function renderRatingChanges(msg) {
   line.textContent = parts.join(" \u00b7 ");
 }
 
+/** Whether the result is on show: the game over and its last scoring (and moves) watched. */
+function resultShown(msg) {
+  return Boolean(msg.result) && shownOver(msg) && !feed.queue.length;
+}
+
 function renderResult(msg) {
   const box = $("#result");
   const { result, game, view } = msg;
-  if (game.status !== "over" || !result || scoring.open || feed.queue.length) {
+  if (!resultShown(msg)) {
     box.hidden = true;
     return;
   }

@@ -141,7 +141,7 @@ export class Guide {
   // ---- what to explain ------------------------------------------------------------------------
 
   /** After every render of the table: explain what the player is looking at. */
-  update(msg, { action = null, hint = null, hintAsked = false } = {}) {
+  update(msg, { action = null, hint = null, hintAsked = false, over = false } = {}) {
     if (this.closed || !msg) return;
     this.msg = msg;
     this.pressed = { action, hint };
@@ -153,7 +153,9 @@ export class Guide {
       this.base = this.firstTopic(msg);
     }
     let topic;
-    if (game.status === "over") topic = "over";
+    // Over once the table shows it (its last scoring watched): never before, which would tell the result.
+    if (over) topic = "over";
+    else if (game.status === "over") topic = this.topic || "welcome";
     else if (mine) topic = view.phase === "action" && ACTIONS.includes(action) ? action : this.base;
     else topic = this.topic || "welcome"; // the opponent's move: the last explanation stays
     this.topic = topic;
