@@ -5,7 +5,9 @@ cannot be claimed at all."""
 
 from __future__ import annotations
 
-from bot_support import bridge, new_bot, signed_up
+import asyncio
+
+from bot_support import PASSWORD, bridge, new_bot, signed_up
 from hanamikoji.web.service import BOT_GONE_MS
 from lobby_support import Server, call, challenge, meet, site, table  # noqa: F401 (fixture)
 from test_web_bots import started
@@ -53,3 +55,30 @@ async def test_an_untimed_game_between_people_cannot_be_claimed(site: Server) ->
         refused = await host.error()
         assert refused["code"] == "not-allowed" and "against a bot" in refused["message"]
         await host.ws.close()
+
+
+async def test_an_account_deleted_takes_its_bots_with_it(site: Server) -> None:  # noqa: F811
+    """A deleted account's bots go too: their games on are resigned (the opponent wins, not left
+    waiting), their bridges are cut, their profiles answer 404 and their names stay taken."""
+    async with site.browser() as owner, site.browser() as anna:
+        await signed_up(owner, "owner_d")
+        token = await new_bot(owner, "doomed_bot", controls=["none"], rated=False)
+        await signed_up(anna, "anna_d")
+        assert (await call(anna, "GET", "/api/players/doomed_bot", 200))["bot"]["owner"]
+        async with bridge(site, token) as held:
+            made = await challenge(anna, control="none", to="doomed_bot", seat=0)
+            game = (await started(anna, made["challenge"]["id"]))["game"]
+            seat = await table(anna, game)
+            await call(owner, "POST", "/api/account/delete", 200, json={"password": PASSWORD})
+            end = await seat.until(lambda s: s["game"]["names"][1] == "deleted player")
+            assert end["game"]["status"] == "over" and end["result"]["winner"] == 0
+            assert end["result"]["reason"] == "resign"
+            await asyncio.wait_for(held.task, 10)  # the bridge was told, and stopped
+            assert any("deleted their account" in line for line in held.lines), held.lines
+            await seat.ws.close()
+        missing = await call(anna, "GET", "/api/players/doomed_bot", 404)
+        assert missing["code"] == "not-found"
+        async with site.browser() as other:
+            await call(other, "GET", "/api/me", 200)
+            body = {"username": "Doomed_Bot", "password": PASSWORD}
+            assert (await call(other, "POST", "/api/account", 409, json=body))["code"] == "taken"

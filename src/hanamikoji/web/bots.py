@@ -809,6 +809,12 @@ class BotHub:
             if player_id in (link.bot.player_id, link.bot.owner_id):
                 await self._cut(link.bot, "disabled", _DISABLED, 4403)
 
+    async def deleted(self, owner_id: str) -> None:
+        """An account was deleted, and its bots with it: their links here are cut off."""
+        for link in list(self.links.values()):
+            if link.bot.owner_id == owner_id:
+                await self._cut(link.bot, "revoked", "this bot's owner deleted their account", 4403)
+
     # -- the house bots --------------------------------------------------------------------------
 
     async def start_house(self, levels: Iterable[str] = LEVELS) -> None:

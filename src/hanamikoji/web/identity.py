@@ -413,23 +413,30 @@ class Accounts:
         return opened
 
     async def delete(self, identity: Identity, password: Any) -> None:
-        """Delete the account: its unfinished games are resigned, its games stay under
-        "deleted player"; its sessions end and its user name is never given to anyone else."""
+        """Delete the account and its bots: their unfinished games are resigned, their games stay
+        under "deleted player"; their sessions end and their user names are never given to anyone
+        else."""
         account = self._account(identity)
         await self._check(username_key(account.username or ""), check_password(password))
+        for bot in await self.store.bots_of(account.id):
+            await self._erase(bot.player_id)
+        await self._erase(account.id)
+
+    async def _erase(self, player_id: str) -> None:
+        """Resign a player's unfinished games, then delete the player."""
         tried: set[str] = set()
         while True:  # a page at a time, until only games that could not be resigned are left
-            on = await self.store.player_games(account.id, "playing", 100)
+            on = await self.store.player_games(player_id, "playing", 100)
             left = [row for row, _ in on if row.id not in tried]
             if not left:
                 break
             for row in left:
                 tried.add(row.id)
                 try:
-                    await self.games.resign(row.id, row.players.index(account.id))
+                    await self.games.resign(row.id, row.players.index(player_id))
                 except WebError as e:  # over meanwhile, or busy: the game stays as it is
                     log.info("game %s not resigned on deleting its player: %s", row.id, e.message)
-        games = await self.store.delete_player(account.id, DELETED_NAME)
+        games = await self.store.delete_player(player_id, DELETED_NAME)
         await self.games.refresh(games)
 
     @staticmethod

@@ -1641,6 +1641,7 @@ async def _delete_account(request: web.Request) -> web.Response:
     identity = await _signed_in(request)
     await request.app[ACCOUNTS].delete(identity, body.get("password"))
     _end_sockets(request.app, lambda c: c.player == identity.player.id)
+    await request.app[BOTS].deleted(identity.player.id)
     _forget(request)
     return web.json_response(_me_json(None))
 
