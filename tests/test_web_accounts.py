@@ -8,6 +8,7 @@ import asyncio
 import json
 import sqlite3
 import time
+import unicodedata
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
@@ -409,6 +410,27 @@ async def test_a_name_that_copies_another_is_refused(server: Server, copy: str) 
         assert answer["code"] == "taken" and answer["field"] == "username"
         assert "taken" in answer["error"]
         assert (await call(second, "GET", "/api/me", 200))["account"] is False
+
+
+async def test_a_password_is_the_same_however_its_accents_were_typed(server: Server) -> None:
+    """A password ("pässwörd") typed precomposed (NFC) or as letters and combining accents (NFD, as some
+    keyboards and systems send it) is one password; one set before passwords were normalised,
+    hashed as typed, still opens the account."""
+    composed = unicodedata.normalize("NFC", "pässwörd über 🎴")
+    decomposed = unicodedata.normalize("NFD", composed)
+    assert composed != decomposed
+    async with server.browser() as one, server.browser() as two:
+        await sign_up(one, "Ursula", decomposed)
+        await sign_in(two, "ursula", composed)
+        await sign_in(two, "ursula", decomposed)
+        body = {"username": "ursula", "password": "passwörd über 🎴"}
+        assert (await call(two, "POST", "/api/account/signin", 401, json=body))["code"]
+        # as before: the hash of the text as it was typed
+        account = await server.service.store.account(username_key("Ursula"))
+        assert account is not None
+        legacy = CHEAP.hash(decomposed)
+        await server.service.store.set_password(account.id, legacy, "x" * 64, "2999-01-01")
+        await sign_in(two, "ursula", decomposed)
 
 
 def test_look_alike_letters_and_digits_fold_together() -> None:

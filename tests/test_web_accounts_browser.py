@@ -242,6 +242,27 @@ def test_the_account_page_and_the_games_list_are_accessible(
             why="not saved",
         )
         assert page.evaluate("fetch('/api/me/chat').then((r) => r.json())") == {"chat": True}
+        # A wrong current password: the form has no user name, so only the password is named;
+        # the fifth locks the name out for a quarter of an hour, said in minutes.
+        error = page.locator("#password-form .form-error")
+        for attempt in range(5):
+            page.locator("#current-password").fill(f"not the password {attempt}")
+            page.locator("#new-password").fill("a new password 7")
+            page.locator("#password-form button[type=submit]").click()
+            until(
+                page, "() => !document.querySelector('#password-form .form-error').hidden", why=""
+            )
+            expected = "The password is wrong." if attempt < 4 else None
+            if expected is not None:
+                assert error.inner_text() == expected, error.inner_text()
+            page.evaluate("document.querySelector('#password-form .form-error').hidden = true")
+        page.locator("#password-form button[type=submit]").click()
+        until(
+            page,
+            "() => /min\\./.test(document.querySelector('#password-form .form-error').textContent)",
+            why="",
+        )
+        assert re.fullmatch(r"Too many attempts: try again in 1[45] min\.", error.inner_text())
         page.locator("#delete-form button[type=submit]").click()  # not confirmed
         until(
             page, "() => !document.querySelector('#delete-form .form-error').hidden", why="confirm"

@@ -182,6 +182,12 @@ def check_password(value: Any, field: str = "password") -> str:
     return value
 
 
+def _normal(password: str) -> str:
+    """A password as it is hashed: in Unicode's NFKC form, so that the same text typed on
+    another keyboard or system (a precomposed "ü" or "u" and its accent) is the same password."""
+    return unicodedata.normalize("NFKC", password)
+
+
 def session_hash(session_id: str) -> str:
     """What the database keeps of a session id."""
     return hashlib.sha256(session_id.encode()).hexdigest()
@@ -305,7 +311,7 @@ class Accounts:
 
     async def _hash(self, password: str) -> str:
         async with self._hashing:
-            return await asyncio.to_thread(self.hasher.hash, password)
+            return await asyncio.to_thread(self.hasher.hash, _normal(password))
 
     async def _verify(self, stored: str | None, password: str) -> bool:
         """Whether ``password`` is the one ``stored`` was made from. With nothing stored (no
@@ -316,10 +322,15 @@ class Accounts:
                     self._decoy = await asyncio.to_thread(self.hasher.hash, secrets.token_hex(16))
                 stored = self._decoy
                 password = ""  # never matches: the decoy's password is random
-            try:
-                return await asyncio.to_thread(self.hasher.verify, stored, password)
-            except (VerificationError, InvalidHashError):
-                return False
+            # The normal form first; a password set before passwords were normalised was
+            # hashed as it was typed.
+            for typed in dict.fromkeys((_normal(password), password)):
+                try:
+                    if await asyncio.to_thread(self.hasher.verify, stored, typed):
+                        return True
+                except (VerificationError, InvalidHashError):
+                    pass
+            return False
 
     async def _check(self, key: str, password: str) -> PlayerRow:
         """The account whose user name folds to ``key``, if ``password`` is its own. A wrong

@@ -31,11 +31,18 @@ async function send(path, payload) {
 }
 
 /** Our words for a refusal: the field's rule, the code's sentence, else the server's reason. */
-function explain(answer) {
+function explain(answer, form = "") {
   const body = answer.body || {};
   const field = body.field === "new_password" ? "password" : body.field;
   if (body.code === "bad-request" && ["username", "password", "name"].includes(field)) return { key: `account.errors.${field}` };
-  if (body.code === "too-many" || answer.status === 429) return { key: "account.errors.too-many", params: { seconds: answer.retry || 60 } };
+  if (body.code === "too-many" || answer.status === 429) {
+    const seconds = answer.retry || 60;
+    // A lockout of a quarter of an hour reads in minutes, not as "789 s"
+    if (seconds > 90) return { key: "account.errors.too-many-minutes", params: { minutes: Math.ceil(seconds / 60) } };
+    return { key: "account.errors.too-many", params: { seconds } };
+  }
+  // the password and deletion forms ask for no user name: only the password can be wrong there
+  if (body.code === "bad-credentials" && ["password-form", "delete-form"].includes(form)) return { key: "account.errors.bad-password" };
   if (["taken", "bad-credentials", "not-signed-in", "signed-in"].includes(body.code)) return { key: `account.errors.${body.code}` };
   return { key: "account.errors.failed", reason: { status: answer.status, code: body.code || null, error: body.error || "" } };
 }
@@ -149,7 +156,7 @@ function wire(form, path, fields, done, check = () => null) {
       await done(answer);
       return;
     }
-    page.errors[form.id] = explain(answer);
+    page.errors[form.id] = explain(answer, form.id);
     page.status = null;
     render();
     markField(form, answer);
