@@ -673,7 +673,9 @@ def test_the_game_page_is_accessible_against_the_ai(
         page.locator("#prefs summary").click()
         visible(page, "#pref-theme", "the table's settings do not open")
         findings.check(page, "game: the settings open")
-        page.locator("#prefs summary").click()
+        page.keyboard.press("Escape")  # closes them, as a dialog, back on their button
+        assert page.locator("#prefs").evaluate("d => !d.open")
+        assert page.evaluate("document.activeElement === document.querySelector('#prefs summary')")
 
         page.locator("#resign").click()
         visible(page, "#resign-yes", "#resign shows no confirmation")

@@ -197,6 +197,8 @@ def test_a_rated_timed_game_against_the_ai_from_the_home_page(
         # the game's row says what it did to the rating, and when it was played
         text = row.locator(".mine-what").inner_text()
         assert f"rated \u2212{1500 - after}" in text, text
+        # the opponent and the clock in words, as on the home page (they were "beginner", "3+2")
+        assert text.startswith("against AI (Beginner) · 3 min + 2 s · "), text
         assert re.search(r" · [A-Z][a-z]{2} \d{1,2}, \d{4}$", text), text  # "Dec 6, 2026"
         # one rated game is a line from 1500, not a lone dot
         points = page.locator("svg.rating-plot polyline").get_attribute("points") or ""

@@ -83,6 +83,7 @@ async def profile(store: Store, name: Any) -> dict[str, Any]:
                 "game": row.id,
                 "mode": row.mode,
                 "level": row.level,
+                "seat": seat,
                 "opponent": row.names[1 - seat],
                 **opponent_mark(accounts, opponent),
                 "control": row.control or "none",

@@ -1230,7 +1230,14 @@ function wire() {
       return;
     }
     arrows(event);
-    if (event.key === "Escape" && ui.msg && !scoring.open && !$("#prefs").open) {
+    const settings = $("#prefs");
+    if (event.key === "Escape" && settings.open) {
+      // Escape closes the settings, as it closes a dialog; the focus goes back to their button
+      settings.open = false;
+      $("summary", settings).focus();
+      return;
+    }
+    if (event.key === "Escape" && ui.msg && !scoring.open) {
       ui.selected.clear();
       ui.action = null;
       render();

@@ -4,11 +4,13 @@
 // display name: a look-alike display name cannot pass for someone else.
 
 import { getJSON } from "./api.js";
+import { controlText } from "./clock.js";
 import { $, fill, h, s } from "./dom.js";
 import { reasonOf } from "./errors.js";
 import { dateText, initI18n, isolate, onLanguageChange, t } from "./i18n.js";
 import "./prefs.js";
 import { markedName, markedText, sentence, whoMark } from "./who.js";
+import { displayName } from "./words.js";
 
 const page = { data: null, error: null, name: "" };
 const FAMILIES = ["real-time", "correspondence"];
@@ -71,18 +73,25 @@ function ratingChanges(history) {
   return changes;
 }
 
+/** The opponent's name in the page's language: the AI's level, "Player 2", "deleted player". */
+function opponentName(g) {
+  if (g.mode === "ai" && g.level) return t("game.ai_name", { level: t(`levels.${g.level}`) });
+  return displayName(g.opponent, 1 - (g.seat ?? 0));
+}
+
 function gameItem(g, changes) {
   const result = t(`profile.result.${g.result}`);
   // The opponent's name as typed, with their @user name or the guest mark (js/who.js); the AI's alone.
   const mark = whoMark(g.opponent_username, g.mode !== "ai", g.opponent_deleted);
+  const name = opponentName(g);
   const rated = g.rated && changes[g.game] ? `${t("profile.rated")} ${changes[g.game]}` : t(g.rated ? "profile.rated" : "profile.casual");
-  const rest = [g.control !== "none" ? g.control : "", rated, dateText(g.updated)].filter(Boolean).map((part) => ` · ${part}`).join("");
-  const what = `${t("profile.vs", { name: markedText(g.opponent, mark) })}${rest}`;
+  const rest = [g.control !== "none" ? controlText(g.control) : "", rated, dateText(g.updated)].filter(Boolean).map((part) => ` · ${part}`).join("");
+  const what = `${t("profile.vs", { name: markedText(name, mark) })}${rest}`;
   return h(
     "li",
     { class: "mine-game", "data-game": g.game },
     h("span", { class: "mine-status", text: result }),
-    h("span", { class: "mine-what" }, sentence("profile.vs", {}, { name: markedName(g.opponent, mark) }), rest),
+    h("span", { class: "mine-what" }, sentence("profile.vs", {}, { name: markedName(name, mark) }), rest),
     h("a", { class: "btn", href: g.review, text: t("profile.review"), "aria-label": `${t("profile.review")}: ${result}, ${what}` }),
   );
 }
