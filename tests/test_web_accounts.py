@@ -413,9 +413,9 @@ async def test_a_name_that_copies_another_is_refused(server: Server, copy: str) 
 
 
 async def test_a_password_is_the_same_however_its_accents_were_typed(server: Server) -> None:
-    """A password ("pässwörd") typed precomposed (NFC) or as letters and combining accents (NFD, as some
-    keyboards and systems send it) is one password; one set before passwords were normalised,
-    hashed as typed, still opens the account."""
+    """A password ("pässwörd") typed precomposed (NFC) or as letters and combining accents
+    (NFD, as some keyboards and systems send it) is one password; one set before passwords were
+    normalised, hashed as typed, still opens the account."""
     composed = unicodedata.normalize("NFC", "pässwörd über 🎴")
     decomposed = unicodedata.normalize("NFD", composed)
     assert composed != decomposed
