@@ -126,3 +126,105 @@ def test_a_bot_from_hanamikoji_bot_plays_a_rated_game_in_the_browser(
             proc.wait(10)
             if proc.stderr is not None:
                 proc.stderr.close()
+
+
+def _apart(page: Page, a: str, b: str) -> None:
+    """The boxes of ``a`` and ``b`` do not overlap (a row's buttons never cover its text)."""
+    one, two = page.locator(a).bounding_box(), page.locator(b).bounding_box()
+    assert one is not None and two is not None, (a, b)
+    assert (
+        one["y"] + one["height"] <= two["y"] + 0.5
+        or two["y"] + two["height"] <= one["y"] + 0.5
+        or one["x"] + one["width"] <= two["x"] + 0.5
+        or two["x"] + two["width"] <= one["x"] + 0.5
+    ), (a, one, b, two)
+
+
+def test_the_account_page_changes_what_a_bot_accepts_and_asks_before_cutting_it_off(
+    browser: Browser, server: Server
+) -> None:
+    context = new_context(browser)
+    try:
+        page = open_page(context)
+        page.goto(f"{server.url}/")
+        status, body = api(
+            page, "POST", "/api/account", {"username": "dora_b", "password": PASSWORD}
+        )
+        assert status == 201, body
+        page.goto(f"{server.url}/account")
+        until(page, "() => !document.querySelector('#bots-form').hidden", why="no bots form")
+        page.locator("#bot-username").fill("dora_bot")
+        page.locator("#bot-create").click()
+        until(page, "() => document.querySelector('[data-bot=\"dora_bot\"]')", why="no row")
+        row = page.locator('[data-bot="dora_bot"]')
+        # the form's default is the API's: every family of clocks
+        assert api(page, "GET", "/api/bots")[1]["bots"][0]["accepts"]["controls"] == [
+            "real-time",
+            "correspondence",
+            "none",
+        ]
+        what = row.locator(".bot-row-what").inner_text()
+        every = "plays real time, correspondence, untimed; rated or casual; 2 at once"
+        assert what == f"not connected · {every}", what
+        for width in (1280, 390):
+            page.set_viewport_size({"width": width, "height": 800})
+            _apart(
+                page, '[data-bot="dora_bot"] .bot-row-what', '[data-bot="dora_bot"] .bot-actions'
+            )
+            shot(page, f"bots-account-row-{width}.png", full_page=False)
+        page.set_viewport_size({"width": 1280, "height": 800})
+
+        # what it accepts, changed in its row
+        row.locator('[data-action="edit"]').click()
+        editor = row.locator(".bot-editor")
+        assert editor.is_visible()
+        editor.locator('input[value="none"]').uncheck()
+        editor.locator('input[value="casual"]').uncheck()
+        editor.locator('input[name="edit-games"]').fill("1")
+        shot(page, "bots-account-edit.png", full_page=False)
+        editor.locator('[data-action="save"]').click()
+        until(page, "() => !document.querySelector('#bots-saved').hidden", why="not saved")
+        accepts = api(page, "GET", "/api/bots")[1]["bots"][0]["accepts"]
+        assert accepts == {
+            "controls": ["real-time", "correspondence"],
+            "rated": True,
+            "casual": False,
+            "games": 1,
+        }
+        assert row.locator(".bot-editor").count() == 0
+        assert "rated only; 1 at once" in row.locator(".bot-row-what").inner_text()
+        # nothing ticked: refused, saying why, nothing changed
+        row.locator('[data-action="edit"]').click()
+        for box in ("real-time", "correspondence"):
+            row.locator(f'.bot-editor input[value="{box}"]').uncheck()
+        row.locator('.bot-editor [data-action="save"]').click()
+        until(page, "() => !document.querySelector('#bots-form .form-error').hidden", why="")
+        assert api(page, "GET", "/api/bots")[1]["bots"][0]["accepts"] == accepts
+        row.locator('.bot-editor [data-action="no"]').click()
+
+        # a new token and a revocation ask first; Cancel changes nothing
+        row.locator('[data-action="token"]').click()
+        assert "cuts the bot off now" in row.locator(".bot-confirm-text").inner_text()
+        shot(page, "bots-account-confirm.png", full_page=False)
+        row.locator('[data-action="no"]').click()
+        assert page.locator("#bot-token").is_visible()  # the first token, still the one shown
+        first = page.locator("#bot-token-value").inner_text()
+        row.locator('[data-action="token"]').click()
+        row.locator('[data-action="token-yes"]').click()
+        until(
+            page,
+            "t => document.querySelector('#bot-token-value').textContent !== t",
+            first,
+            why="no new token",
+        )
+        row.locator('[data-action="revoke"]').click()
+        row.locator('[data-action="revoke-yes"]').click()
+        until(
+            page,
+            "() => /no token/.test(document.querySelector('[data-bot] .bot-row-what').textContent)",
+            why="",
+        )
+        assert api(page, "GET", "/api/bots")[1]["bots"][0]["token"] is False
+        no_page_errors(page)
+    finally:
+        context.close()

@@ -1,12 +1,16 @@
 // The account page's bots (docs/bots.md): an account's bots, a new one (its token shown once),
 // a new token or a revoked one. The bot itself plays through `hanamikoji bot` or the bot API.
 
+import { controlText } from "./clock.js";
 import { $, $$, fill, h } from "./dom.js";
 import { reasonOf } from "./errors.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { whoAmI } from "./mine.js";
+import { acceptsText, BOT_KINDS } from "./words.js";
 
-const state = { bots: [], token: null, error: null }; // token: {name, value}, shown this once
+// token: {name, value}, shown this once; editing: the bot whose settings are open; asking: a
+// new token or a revocation awaiting its confirmation ({name, what}); saved: the bot just saved
+const state = { bots: [], token: null, error: null, editing: null, asking: null, saved: null };
 
 async function call(method, path, payload) {
   try {
@@ -22,21 +26,115 @@ async function call(method, path, payload) {
   }
 }
 
-function botItem(b) {
-  const status = [b.online ? t("bots.account.online") : t("bots.account.offline"), b.token ? null : t("bots.account.revoked")];
+/** A row's buttons: what it accepts changed, a new token, the token revoked. The last two cut
+ * off a connected bot, so each asks first, in the row. */
+function botActions(b) {
+  const ask = state.asking?.name === b.username ? state.asking.what : null;
+  if (ask) {
+    const why = t(`bots.account.confirm_${ask}`);
+    return h(
+      "span",
+      { class: "bot-actions bot-confirm", role: "group", "aria-label": why },
+      h("span", { class: "bot-confirm-text", text: why }),
+      h("button", { type: "button", class: "btn primary", "data-action": `${ask}-yes`, text: t(ask === "token" ? "bots.account.new_token" : "bots.account.revoke"), onclick: () => act(b.username, ask) }),
+      h("button", { type: "button", class: "btn", "data-action": "no", text: t("bots.account.cancel"), onclick: () => asking(null) }),
+    );
+  }
   return h(
-    "li",
-    { class: "challenge bot", "data-bot": b.username },
-    h("a", { class: "challenge-who", href: b.profile, text: b.username }),
-    h("span", { class: "bot-badge", text: t("bots.badge"), title: t("bots.badge_title") }),
-    h("span", { class: "challenge-what", text: status.filter(Boolean).join(" · ") }),
+    "span",
+    { class: "bot-actions" },
+    h("button", { type: "button", class: "btn", "data-action": "edit", "aria-expanded": String(state.editing === b.username), text: t("bots.account.edit"), onclick: () => editing(state.editing === b.username ? null : b.username) }),
+    h("button", { type: "button", class: "btn", "data-action": "token", text: t("bots.account.new_token"), onclick: () => asking({ name: b.username, what: "token" }) }),
+    b.token ? h("button", { type: "button", class: "btn", "data-action": "revoke", text: t("bots.account.revoke"), onclick: () => asking({ name: b.username, what: "revoke" }) }) : null,
+  );
+}
+
+/** What a bot accepts, as a small form in its row (POST /api/bots/NAME/settings): a group, not
+ * a form of its own, as the rows sit inside the form that creates a bot. */
+function botEditor(b) {
+  const a = b.accepts;
+  const single = a.controls.filter((c) => !BOT_KINDS.includes(c)); // set through the API: kept
+  const box = (value, label, checked, extra = {}) =>
+    h("label", { class: "check" }, h("input", { type: "checkbox", checked, value, ...extra }), " ", h("span", { text: label }));
+  const id = `bot-edit-${b.username}`;
+  return h(
+    "div",
+    {
+      class: "bot-editor",
+      id,
+      role: "group",
+      "aria-label": t("bots.account.edit_title", { name: b.username }),
+      // Enter saves these settings (the enclosing form's submission would create a bot)
+      onkeydown: (event) => {
+        if (event.key === "Enter" && event.target.matches("input")) {
+          event.preventDefault();
+          save(b.username);
+        }
+      },
+    },
+    h(
+      "fieldset",
+      { class: "field" },
+      h("legend", { text: t("bots.account.controls") }),
+      ...BOT_KINDS.map((k) => box(k, t(`bots.kind.${k}`), a.controls.includes(k), { name: "edit-control" })),
+      ...single.map((c) => box(c, controlText(c), true, { name: "edit-control" })),
+      box("rated", t("bots.account.rated"), a.rated, { name: "edit-rated" }),
+      box("casual", t("bots.account.casual"), a.casual, { name: "edit-casual" }),
+    ),
+    h("div", { class: "field" }, h("label", { for: `${id}-games`, text: t("bots.account.games") }), h("input", { id: `${id}-games`, name: "edit-games", type: "number", min: "1", max: "20", value: String(a.games) })),
     h(
       "span",
       { class: "bot-actions" },
-      h("button", { type: "button", class: "btn", "data-action": "token", text: t("bots.account.new_token"), onclick: () => act(b.username, "token") }),
-      b.token ? h("button", { type: "button", class: "btn", "data-action": "revoke", text: t("bots.account.revoke"), onclick: () => act(b.username, "revoke") }) : null,
+      h("button", { type: "button", class: "btn primary", "data-action": "save", text: t("bots.account.save"), onclick: () => save(b.username) }),
+      h("button", { type: "button", class: "btn", "data-action": "no", text: t("bots.account.cancel"), onclick: () => editing(null) }),
     ),
   );
+}
+
+function botItem(b) {
+  const status = [
+    b.online ? t("bots.account.online") : t("bots.account.offline"),
+    b.playing ? t("bots.account.playing", { n: b.playing }) : null,
+    b.token ? null : t("bots.account.revoked"),
+    acceptsText(b.accepts),
+  ];
+  return h(
+    "li",
+    { class: "bot-row", "data-bot": b.username },
+    h("span", { class: "bot-row-name" }, h("a", { class: "challenge-who", href: b.profile, text: b.username }), " ", h("span", { class: "bot-badge", text: t("bots.badge"), title: t("bots.badge_title") })),
+    h("span", { class: "bot-row-what", text: status.filter(Boolean).join(" · ") }),
+    botActions(b),
+    state.editing === b.username ? botEditor(b) : null,
+  );
+}
+
+function asking(what) {
+  state.asking = what;
+  state.editing = null;
+  render();
+}
+
+function editing(name) {
+  state.editing = name;
+  state.asking = null;
+  render();
+  if (name) $(`#bot-edit-${CSS.escape(name)} input`)?.focus();
+}
+
+async function save(name) {
+  const form = $(`#bot-edit-${CSS.escape(name)}`);
+  const accepts = {
+    controls: $$('input[name="edit-control"]:checked', form).map((box) => box.value),
+    rated: $('input[name="edit-rated"]', form).checked,
+    casual: $('input[name="edit-casual"]', form).checked,
+    games: Number($('input[name="edit-games"]', form).value) || 0,
+  };
+  state.error = null;
+  const answer = await call("POST", `/api/bots/${encodeURIComponent(name)}/settings`, { accepts });
+  if (!answer.ok) return failed(answer);
+  state.editing = null;
+  state.saved = name;
+  await load();
 }
 
 function render() {
@@ -48,6 +146,9 @@ function render() {
     $("#bot-token-text").textContent = t("bots.account.token_once", { name: state.token.name });
     $("#bot-token-value").textContent = state.token.value;
   }
+  const saved = $("#bots-saved");
+  saved.hidden = !state.saved;
+  saved.textContent = state.saved ? t("bots.account.saved", { name: state.saved }) : "";
   const error = $("#bots-form .form-error");
   error.hidden = !state.error;
   error.textContent = state.error ? t("bots.account.failed", { reason: reasonOf(state.error) }) : "";
@@ -60,12 +161,15 @@ async function load() {
 }
 
 function failed(answer) {
+  state.saved = null;
   state.error = { status: answer.status, code: answer.body?.code || null, error: answer.body?.error || "" };
   render();
 }
 
 async function act(name, what) {
   state.error = null;
+  state.asking = null;
+  state.saved = null;
   const answer = await call("POST", `/api/bots/${encodeURIComponent(name)}/${what}`, {});
   if (!answer.ok) return failed(answer);
   state.token = answer.body.token ? { name, value: answer.body.token } : null;
@@ -75,6 +179,7 @@ async function act(name, what) {
 async function create(event) {
   event.preventDefault();
   state.error = null;
+  state.saved = null;
   const accepts = {
     controls: $$('#bots-form input[name="control"]:checked').map((box) => box.value),
     rated: $("#bot-rated").checked,
@@ -99,6 +204,7 @@ async function show(me) {
   state.bots = [];
   state.token = null; // a token is shown once, to the account that made it
   state.error = null;
+  state.editing = state.asking = state.saved = null;
   if (!me.account) return render();
   if (!started) {
     started = true;

@@ -9,6 +9,7 @@ import { initI18n, onLanguageChange, t } from "./i18n.js";
 import { accountLink, whoAmI } from "./mine.js";
 import "./prefs.js"; // the theme chosen at the table holds here too
 import { markNode, markedText, whoMark as markOf } from "./who.js";
+import { acceptsText } from "./words.js";
 
 const lobby = {
   challenges: new Map(), // id -> challenge, as the server shows it to this visitor
@@ -22,13 +23,11 @@ let socket = null; // the lobby's live updates: connect()
 
 /** A bot in the lobby: its name, the BOT mark, its rating and what it accepts; Challenge. */
 function botItem(b) {
-  const modes = b.accepts.rated && b.accepts.casual ? t("bots.rated_casual") : b.accepts.rated ? t("bots.rated_only") : t("bots.casual_only");
-  const controls = b.accepts.controls.map((c) => (["real-time", "correspondence", "none"].includes(c) ? t(`bots.kind.${c}`) : controlText(c))).join(", ");
   const rating = b.ratings["real-time"];
   const what = [
     b.house ? t("bots.house", { level: t(`levels.${b.level}`) }) : t("bots.owner", { owner: b.owner }),
     rating ? t("bots.rating", { rating }) : null,
-    t("bots.accepts", { controls, modes, games: b.accepts.games }),
+    acceptsText(b.accepts),
   ].filter(Boolean).join(" · ");
   const label = `${t("bots.challenge")}: ${b.username}`;
   return h(

@@ -1,5 +1,6 @@
 // Moves and history in words, in the chosen language.
 
+import { controlText } from "./clock.js";
 import { list, t } from "./i18n.js";
 import { offerRest, parseMove } from "./notation.js";
 
@@ -124,4 +125,14 @@ function offerLine(entry, seat) {
   const who = entry.seat === seat ? "me" : "opp";
   const m = parseMove(entry.move);
   return t(`log.${who}.${m.kind}`, params(entry.move));
+}
+
+/** The families of time controls a bot may accept (besides single controls such as "3+2"). */
+export const BOT_KINDS = ["real-time", "correspondence", "none"];
+
+/** What a bot accepts, in words: "plays real time, untimed; rated or casual; 2 at once". */
+export function acceptsText(accepts) {
+  const modes = accepts.rated && accepts.casual ? t("bots.rated_casual") : accepts.rated ? t("bots.rated_only") : t("bots.casual_only");
+  const controls = accepts.controls.map((c) => (BOT_KINDS.includes(c) ? t(`bots.kind.${c}`) : controlText(c))).join(", ");
+  return t("bots.accepts", { controls, modes, games: accepts.games });
 }
