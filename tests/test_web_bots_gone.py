@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 
 from bot_support import PASSWORD, bridge, new_bot, signed_up
+from hanamikoji.web.bots import IDLE_MS
 from hanamikoji.web.service import BOT_GONE_MS
 from lobby_support import Server, call, challenge, meet, site, table  # noqa: F401 (fixture)
 from test_web_bots import started
@@ -82,3 +83,37 @@ async def test_an_account_deleted_takes_its_bots_with_it(site: Server) -> None: 
             await call(other, "GET", "/api/me", 200)
             body = {"username": "Doomed_Bot", "password": PASSWORD}
             assert (await call(other, "POST", "/api/account", 409, json=body))["code"] == "taken"
+
+
+async def test_games_left_by_their_people_stop_counting_towards_a_bots_limit(
+    site: Server,  # noqa: F811
+) -> None:
+    """Untimed games never end by themselves: two left open used to shut a bot (a house level
+    too) out of the lobby for ever. A game whose person has had the move for ``IDLE_MS`` and is
+    not at the table stops counting; the bot takes the next challenge."""
+    async with site.browser() as owner, site.browser() as anna, site.browser() as bob:
+        await signed_up(owner, "owner_i")
+        token = await new_bot(owner, "idle_bot", controls=["none"], rated=False, games=1)
+        await signed_up(anna, "anna_i")
+        await signed_up(bob, "bob_i")
+        async with bridge(site, token):
+            made = await challenge(anna, control="none", to="idle_bot", seat=0)
+            game = (await started(anna, made["challenge"]["id"]))["game"]
+            seat = await table(anna, game)
+            state = await seat.until(lambda s: s["view"]["to_move"] == 0)
+            site.now.shift(IDLE_MS + 1_000)  # anna thinks, at the table: the game counts
+            full = await challenge(bob, None, control="none", to="idle_bot")
+            assert full["code"] == "declined" and "the most its owner allows" in full["error"]
+            await seat.ws.close()  # she leaves, her move still to make
+            await asyncio.sleep(0.1)
+            taken = await challenge(bob, control="none", to="idle_bot")
+            second = (await started(bob, taken["challenge"]["id"]))["game"]
+            assert second != game
+            # She comes back and moves: hers counts again, and the bot is full.
+            seat = await table(anna, game)
+            await seat.until(lambda s: s["view"]["to_move"] == 0)
+            await seat.send(type="move", move=state["legal"][0], version=state["game"]["version"])
+            await seat.until(lambda s: s["game"]["version"] > state["game"]["version"])
+            again = await challenge(bob, None, control="none", to="idle_bot")
+            assert again["code"] == "declined" and "already has 2 games" in again["error"]
+            await seat.ws.close()

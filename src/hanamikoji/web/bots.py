@@ -66,6 +66,10 @@ MAX_GAMES = 20
 """The most games a bot's owner may let it play at once."""
 HOUSE_GAMES = {"beginner": 50, "easy": 50, "medium": 4, "hard": 4, "master": 4}
 """Games each house bot plays at once: the searching levels share the AI workers."""
+IDLE_MS = 2 * 60_000
+"""A game whose person has had the move this long, and is not at the table, stops counting
+towards the games its bot plays at once: games left open by people who went away (an untimed
+one never ends by itself) must not shut a bot out of the lobby. It counts again once they move."""
 TOKEN_PREFIX = "hkbot_"
 HELLO_S = 10.0
 """Seconds a new bot socket has to say hello."""
@@ -231,6 +235,8 @@ class BotLink:
     acted: dict[str, int] = field(default_factory=dict)  # game -> version of the last act sent
     offered: set[str] = field(default_factory=set)  # open challenges told to the bot
     rematched: set[str] = field(default_factory=set)  # finished games whose rematch was taken
+    # game -> (its version, ms since when): the games where the opponent has had the move
+    waiting: dict[str, tuple[int, int]] = field(default_factory=dict)
     tokens: float = BURST
     at: float = field(default_factory=time.monotonic)
     warned: float = 0.0
@@ -497,14 +503,26 @@ class BotHub:
         why = link.accepts.refusal(control, rated)
         if why is not None:
             raise FieldError("to", f"{link.bot.username} {why}", "declined")
-        busy = len(link.games) + len(link.offered)
+        busy = self._busy(link) + len(link.offered)
         if busy >= link.accepts.games:
+            most = "its owner allows" if link.bot.owner_id is not None else "it plays"
             raise FieldError(
                 "to",
                 f"{link.bot.username} already has {busy} game{'' if busy == 1 else 's'} on or "
-                "offered, the most its owner allows at once: try again soon",
+                f"offered, the most {most} at once: try again soon",
                 "declined",
             )
+
+    def _busy(self, link: BotLink) -> int:
+        """The bot's games that count towards its limit: all but those whose opponent has had
+        the move for ``IDLE_MS`` and is not at the table here."""
+        now = self.service.now_ms()
+        idle = 0
+        for game_id, seat in link.games.items():
+            waiting = link.waiting.get(game_id)
+            if waiting is not None and now - waiting[1] >= IDLE_MS:
+                idle += not self.service.online(game_id, 1 - seat)
+        return len(link.games) - idle
 
     async def challenge_changed(self, c: ChallengeRow) -> None:
         """Tell the bot a challenge is addressed to of it (open), or that it went."""
@@ -532,8 +550,9 @@ class BotHub:
             await self._decline(challenge_id)
             raise WebError("not-found", "this challenge cannot be accepted now")
         why = link.accepts.refusal(TimeControl.parse(c.control), c.rated)
-        if why is None and len(link.games) >= link.accepts.games:
-            why = "is playing the most games its owner allows"
+        if why is None and self._busy(link) >= link.accepts.games:
+            most = "its owner allows" if link.bot.owner_id is not None else "it plays at once"
+            why = f"is playing the most games {most}"
         if why is not None:
             link.offered.discard(challenge_id)
             await self._decline(challenge_id)
@@ -602,6 +621,7 @@ class BotHub:
             assert outcome is not None
             del link.games[game.id]
             link.acted.pop(game.id, None)
+            link.waiting.pop(game.id, None)
             await link.wire.send(
                 {
                     "type": "result",
@@ -613,7 +633,12 @@ class BotHub:
                 }
             )
             return
-        if state.to_move != seat or link.acted.get(game.id) == game.row.version:
+        if state.to_move != seat:  # the opponent's move: since when, for the idle games
+            if link.waiting.get(game.id, (None,))[0] != game.row.version:
+                link.waiting[game.id] = (game.row.version, self.service.now_ms())
+            return
+        link.waiting.pop(game.id, None)
+        if link.acted.get(game.id) == game.row.version:
             return
         link.acted[game.id] = game.row.version
         now = self.service.now_ms()
