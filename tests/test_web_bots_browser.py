@@ -6,12 +6,16 @@ says whose bot it is."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 import subprocess
 import sys
+import threading
 from typing import Any
 
+import aiohttp
+import pytest
 from playwright.sync_api import Browser, Page
 
 from browser_support import (
@@ -227,4 +231,74 @@ def test_the_account_page_changes_what_a_bot_accepts_and_asks_before_cutting_it_
         assert api(page, "GET", "/api/bots")[1]["bots"][0]["token"] is False
         no_page_errors(page)
     finally:
+        context.close()
+
+
+class DecliningBot:
+    """A bot on the bot API, in a thread of its own, that declines every challenge offered to it
+    (after ``delay`` seconds)."""
+
+    def __init__(self, url: str, token: str, delay: float) -> None:
+        self.url = url.replace("http", "ws", 1) + "/ws/bot"
+        self.token, self.delay = token, delay
+        self.declined: list[str] = []
+        self.welcomed = threading.Event()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=lambda: asyncio.run(self.run()), daemon=True)
+        self.thread.start()
+        assert self.welcomed.wait(10), "the bot was not welcomed"
+
+    async def run(self) -> None:
+        async with aiohttp.ClientSession() as http, http.ws_connect(self.url) as ws:
+            hello = {"type": "hello", "protocol": "hanamikoji-bot/1", "token": self.token}
+            await ws.send_json(hello)
+            while not self.stop.is_set():
+                try:
+                    msg = await ws.receive_json(timeout=0.2)
+                except TimeoutError:
+                    continue
+                if msg["type"] == "welcome":
+                    self.welcomed.set()
+                elif msg["type"] == "challenge":
+                    await asyncio.sleep(self.delay)
+                    await ws.send_json({"type": "decline", "id": msg["challenge"]["id"]})
+                    self.declined.append(msg["challenge"]["id"])
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(5)
+
+
+@pytest.mark.parametrize("delay", [0.0, 1.5], ids=["at-once", "later"])
+def test_a_bot_that_declines_is_said_to_have_declined(
+    browser: Browser, server: Server, delay: float
+) -> None:
+    """The challenger is told, whether the bot declines at once (before the page heard of the
+    challenge it made) or while the page waits; the challenge no longer waits."""
+    context = new_context(browser)
+    bot = None
+    try:
+        page = open_page(context)
+        page.goto(f"{server.url}/")
+        owner = f"eve_{int(delay * 10)}"
+        status, body = api(page, "POST", "/api/account", {"username": owner, "password": PASSWORD})
+        assert status == 201, body
+        status, made = api(page, "POST", "/api/bots", {"username": f"{owner}_bot"})
+        assert status == 201, made
+        bot = DecliningBot(server.url, made["token"], delay)
+        page.goto(f"{server.url}/lobby")
+        row = page.locator(f'[data-bot="{owner}_bot"]')
+        until(page, f"() => document.querySelector('[data-bot=\"{owner}_bot\"]')", why="no bot")
+        row.locator("button").click()
+        until(page, "() => !document.querySelector('#lobby-error').hidden", why="not told")
+        assert page.locator("#lobby-error").inner_text() == (
+            f"{owner}_bot declined your challenge: try another time control, or another bot."
+        )
+        assert page.locator("#lobby-waiting").is_hidden()
+        assert len(bot.declined) == 1
+        shot(page, f"bots-declined-{int(delay * 10)}.png", full_page=False)
+        no_page_errors(page)
+    finally:
+        if bot is not None:
+            bot.close()
         context.close()

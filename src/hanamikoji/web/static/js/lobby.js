@@ -15,6 +15,7 @@ const lobby = {
   challenges: new Map(), // id -> challenge, as the server shows it to this visitor
   waiting: null, // this visitor's own open challenge from Play someone now or Create
   error: null, // {key, params} or {reason}
+  declined: new Map(), // id -> the bot's name: challenges of this visitor's that a bot declined
   conn: "connecting", // connecting | open | lost | disabled
   starting: false,
   bots: [], // the bots connected now, as the server lists them (docs/bots.md)
@@ -231,7 +232,20 @@ async function create() {
   wait(answer.body.challenge);
 }
 
+/** A bot declined our challenge `id`: said, and no longer waited for. */
+function declined(id, name) {
+  const known = lobby.declined.get(id) ?? name;
+  lobby.declined.set(id, known);
+  if (lobby.waiting?.id === id) lobby.waiting = null;
+  if (known) lobby.error = { key: "lobby.errors.declined-by", params: { name: known } };
+}
+
 function wait(challenge) {
+  if (lobby.declined.has(challenge.id)) {
+    declined(challenge.id, challenge.to); // declined before its answer came: nothing to wait for
+    render();
+    return;
+  }
   lobby.challenges.set(challenge.id, challenge);
   lobby.waiting = challenge;
   render();
@@ -268,7 +282,10 @@ function onMessage(msg) {
     lobby.challenges.set(msg.challenge.id, msg.challenge);
     if (msg.challenge.mine && !lobby.waiting) lobby.waiting = msg.challenge; // made in another tab
   } else if (msg.type === "gone") {
+    const gone = lobby.challenges.get(msg.id);
     lobby.challenges.delete(msg.id);
+    // A bot declined one of ours (at once, maybe before the page heard its challenge was made)
+    if (msg.why === "declined" && (gone?.mine || lobby.waiting?.id === msg.id || !gone)) declined(msg.id, gone?.to);
   } else if (msg.type === "start") {
     return start(msg.url);
   } else if (msg.type === "bots") {
