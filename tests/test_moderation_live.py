@@ -80,8 +80,12 @@ async def test_disable_closes_every_socket_of_the_player_at_once(
         refused = await closed_disabled(bot)
         assert "disabled" in refused["message"]
         assert time.monotonic() - started < LIVE_S + 2
-        # Bob's socket stays, and is told his opponent left.
-        await bob.until(lambda s: not s["game"]["opponent_online"])
+        # Bob's socket stays, and is told his opponent left: the game is his, by forfeit (she
+        # cannot come back, and an untimed game between people has no claim).
+        end = await bob.until(lambda s: s["game"]["status"] == "over")
+        assert not end["game"]["opponent_online"]
+        assert end["result"]["winner"] == 1 and end["result"]["reason"] == "forfeit"
+        assert end["result"]["why"] == "seat 0 was disabled by the server's moderators"
         assert not bob.ws.closed
         await bob.ws.close()
 

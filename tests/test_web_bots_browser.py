@@ -234,13 +234,14 @@ def test_the_account_page_changes_what_a_bot_accepts_and_asks_before_cutting_it_
         context.close()
 
 
-class DecliningBot:
+class RawBot:
     """A bot on the bot API, in a thread of its own, that declines every challenge offered to it
-    (after ``delay`` seconds)."""
+    (after ``delay`` seconds), or with ``forfeit`` accepts them and forfeits its first decision,
+    its engine said to have crashed."""
 
-    def __init__(self, url: str, token: str, delay: float) -> None:
+    def __init__(self, url: str, token: str, delay: float, forfeit: bool = False) -> None:
         self.url = url.replace("http", "ws", 1) + "/ws/bot"
-        self.token, self.delay = token, delay
+        self.token, self.delay, self.forfeit = token, delay, forfeit
         self.declined: list[str] = []
         self.welcomed = threading.Event()
         self.stop = threading.Event()
@@ -259,10 +260,15 @@ class DecliningBot:
                     continue
                 if msg["type"] == "welcome":
                     self.welcomed.set()
+                elif msg["type"] == "challenge" and self.forfeit:
+                    await ws.send_json({"type": "accept", "id": msg["challenge"]["id"]})
                 elif msg["type"] == "challenge":
                     await asyncio.sleep(self.delay)
                     await ws.send_json({"type": "decline", "id": msg["challenge"]["id"]})
                     self.declined.append(msg["challenge"]["id"])
+                elif msg["type"] == "act":
+                    failure = {"type": "forfeit", "game": msg["game"], "kind": "crash"}
+                    await ws.send_json(failure)
 
     def close(self) -> None:
         self.stop.set()
@@ -285,7 +291,7 @@ def test_a_bot_that_declines_is_said_to_have_declined(
         assert status == 201, body
         status, made = api(page, "POST", "/api/bots", {"username": f"{owner}_bot"})
         assert status == 201, made
-        bot = DecliningBot(server.url, made["token"], delay)
+        bot = RawBot(server.url, made["token"], delay)
         page.goto(f"{server.url}/lobby")
         row = page.locator(f'[data-bot="{owner}_bot"]')
         until(page, f"() => document.querySelector('[data-bot=\"{owner}_bot\"]')", why="no bot")
@@ -297,6 +303,39 @@ def test_a_bot_that_declines_is_said_to_have_declined(
         assert page.locator("#lobby-waiting").is_hidden()
         assert len(bot.declined) == 1
         shot(page, f"bots-declined-{int(delay * 10)}.png", full_page=False)
+        no_page_errors(page)
+    finally:
+        if bot is not None:
+            bot.close()
+        context.close()
+
+
+def test_a_bots_forfeit_says_why(browser: Browser, server: Server) -> None:
+    """The table says why a bot lost by forfeit (its engine crashed), not only that it did."""
+    context = new_context(browser)
+    bot = None
+    try:
+        page = open_page(context)
+        page.goto(f"{server.url}/")
+        status, body = api(
+            page, "POST", "/api/account", {"username": "fay_b", "password": PASSWORD}
+        )
+        assert status == 201, body
+        status, made = api(page, "POST", "/api/bots", {"username": "fay_bot"})
+        assert status == 201, made
+        bot = RawBot(server.url, made["token"], 0.0, forfeit=True)
+        page.goto(f"{server.url}/lobby")
+        until(page, "() => document.querySelector('[data-bot=\"fay_bot\"]')", why="no bot")
+        page.locator("#control").select_option("none")
+        page.locator('[data-bot="fay_bot"] button').click()
+        page.wait_for_url(re.compile(r"/g/[^/?#]+"), timeout=20_000)
+        wait_for_game(page)
+        if page.locator("#game").get_attribute("data-status") != "over":
+            play_by_clicks([page], random.Random(2))
+        until(page, "() => !document.querySelector('#result').hidden", why="no result")
+        assert page.locator("#result-reason").inner_text() == (
+            "fay_bot's engine failed (it crashed): the game is yours by forfeit."
+        )
         no_page_errors(page)
     finally:
         if bot is not None:

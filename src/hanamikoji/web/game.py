@@ -106,6 +106,8 @@ def forfeit_why(entry: str, control: str | None) -> str:
     if how.startswith("engine-"):
         kind = how[len("engine-") :]
         return f"seat {seat}: {kind}: {ENGINE_FAILURES.get(kind, 'the bot forfeited')}"
+    if how == "disabled":
+        return f"seat {seat} was disabled by the server's moderators"
     if how == "abandoned":
         if control in (None, "none"):  # an untimed game's bot that stayed away (docs/bots.md)
             return f"seat {seat} left the game and the win was claimed (no clock)"

@@ -976,6 +976,25 @@ async def _moderated(app: web.Application, entry: ModerationRow) -> None:
         if conn.player == player:
             hub.spawn(conn.close(4403, DISABLED, "disabled"))
     await app[BOTS].disabled(player)
+    await _forfeit_games(app[SERVICE], player)
+
+
+async def _forfeit_games(service: GameService, player: str) -> None:
+    """A disabled player's unfinished games are lost by forfeit: they can no longer come back to
+    them, and their opponents would wait for ever (an untimed game between people has no claim).
+    Every server does it as it applies the act; the first one ends each game."""
+    tried: set[str] = set()
+    while True:
+        left = [r for r, _ in await service.store.player_games(player, "playing", 100)]
+        left = [r for r in left if r.id not in tried]
+        if not left:
+            return
+        for row in left:
+            tried.add(row.id)
+            try:
+                await service.forfeit(row.id, row.players.index(player), "disabled")
+            except WebError as e:  # over meanwhile (another server was first), or busy
+                log.info("game %s not forfeited on disabling its player: %s", row.id, e.message)
 
 
 def _people_sockets(app: web.Application) -> list[Connection]:

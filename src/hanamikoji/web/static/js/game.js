@@ -963,6 +963,19 @@ function renderLog(msg) {
 }
 
 /** Why the game ended, with who: "Alice reached 11 charm", "after 3 rounds, 9 charm against 8". */
+/** A forfeit in words: why, where the record's `why` says (a bot's engine that failed, an
+ * account disabled, an untimed game's absent bot claimed), else plainly. */
+function forfeitText(msg, winner) {
+  const why = msg.result.why || "";
+  const name = opponentName(msg);
+  const side = winner === "me" ? "opp" : "me";
+  const engine = /^seat \d: (crash|exit|garbage|illegal|timeout):/.exec(why);
+  if (engine && side === "opp") return t("result.why.engine_opp", { name, failure: t(`result.engine.${engine[1]}`) });
+  if (/ was disabled by the server's moderators$/.test(why)) return t(`result.why.disabled_${side}`, { name });
+  if (/ left the game and the win was claimed/.test(why)) return t(`result.why.claimed_${side}`, { name });
+  return side === "opp" ? t("result.why.forfeit_opp", { name }) : t("result.why.forfeit_me");
+}
+
 function reasonText(msg, winner) {
   const { result, view, game } = msg;
   const seat = view.seat;
@@ -992,7 +1005,7 @@ function reasonText(msg, winner) {
     case "resign":
       return winner === "me" ? t("result.why.resign_opp", { name: opponentName(msg) }) : t("result.why.resign_me");
     case "forfeit":
-      return clockEnding(msg, winner, opponentName(msg)) ?? (winner === "me" ? t("result.why.forfeit_opp", { name: opponentName(msg) }) : t("result.why.forfeit_me"));
+      return clockEnding(msg, winner, opponentName(msg)) ?? forfeitText(msg, winner);
     default:
       return "";
   }
