@@ -14,6 +14,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from hanamikoji.cli import main
+from hanamikoji.web.identity import username_key
 from hanamikoji.web.server import create_app
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import open_store
@@ -187,7 +188,13 @@ async def test_a_deleted_accounts_spectator_lines_are_not_called_a_guests(
             await ws.ws.close()
 
 
-async def test_refusals(client: Client, db: str, capsys: pytest.CaptureFixture[str]) -> None:
+async def test_refusals(
+    client: Client, db: str, capsys: pytest.CaptureFixture[str], service: GameService
+) -> None:
+    # a house level, as a server with its house bots has it
+    await service.store.house_bot(
+        "ai:master", "AI-master", username_key("AI-master"), "AI-master", "x" * 64, "{}"
+    )
     status, out, _ = await admin(capsys, db, "log")
     assert status == 0 and out.strip() == "nothing logged yet"
     status, _, err = await admin(capsys, db, "mute", "nobody_here", "--reason", "x")
@@ -200,9 +207,14 @@ async def test_refusals(client: Client, db: str, capsys: pytest.CaptureFixture[s
     assert status == 1 and "--reason" in err
     for action, state in (("unmute", "not muted"), ("enable", "not disabled")):
         status, _, err = await admin(capsys, db, action, "carol", "--reason", "x")
-        assert status == 1 and f"(@carol) is {state} already: nothing to {action}" in err, err
-    status, _, _ = await admin(capsys, db, "mute", "carol", "--reason", "x")
+        assert status == 1 and f"(@carol) is {state}: nothing to {action}" in err, err
+    status, _, _ = await admin(capsys, db, "mute", "@carol", "--reason", "x")  # as pages show it
     assert status == 0
+    status, _, err = await admin(capsys, db, "disable", "AI-master", "--reason", "x")
+    assert status == 1 and "one of the server's own AI levels" in err, err
+    assert "--no-house-bots" in err
+    status, _, err = await admin(capsys, db, "disable", "ai:master", "--reason", "x")
+    assert status == 1 and "one of the server's own AI levels" in err, err
     status, _, err = await admin(capsys, db, "mute", "carol", "--reason", "again")
     assert status == 1 and "is muted already" in err
     status, _, _ = await admin(capsys, db, "unmute", "carol", "--reason", "x")

@@ -158,12 +158,20 @@ def _moderator(by: str | None) -> str:
 
 
 async def find_player(store: Store, text: str) -> PlayerRow:
-    """The player named by a user name (folded as sign-in folds it) or by id."""
+    """The player named by a user name (folded as sign-in folds it, with or without the "@"
+    the pages show before it) or by id; never one of the server's own AI levels."""
     from hanamikoji.web.identity import username_key  # (the web's identity module is heavy)
+    from hanamikoji.web.ratings import AI_PLAYER
 
-    found = await store.account(username_key(text)) or await store.player(text)
+    name = text[1:] if text.startswith("@") else text
+    found = await store.account(username_key(name)) or await store.player(text)
     if found is None:
         raise ModerationError(f"no player with the user name or id {printable(text)!r}")
+    if found.id.startswith(AI_PLAYER):
+        raise ModerationError(
+            f"{printable(text)} is one of the server's own AI levels, not a player: to take the "
+            "levels out of the lobby, run the servers with --no-house-bots"
+        )
     return found
 
 
@@ -181,8 +189,8 @@ async def moderate(
     action = next(verb for verb, value in FLAGS.items() if value == (flag, on))
     flags = (await store.chat_flags([player.id])).get(player.id, ChatFlags())
     if getattr(flags, flag) == on:
-        state = flag if on else f"not {flag}"
-        raise ModerationError(f"{_who(player)} is {state} already: nothing to {action}")
+        state = f"{flag} already" if on else f"not {flag}"
+        raise ModerationError(f"{_who(player)} is {state}: nothing to {action}")
     entry = _entry(moderator, action, _who(player), reason)
     await store.moderate_player(player.id, flag, on, entry)
     return entry
@@ -195,7 +203,11 @@ async def remove(store: Store, message_id: str, moderator: str, reason: str) -> 
         raise ModerationError(f"no chat message {printable(message_id)!r}")
     if line.removed:
         raise ModerationError(f"the message {line.id} was removed already")
-    author = f"@{line.name}" if line.name else f"player {line.player}"
+    # The line's name is the one its room showed (a seat's name, which a guest chooses): quoted,
+    # never "@" (the mark of a user name), beside the player's id.
+    author = (
+        f"{printable(line.name)!r} (player {line.player})" if line.name else f"player {line.player}"
+    )
     target = f"message {line.id} by {author} in game {line.game} ({line.room})"
     entry = _entry(moderator, "remove", target, reason)
     if not await store.remove_chat(line.id, entry):
