@@ -83,6 +83,8 @@ async def test_what_the_owner_allows_is_enforced_with_a_reason(site: Server) -> 
         async with bridge(site, token):
             wrong = await challenge(anna, None, control="5+3", to="picky_bot")
             assert wrong["code"] == "declined" and "does not play 5+3" in wrong["error"]
+            untimed = await challenge(anna, None, control="none", to="picky_bot")
+            assert "does not play untimed games: it accepts 3+2" in untimed["error"], untimed
             rated = await challenge(anna, None, control="3+2", rated=True, to="picky_bot")
             assert rated["code"] == "declined" and "casual games only" in rated["error"]
             made = await challenge(anna, control="3+2", to="picky_bot")
@@ -182,6 +184,16 @@ async def test_wrong_revoked_and_doubly_used_tokens_get_clear_errors(site: Serve
             ws, answer = await hello(site, wrong)
             assert answer["code"] == "bad-token", wrong
             await bye(ws)
+        # A hello that is no JSON the server takes says why, not "say hello first"
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(f"{site.base}/ws/bot") as ws,
+        ):
+            hello_text = json.dumps({"type": "hello", "protocol": PROTOCOL, "token": token})
+            await ws.send_str(hello_text[:-1] + ', "engine": ' + "9" * 5000 + "}")
+            said = json.loads((await ws.receive(timeout=10)).data)
+            assert said["code"] == "bad-request" and "digits" in said["message"], said
+            assert "say hello with" in said["message"]
 
 
 async def test_a_hostile_bot_gets_errors_and_changes_nothing(site: Server) -> None:
@@ -206,6 +218,12 @@ async def test_a_hostile_bot_gets_errors_and_changes_nothing(site: Server) -> No
         )
         assert (await answer('{"type": "accept", "id": ["x"]}'))["code"] == "not-found"
         assert (await answer('{"type": "dance"}'))["code"] == "bad-request"
+        # A key given twice is refused, as the players' sockets refuse it (which one was meant?)
+        twice = await answer('{"type": "move", "game": "g", "move": "S2", "move": "S9"}')
+        assert twice["code"] == "bad-request" and "'move' is given twice" in twice["message"]
+        unnamed = await answer('{"type": "move", "move": "S2"}')
+        assert unnamed["code"] == "bad-request" and "names its game" in unnamed["message"]
+        assert "null" not in unnamed["message"]
         made = await challenge(anna, control="none", to="rude_bot", seat=0)
         offered = json.loads((await ws.receive(timeout=5)).data)
         assert (

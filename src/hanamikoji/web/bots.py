@@ -34,7 +34,7 @@ from hanamikoji.moves import Move
 from hanamikoji.state import Rules
 from hanamikoji.view import View
 from hanamikoji.web import ai_worker
-from hanamikoji.web.errors import WebError, show
+from hanamikoji.web.errors import WebError, read_json, show
 from hanamikoji.web.game import ENGINE_FAILURES, LiveGame
 from hanamikoji.web.identity import FieldError, check_username, username_key
 from hanamikoji.web.ids import new_id
@@ -168,7 +168,10 @@ class Accepts:
     def refusal(self, control: TimeControl, rated: bool) -> str | None:
         """Why a game of ``control`` (``rated``) is not accepted (None: it is)."""
         if str(control) not in self.controls and control.kind.value not in self.controls:
-            return f"does not play {control} games: it accepts {', '.join(self.controls)}"
+            named = {"none": "untimed", "real-time": "real time"}
+            accepted = ", ".join(named.get(c, c) for c in self.controls)
+            played = "untimed" if str(control) == "none" else str(control)
+            return f"does not play {played} games: it accepts {accepted}"
         if rated and not self.rated:
             return "plays casual games only"
         if not rated and not self.casual:
@@ -268,14 +271,15 @@ def _error(code: str, message: str, **more: Any) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, **more}
 
 
-def _read(text: str) -> Any:
-    """A message's JSON (None for anything that is not JSON: refused by the caller)."""
+def _read(text: str) -> tuple[Any, str]:
+    """A message's JSON, or None and why it is not JSON the server takes (not JSON at all, a
+    key given twice, a number of thousands of digits: as the players' sockets refuse them)."""
     if len(text) > 16 * 1024:
-        return None
+        return None, "a message is at most 16 KB"
     try:
-        return json.loads(text, parse_constant=lambda c: None)
-    except (ValueError, RecursionError):
-        return None
+        return read_json(text), ""
+    except WebError as e:
+        return None, e.message
 
 
 class BotHub:
@@ -332,8 +336,11 @@ class BotHub:
             return None
         if text is None:
             return None
-        data = _read(text)
+        data, wrong = _read(text)
         example = f'{{"type": "hello", "protocol": "{PROTOCOL}", "token": "..."}}'
+        if wrong:
+            await self._refuse(wire, "bad-request", f"{wrong}: say hello with {example}", 4400)
+            return None
         if not isinstance(data, dict) or data.get("type") != "hello":
             await self._refuse(wire, "bad-request", f"say hello first: {example}", 4400)
             return None
@@ -449,9 +456,12 @@ class BotHub:
             log.exception("the departure of bot %s from game %s", link.bot.player_id, game_id)
 
     async def _handle(self, link: BotLink, text: str) -> None:
-        data = _read(text)
+        data, wrong = _read(text)
         if not isinstance(data, dict):
-            await link.wire.send(_error("bad-request", 'send a JSON object, e.g. {"type": "ping"}'))
+            why = f"{wrong}: " if wrong else ""
+            await link.wire.send(
+                _error("bad-request", f'{why}send a JSON object, e.g. {{"type": "ping"}}')
+            )
             return
         kind = data.get("type")
         try:
@@ -682,6 +692,8 @@ class BotHub:
                 game = await self.service.get(game_id)
             if game is not None and link.bot.player_id in game.row.players and game.state.is_over:
                 raise WebError("over", f"the game {show(game_id)} is over")
+            if game_id is None:
+                raise WebError("bad-request", f'a {kind} names its game: {{"game": ID, ...}}')
             raise WebError("not-found", f"the bot plays no game {show(game_id)} now")
         seat = link.games[game_id]
         if kind == "move":

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["MAX_NAME", "WebError", "clean_name", "show"]
+__all__ = ["MAX_NAME", "WebError", "clean_name", "read_json", "show"]
 
 MAX_NAME = 40
 
@@ -73,3 +73,35 @@ def show(value: Any, limit: int = 40) -> str:
         return "a number too large"
     text = text.encode("ascii", "backslashreplace").decode()
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def read_json(text: str | bytes) -> Any:
+    """Parse a client's JSON; any way it can fail is :class:`WebError` ``bad-request``.
+
+    Beyond malformed text: numbers of thousands of digits, nesting deep enough to exhaust the
+    parser, ``NaN`` and ``Infinity`` (not JSON), bytes that are not UTF-8, and a key given twice
+    in one object (which of the two was meant is anyone's guess).
+    """
+
+    def constant(name: str) -> Any:
+        raise ValueError(f"{name} is not a JSON number")
+
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in found:
+                raise WebError("bad-request", f"the key {show(key)} is given twice in one object")
+            found[key] = value
+        return found
+
+    try:
+        return json.loads(text, parse_constant=constant, object_pairs_hook=unique)
+    except RecursionError:
+        raise WebError("bad-request", "the JSON is nested too deeply") from None
+    except ValueError as e:  # malformed, a too-long integer, a bad constant, not UTF-8
+        raise WebError("bad-request", f"not valid JSON ({_reason(e)})") from None
+
+
+def _reason(error: ValueError) -> str:
+    text = str(error).split(":")[0] if "digits" in str(error) else str(error)
+    return text.encode("ascii", "backslashreplace").decode()[:120]

@@ -29,7 +29,7 @@ from hanamikoji.clock import Clock, TimeControl
 from hanamikoji.web import profiles
 from hanamikoji.web.bots import BotHub
 from hanamikoji.web.chat import Author, ChatRooms, room_of
-from hanamikoji.web.errors import WebError, show
+from hanamikoji.web.errors import WebError, read_json, show
 from hanamikoji.web.game import DEFAULT_LEVEL, LiveGame, player_seat, token_seat
 from hanamikoji.web.identity import SESSION_COOKIE, Accounts, FieldError, Identity, username_key
 from hanamikoji.web.limits import Limits, TooMany
@@ -161,38 +161,6 @@ def origin_of(url: str) -> str:
 def cookie_name(game_id: str) -> str:
     """The cookie that holds one seat's token for a game."""
     return f"hk_{game_id}"
-
-
-def read_json(text: str | bytes) -> Any:
-    """Parse a client's JSON; any way it can fail is :class:`WebError` ``bad-request``.
-
-    Beyond malformed text: numbers of thousands of digits, nesting deep enough to exhaust the
-    parser, ``NaN`` and ``Infinity`` (not JSON), bytes that are not UTF-8, and a key given twice
-    in one object (which of the two was meant is anyone's guess).
-    """
-
-    def constant(name: str) -> Any:
-        raise ValueError(f"{name} is not a JSON number")
-
-    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        found: dict[str, Any] = {}
-        for key, value in pairs:
-            if key in found:
-                raise WebError("bad-request", f"the key {show(key)} is given twice in one object")
-            found[key] = value
-        return found
-
-    try:
-        return json.loads(text, parse_constant=constant, object_pairs_hook=unique)
-    except RecursionError:
-        raise WebError("bad-request", "the JSON is nested too deeply") from None
-    except ValueError as e:  # malformed, a too-long integer, a bad constant, not UTF-8
-        raise WebError("bad-request", f"not valid JSON ({_reason(e)})") from None
-
-
-def _reason(error: ValueError) -> str:
-    text = str(error).split(":")[0] if "digits" in str(error) else str(error)
-    return text.encode("ascii", "backslashreplace").decode()[:120]
 
 
 def _dumps(message: dict[str, Any]) -> str:
