@@ -12,7 +12,7 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient
 
-from hanamikoji.web.chat import MAX_CHAT, clean_text
+from hanamikoji.web.chat import MAX_CHAT, MAX_MARKS, clean_text
 from hanamikoji.web.errors import WebError
 from hanamikoji.web.server import create_app
 from hanamikoji.web.service import GameService
@@ -216,6 +216,14 @@ def test_clean_text() -> None:
     for bad in ("\ud800", "\u200b", "\x7f", "\x9b"):  # a lone surrogate, zero-width, DEL, CSI
         with pytest.raises(WebError):
             clean_text(bad)
+    # accents: Vietnamese's two on a letter are text; a stack that smears the chat is refused
+    assert (
+        clean_text("Vi\u00ea\u0323t nam ng\u01b0\u0323\u0301")
+        == "Vi\u00ea\u0323t nam ng\u01b0\u0323\u0301"
+    )
+    assert clean_text("a" + "\u0301" * MAX_MARKS) == "a" + "\u0301" * MAX_MARKS
+    with pytest.raises(WebError, match=r"at most 4 marks .* character 3 has 66"):
+        clean_text("hi" + "e" + "\u0300\u0301\u0302" * 22 + " there")
 
 
 def test_direction_marks_are_text_and_direction_controls_are_refused_by_name() -> None:

@@ -127,6 +127,8 @@ def test_two_players_and_a_spectator_talk(server: Server, browser: Browser) -> N
     until(bob, "() => !document.querySelector('#chat-error').hidden", why="the flood is refused")
     error = bob.locator("#chat-error").inner_text()
     assert error.startswith("You are sending messages too fast: try again in") and " s." in error
+    # the words refused come back to the box, to send when allowed
+    assert bob.locator("#chat-input").input_value().startswith("spam ")
 
     # Chat off, in the settings: nothing shown; on again, the room comes back.
     anna.locator("#prefs > summary").click()

@@ -79,6 +79,7 @@ export class ChatBox {
     this.send = send;
     this.seatName = seatName; // (msg, seat) -> the name the table shows
     this.lines = [];
+    this.pending = null; // the text last sent from the box, until the server takes or refuses it
     this.room = "players";
     this.msg = null; // the latest state: names, seat, mode
     this.on = true; // the player's setting
@@ -103,7 +104,10 @@ export class ChatBox {
     this.form.addEventListener("submit", (event) => {
       event.preventDefault();
       const text = this.input.value.trim();
-      if (text && this.send({ type: "chat", room: this.room, text })) this.input.value = "";
+      if (text && this.send({ type: "chat", room: this.room, text })) {
+        this.input.value = "";
+        this.pending = text.replace(/\s+/g, " "); // (as the server keeps it) given back should it be refused
+      }
     });
     this.errorBox = h("p", { class: "chat-error", id: "chat-error", role: "status", hidden: true });
     fill(root, h("div", { class: "chat-head" }, this.title, this.muteButton), this.list, this.note, this.phrases, this.form, this.errorBox);
@@ -142,6 +146,7 @@ export class ChatBox {
     if (msg.type === "chat") {
       if (msg.room !== this.room || !this.on) return true;
       if (!this.lines.some((l) => l.id === msg.line.id)) this.lines.push(msg.line);
+      if (msg.line.text === this.pending) this.pending = null;
       this.error = null;
       this.render(true);
       return true;
@@ -153,6 +158,9 @@ export class ChatBox {
     }
     if (msg.type === "error" && msg.about === "chat") {
       this.error = msg;
+      // the refused words come back to the box, to send later or mend (unless more was typed)
+      if (this.pending && !this.input.value) this.input.value = this.pending;
+      this.pending = null;
       this.render();
       return true;
     }
