@@ -33,7 +33,7 @@ def run(
     seat: int | None = 0,
     max_rounds: int | None = 3,
     record: Path | None = None,
-    name: str = "you",
+    name: str = "player",
 ) -> tuple[int, str]:
     """Play in-process with ``answers`` as standard input; the exit status and the output."""
     out = io.StringIO()
@@ -81,7 +81,7 @@ def test_answering_1_plays_a_whole_game_and_records_it(tmp_path: Path, seat: int
     assert status == 0
     assert "Traceback" not in out
     record = Record.read(path)
-    assert record.players[seat] == "you"
+    assert record.players[seat] == "player"  # not "you": "you wins", "you holds"
     assert record.players[1 - seat] == "greedy"
     final = record.replay()
     assert final.is_over and final.outcome is not None
@@ -93,7 +93,7 @@ def test_answering_1_plays_a_whole_game_and_records_it(tmp_path: Path, seat: int
     for score in final.scorings:
         assert f"Round {score.round} scoring" in out
         mine, theirs = score.secrets[seat], score.secrets[1 - seat]
-        assert f"Secrets revealed: you {mine}, greedy {theirs}" in out
+        assert f"Secrets revealed: player {mine}, greedy {theirs}" in out
 
 
 def test_a_game_answered_in_notation_is_the_same_game(tmp_path: Path) -> None:
@@ -114,7 +114,7 @@ def test_the_human_picks_from_a_numbered_offer() -> None:
     assert "Your pick" in out
     assert re.search(r"greedy offers a (Gift: \d \d \d|Competition: \d\d or \d\d)\.", out)
     assert re.search(r"1\) P\d+ +you take the", out)
-    assert re.search(r"you: Pick: takes", out)
+    assert re.search(r"player: Pick: takes", out)
 
 
 def test_the_same_seed_gives_the_same_game() -> None:
@@ -136,7 +136,7 @@ def test_seat_1_lets_the_computer_move_first() -> None:
 
 def test_seat_0_moves_first() -> None:
     _, out = run(ONES, seed=6, seat=0)
-    assert move_lines(out)[0].startswith("R1  1. you")
+    assert move_lines(out)[0].startswith("R1  1. player")
 
 
 def test_no_round_limit_is_accepted(tmp_path: Path) -> None:
@@ -187,7 +187,7 @@ def test_a_number_out_of_range_in_a_pick_hints_at_the_notation() -> None:
     assert "greedy offers a Gift: 6 6 6." in out
     assert "1) P6  you take the 6, greedy gets 6 6" in out
     assert "there is no move number 7: choose 1 (to take a card of an offer, type P7)" in out
-    assert "R1     you: Pick: takes 6" in out
+    assert "R1     player: Pick: takes 6" in out
 
 
 def test_help_and_board_commands() -> None:
@@ -288,7 +288,7 @@ def test_the_opponents_secret_and_discard_never_appear_before_scoring(tmp_path: 
     for move in hidden:
         assert f"greedy: {move.describe()}" not in out  # e.g. "greedy: Secret: hides a 7"
     secret = state.scorings[0].secrets[1]
-    assert f"Secrets revealed: you {state.scorings[0].secrets[0]}, greedy {secret}" in after
+    assert f"Secrets revealed: player {state.scorings[0].secrets[0]}, greedy {secret}" in after
 
 
 def _turn_index(moves: list[Move], action: str) -> int:

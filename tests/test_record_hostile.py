@@ -328,6 +328,24 @@ def test_letters_of_any_script_are_shown_as_they_are(
     assert out.startswith("Алиса (seat 0) vs 花子 Zoë (seat 1)")
 
 
+def test_a_long_name_is_cut_short_on_every_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A name of megabytes (within the record's limit) is printed on many lines: cut short, a
+    replay's text stays the size of the game's, not thirty times the file's."""
+    path = tmp_path / "long.json"
+    long = "x" * 2_000_000
+    one_round(DEAL_A, MOVES_A, max_rounds=1).record((long, long + "y")).write(path)
+    code, out, err = _run(capsys, "replay", path)
+    assert code == 0, err
+    assert len(out) < 20_000, len(out)
+    shown = "x" * 40 + "... (2,000,000 characters)"
+    assert out.startswith(f"{shown} (seat 0) vs {'x' * 40}... (2,000,001 characters) (seat 1)")
+    code, out, err = _run(capsys, "analyze", path, "--iterations", "2")
+    assert code == 0, err
+    assert len(out) < 20_000, len(out)
+
+
 def test_names_that_only_look_alike_are_told_apart(tmp_path: Path) -> None:
     # "a\x07" and the four characters "a\x07" print the same: the seats say which is which.
     record = one_round(DEAL_A, MOVES_A, max_rounds=1).record(("a\x07", "a\\x07"))

@@ -19,7 +19,7 @@ from hanamikoji.ai.config import ITERATIONS_MAX
 from hanamikoji.match.config import CLOCK_MS_MAX
 from hanamikoji.record import Record, RecordError
 from hanamikoji.replay import render_replay
-from hanamikoji.terminal import printable, printable_lines, tolerate_unencodable
+from hanamikoji.terminal import printable, printable_lines, shown_name, tolerate_unencodable
 from hanamikoji.web.limits import Limits
 
 EXIT_USAGE = 2
@@ -171,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--record", type=Path, default=None, metavar="FILE", help="save the game record here"
     )
     play.add_argument(
-        "--name", type=_name, default="you", help="your name in the record (default: you)"
+        "--name", type=_name, default="player", help="your name in the record (default: player)"
     )
 
     engine = sub.add_parser(
@@ -718,7 +718,7 @@ def _analyze(path: Path, seat: int | None, iterations: int, *, as_json: bool) ->
     except RecordError as e:
         print(f"hanamikoji analyze: {printable(str(path))}: {printable(str(e))}", file=sys.stderr)
         return EXIT_USAGE
-    names = tuple(printable(name) for name in record.players)
+    names = tuple(shown_name(name) for name in record.players)
     prepare_search(lambda text: print(f"hanamikoji analyze: {text}", file=sys.stderr, flush=True))
     reviewed = 0
     for r in review(record, seat=seat, iterations=iterations):

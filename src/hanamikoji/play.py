@@ -115,7 +115,7 @@ def play_game(
     seat: int | None = None,
     max_rounds: int | None = 3,
     record: Path | None = None,
-    name: str = "you",
+    name: str = "player",
     *,
     hints: bool = False,
     input: TextIO | None = None,

@@ -12,7 +12,7 @@ from hanamikoji.cards import CHARM, GEISHA
 from hanamikoji.moves import Action
 from hanamikoji.record import Record
 from hanamikoji.state import RoundScore, State
-from hanamikoji.terminal import printable
+from hanamikoji.terminal import printable, shown_name
 
 __all__ = ["describe_scoring", "render_replay"]
 
@@ -43,7 +43,7 @@ def describe_scoring(score: RoundScore, names: tuple[str, str]) -> list[str]:
 
 def render_replay(record: Record, state: State) -> str:
     """The whole game of ``record`` (already replayed to ``state``) as readable text."""
-    names = (printable(record.players[0]), printable(record.players[1]))
+    names = (shown_name(record.players[0]), shown_name(record.players[1]))
     if names[0] == names[1]:  # compared as shown: names that only look the same are told apart
         names = (f"{names[0]} [seat 0]", f"{names[1]} [seat 1]")
     limit = record.rules.max_rounds

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import sys
 
-__all__ = ["printable", "printable_lines", "tolerate_unencodable"]
+__all__ = ["NAME_SHOWN", "printable", "printable_lines", "shown_name", "tolerate_unencodable"]
 
 
 def _escape(char: str) -> str:
@@ -40,6 +40,20 @@ def printable(text: str) -> str:
     if text.isprintable():  # the common case, in one C call
         return text
     return "".join(c if c.isprintable() else _escape(c) for c in text)
+
+
+NAME_SHOWN = 60
+"""The most of a player's name the text reports print (a name is printed on many lines)."""
+
+
+def shown_name(name: str) -> str:
+    """A player's name as text reports print it: :func:`printable`, and a name longer than
+    ``NAME_SHOWN`` characters cut short, saying so (a record may hold a name of megabytes, which
+    every line of a replay would otherwise repeat)."""
+    shown = printable(name)
+    if len(shown) <= NAME_SHOWN:
+        return shown
+    return f"{shown[: NAME_SHOWN - 20]}... ({len(name):,} characters)"
 
 
 def printable_lines(text: str) -> str:
