@@ -26,9 +26,10 @@ from hypothesis import strategies as st
 import hanamikoji.terminal
 from conftest import DEAL_A, EXAMPLE_DEAL, MOVES_A, one_round, run_cli
 from hanamikoji.cli import main
+from hanamikoji.moves import InvalidMoveError, Move
 from hanamikoji.record import MAX_RECORD_BYTES, Record, RecordError
 from hanamikoji.replay import render_replay
-from hanamikoji.state import State, Termination
+from hanamikoji.state import Rules, State, Termination
 from hanamikoji.terminal import printable, printable_lines
 
 HUGE = "1" * 5000  # past Python's 4,300-digit limit on converting an int from text
@@ -528,3 +529,39 @@ def test_terminal_docstring_examples_run() -> None:
     result = doctest.testmod(hanamikoji.terminal)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+@pytest.mark.parametrize(
+    ("players", "rules", "said"),
+    [
+        (("a\ud800", "b"), Rules(), "not valid Unicode text"),
+        (("a", "b"), Rules(max_rounds=10**40), "41 digits"),
+    ],
+    ids=["lone-surrogate", "round-limit-of-41-digits"],
+)
+def test_the_writer_refuses_what_the_reader_would(
+    tmp_path: Path, players: tuple[str, str], rules: Rules, said: str
+) -> None:
+    """A record the library writes can always be read back: one the reader would refuse is not
+    written (no file left behind), saying why."""
+    record = State.new(1, rules=rules).record(players)
+    path = tmp_path / "refused.json"
+    with pytest.raises(RecordError, match=f"could not be read back.*{said}"):
+        record.write(path)
+    assert not path.exists()
+    big = State.new(1).concede(0, Termination.FORFEIT, "x" * MAX_RECORD_BYTES).record()
+    with pytest.raises(RecordError, match="too large"):
+        big.dumps()
+
+
+def test_a_move_compared_with_a_string_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match="'<' not supported"):
+        assert Move.parse("C12-47") < "S4"
+    assert sorted([Move.parse("S4"), Move.parse("C12-47")])[0] == Move.parse("S4")
+
+
+def test_a_long_bad_move_is_not_echoed_whole() -> None:
+    with pytest.raises(InvalidMoveError) as caught:
+        Move.parse("S" + "4" * 10_000)
+    said = str(caught.value)
+    assert len(said) < 300 and "(10,001 characters)" in said, said

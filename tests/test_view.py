@@ -7,6 +7,7 @@ import json
 import random
 from typing import Any
 
+import numpy as np
 import pytest
 
 from conftest import (
@@ -407,3 +408,30 @@ def test_from_json_rejects_malformed_views(obj: Any) -> None:
 
 def test_view_error_is_a_value_error() -> None:
     assert issubclass(ViewError, ValueError)
+
+
+@pytest.mark.parametrize("seat", [-1, 2, 5, True, False, 0.0, "0", None])
+def test_a_seat_that_is_not_0_or_1_is_refused_everywhere(seat: Any) -> None:
+    """-1 indexed the other seat's hand (Python's last item), True passed for 1: every
+    accessor by seat refuses them, saying what it got."""
+    state = State.new(3)
+    for read in (
+        state.hand,
+        state.played,
+        state.secret,
+        state.discard,
+        state.actions_left,
+        state.packed,
+        state.view,
+        state.concede,
+    ):
+        with pytest.raises(ValueError, match="seat must be 0 or 1"):
+            read(seat)
+
+
+def test_numpys_whole_numbers_are_seats() -> None:
+    state = State.new(3)
+    one: Any = np.int64(1)  # as the research API's arrays give them
+    zero: Any = np.int8(0)
+    assert state.hand(one) == state.hand(1)
+    assert state.view(zero).hand == state.hand(0)

@@ -66,6 +66,14 @@ EXPECTED = (
 )
 
 
+def _quoted(text: str) -> str:
+    """``text`` as an error quotes it: its repr, cut short after 40 characters (a move is at
+    most 7; a line of thousands, pasted by mistake, is not echoed whole)."""
+    if len(text) <= 40:
+        return repr(text)
+    return f"{text[:30]!r}... ({len(text):,} characters)"
+
+
 class Move:
     """One decision: an action with its cards, or a pick from an offer.
 
@@ -123,20 +131,20 @@ class Move:
         if move is not None:
             return move
         if not text.isascii():
-            raise InvalidMoveError(f"{text!r} is not a move: {EXPECTED}")
+            raise InvalidMoveError(f"{_quoted(text)} is not a move: {EXPECTED}")
         s = text.strip().upper()
         if not s:
             raise InvalidMoveError(f"empty move; {EXPECTED}")
         try:
             action = Action(s[0])
         except ValueError:
-            raise InvalidMoveError(f"{text!r} is not a move: {EXPECTED}") from None
+            raise InvalidMoveError(f"{_quoted(text)} is not a move: {EXPECTED}") from None
         body = s[1:].replace(" ", "")
         groups = body.split("-")
         try:
             cards = [parse_cards(g) for g in groups]
         except CardError:
-            raise InvalidMoveError(f"{text!r} is not a move: {EXPECTED}") from None
+            raise InvalidMoveError(f"{_quoted(text)} is not a move: {EXPECTED}") from None
         sizes = [len(g) for g in cards]
         ok = (
             (action is Action.COMPETITION and sizes == [2, 2])
@@ -144,7 +152,7 @@ class Move:
             or (action.value in ACTION_SIZES and sizes == [ACTION_SIZES[action.value]])
         )
         if not ok:
-            raise InvalidMoveError(f"{text!r} is not a move: {EXPECTED}")
+            raise InvalidMoveError(f"{_quoted(text)} is not a move: {EXPECTED}")
         return cls(action, *cards)
 
     @classmethod
@@ -199,7 +207,9 @@ class Move:
     # Moves are interned (one object per canonical move, pickling included), so the default
     # identity equality and hash are value equality, and C-speed in dicts and sets.
 
-    def __lt__(self, other: Move) -> bool:
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Move):
+            return NotImplemented  # Python's TypeError names both types
         return sort_key(self) < sort_key(other)
 
     def __setattr__(self, name: str, value: Any) -> None:

@@ -126,12 +126,22 @@ class Record:
         }
 
     def dumps(self, indent: int | None = 1) -> str:
-        """The record as JSON text."""
-        return json.dumps(self.to_json(), indent=indent) + "\n"
+        """The record as JSON text; a :class:`RecordError` for a record the reader would refuse
+        (a name that is not Unicode text, a round limit of more than 30 digits, over
+        :data:`MAX_RECORD_BYTES`): what is written can always be read back."""
+        text = json.dumps(self.to_json(), indent=indent) + "\n"
+        try:
+            Record.loads(text)
+        except RecordError as e:
+            raise RecordError(
+                f"this record could not be read back, so it is not written: {e}"
+            ) from None
+        return text
 
     def write(self, path: str | Path) -> None:
-        """Write the record to a file."""
-        Path(path).write_text(self.dumps(), encoding="utf-8")
+        """Write the record to a file (nothing is written for a record :meth:`dumps` refuses)."""
+        text = self.dumps()
+        Path(path).write_text(text, encoding="utf-8")
 
     # -- reading ---------------------------------------------------------------------------
 

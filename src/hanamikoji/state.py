@@ -15,6 +15,7 @@ every game can be replayed exactly. Applying a move returns a new state; the old
 from __future__ import annotations
 
 import enum
+import numbers
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -397,6 +398,15 @@ class Position:
         return 1 - actor if self.offer is not None else actor
 
 
+def _seat(seat: object) -> None:
+    """Refuse anything but the seat 0 or 1: a whole number (numpy's too), not True, not -1
+    (which would index the other seat's cards), not 5."""
+    if seat.__class__ is int and 0 <= seat <= 1:
+        return
+    if isinstance(seat, bool) or not isinstance(seat, numbers.Integral) or seat not in (0, 1):
+        raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+
+
 class State:
     """A position in a game of Hanamikoji, immutable.
 
@@ -657,24 +667,29 @@ class State:
 
     def hand(self, seat: int) -> str:
         """The cards in ``seat``'s hand (for the acting player, after this turn's draw)."""
+        _seat(seat)
         return unpack(self._hands[seat])
 
     def played(self, seat: int) -> str:
         """The cards on ``seat``'s side this round (the Secret joins at scoring)."""
+        _seat(seat)
         return unpack(self._played[seat])
 
     def secret(self, seat: int) -> str | None:
         """``seat``'s Secret card this round, or None."""
+        _seat(seat)
         code = self._secrets[seat]
         return unpack(code) if code else None
 
     def discard(self, seat: int) -> str | None:
         """``seat``'s two discarded cards this round, or None."""
+        _seat(seat)
         code = self._discards[seat]
         return unpack(code) if code else None
 
     def actions_left(self, seat: int) -> str:
         """``seat``'s unused actions, in the order S D G C (e.g. ``"DC"``)."""
+        _seat(seat)
         return mask_actions(self._actions[seat])
 
     def packed(self, seat: int) -> PackedSeat:
@@ -682,6 +697,7 @@ class State:
         actions left as a bit mask (S 1, D 2, G 4, C 8): what ``hand``, ``played``, ``secret``,
         ``discard`` and ``actions_left`` give as text, for code that counts cards in bulk
         (encoders, playouts). An empty set, or no Secret or Discard yet, is 0."""
+        _seat(seat)
         return _new_packed(
             PackedSeat,
             (
@@ -869,8 +885,7 @@ class State:
             raise ValueError(
                 f"a game can only be conceded by resign or forfeit, not {reason.value}"
             )
-        if seat not in (0, 1):
-            raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+        _seat(seat)
         if self._to_move is None:
             raise IllegalMoveError("the game is already over")
         c = self._child(None)

@@ -76,7 +76,7 @@ class View:
     @classmethod
     def of(cls, state: State, seat: int) -> View:
         """The view of ``state`` from ``seat``."""
-        if seat not in (0, 1):
+        if isinstance(seat, bool) or seat not in (0, 1):  # not True, which equals 1
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
         other = 1 - seat
         return cls(
