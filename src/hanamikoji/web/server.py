@@ -1716,8 +1716,18 @@ def harden(headers: Any, *, https: bool) -> None:
 
 
 async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
-    """Every response of the application, error pages included."""
+    """Every response of the application, error pages included; the API's answers, which are
+    the visitor's own (their games, their seat, their account), are never kept by a cache."""
     harden(response.headers, https=request.app[SETTINGS].https)
+    if request.path.startswith("/api/") and "Cache-Control" not in response.headers:
+        response.headers["Cache-Control"] = "no-store"
+
+
+_QUOTED_BYTES = re.compile(r"""b(['"]).*""", re.DOTALL)
+"""From where an error of aiohttp's quotes the request's own bytes, to its end."""
+MAX_FIELD = 16 * 1024
+"""The longest request line or header (aiohttp's default is 8 KB, which some 190 seats' cookies
+of one browser fill)."""
 
 
 class _Handler(web.RequestHandler):
@@ -1730,7 +1740,10 @@ class _Handler(web.RequestHandler):
         """A malformed request is the client's fault: one line at info, not a traceback."""
         error = kw.get("exc_info")
         if isinstance(error, (HttpProcessingError, web.RequestPayloadError, ConnectionError)):
-            log.info("malformed request: %s", show(str(error), 120))
+            # aiohttp quotes the offending bytes (a cookie header: a session id, a seat's link):
+            # never into the log, which is no place for them
+            said = _QUOTED_BYTES.sub("[the request's bytes, not logged]", str(error))
+            log.info("malformed request: %s", show(said, 120))
             return
         super().log_exception(*args, **kw)
 
@@ -1922,6 +1935,8 @@ async def _run(
         create_app(service, settings, house_bots=settings.house_bots),
         access_log=None,
         keepalive_timeout=settings.header_timeout,
+        max_line_size=MAX_FIELD,
+        max_field_size=MAX_FIELD,
     )
     await runner.setup()
     try:
