@@ -374,6 +374,14 @@ async def test_a_deleted_account_leaves_its_games_under_deleted_player(server: S
         assert state["result"]["winner"] == 1 and state["result"]["reason"] == "resign"
         record = await call(bob, "GET", f"/api/games/{game}/review", 200)
         assert record["game"]["names"] == ["deleted player", "Bob"]
+        # No rematch with nobody: it would wait for ever for a player who cannot come.
+        async with bob.ws_connect(f"/ws/{game}") as ws:
+            seat = Seat(ws)
+            await seat.until(lambda s: True)
+            await seat.send(type="rematch")
+            refused = await seat.error()
+            assert refused["code"] == "not-allowed" and "deleted" in refused["message"]
+        assert (await server.service.get(game)).row.rematch is None  # type: ignore[union-attr]
         finished = await server.service.get(over["game"])
         assert finished is not None and finished.row.names[0] == "deleted player"
         # The name is gone with the account, and never given to anyone else.

@@ -870,6 +870,7 @@ class GameService:
             if not game.state.is_over:
                 raise WebError("not-allowed", "a rematch is offered when the game is over")
             if game.row.rematch is None:
+                await self._rematch_possible(game, seat)
                 ai = game.row.mode == "ai"
                 self._admit(client, ai=ai, level=game.row.level)
                 old = game.row
@@ -903,6 +904,21 @@ class GameService:
                 game.row = replace(old, rematch=row.id)
         await self._announce(game_id)
         return game
+
+    async def _rematch_possible(self, game: LiveGame, seat: int) -> None:
+        """Refuse a rematch with an opponent who can no longer play one: an account deleted or
+        disabled since (its game would wait for ever)."""
+        other = game.row.players[1 - seat]
+        if other is None or game.row.mode == "ai":
+            return
+        player = await self.store.player(other)
+        if player is not None and player.deleted:
+            raise WebError("not-allowed", "your opponent's account was deleted: no rematch")
+        flags = (await self.store.chat_flags([other])).get(other)
+        if flags is not None and flags.disabled:
+            raise WebError(
+                "not-allowed", "your opponent's account was disabled by the moderators: no rematch"
+            )
 
     async def rematch_link(self, game: LiveGame, seat: int) -> str | None:
         """The link for ``seat`` of ``game`` to its rematch (its seat there is the other one)."""

@@ -1063,6 +1063,7 @@ function renderResult(msg) {
   renderRatingChanges(msg);
   $("#review-link").href = `/review/${encodeURIComponent(gameId)}`;
   const rematch = $("#rematch");
+  rematch.hidden = Boolean(game.deleted?.[other]); // nobody to play it with: the server refuses it
   rematch.disabled = ui.rematchAsked;
   rematch.textContent = ui.rematchAsked ? t("result.rematch_starting") : t("result.rematch");
   const offer = $("#rematch-offer");
