@@ -88,8 +88,10 @@ class ClientLimits:
             if len(games) >= self.limits.ai_games:
                 wait = max(1, int(min(games.values()) + self.limits.idle_after - now) + 1)
                 raise TooMany(
-                    f"too many games against the AI: you have {len(games)} unfinished "
-                    f"(at most {self.limits.ai_games}); finish or resign one first",
+                    f"too many games against the AI from your address: {len(games)} unfinished "
+                    f"(at most {self.limits.ai_games}, whoever plays there); finish or resign "
+                    f"one first (one idle for {self.limits.idle_after / 60:.0f} min stops "
+                    "counting)",
                     wait,
                 )
 

@@ -76,6 +76,11 @@ export function t(key, params = {}) {
   return Array.isArray(value) ? value : format(value, params);
 }
 
+/** The page's language now ("en", "ru", "cs", "fr"). */
+export function language() {
+  return lang;
+}
+
 /** Raw structured data of a key (e.g. the rules page's sections). */
 export function data(key) {
   return lookup(dict, key) ?? lookup(fallback, key);

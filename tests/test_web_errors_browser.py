@@ -1,0 +1,51 @@
+"""A refusal in the page's language: the server speaks English, so a page in another language
+says its own words for the refusal's code where it has them (English in the middle of a Russian
+page read as a fault), and a page in English the server's reason, which says more."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.sync_api import Browser
+
+from browser_support import new_context, no_page_errors, open_page, until
+from hanamikoji.web.server import STATIC
+from web_support import Server
+
+REFUSED = {
+    "status": 429,
+    "code": "too-many",
+    "error": "too many games against the AI: resign one of your unfinished games first",
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "cs", "fr"])
+def test_a_refusal_is_said_in_the_pages_language(
+    browser: Browser, server: Server, lang: str
+) -> None:
+    context = new_context(browser)
+    try:
+        context.add_init_script(f"localStorage.setItem('hanamikoji.lang', '{lang}')")
+        page = open_page(context)
+        page.goto(f"{server.url}/")
+        until(page, "l => document.documentElement.lang === l", lang, why="not translated")
+        said = page.evaluate(
+            "async (e) => (await import('/static/js/errors.js')).reasonOf(e)", REFUSED
+        )
+        words = json.loads((STATIC / "i18n" / f"{lang}.json").read_text("utf-8"))["errors"]
+        if lang == "en":
+            assert (
+                said == "Too many games against the AI: resign one of your unfinished games first."
+            )
+        else:
+            assert said == words["too-many"], said
+        # a code the pages have no words for: the server's reason, whatever the language
+        other = {"status": 400, "code": "odd-one", "error": "something odd"}
+        said = page.evaluate(
+            "async (e) => (await import('/static/js/errors.js')).reasonOf(e)", other
+        )
+        assert said == "Something odd."
+        no_page_errors(page)
+    finally:
+        context.close()
