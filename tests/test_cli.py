@@ -25,7 +25,7 @@ def test_replay_tells_the_deal_moves_scoring_and_result(tmp_path: Path) -> None:
     assert done.stderr == ""
     out = done.stdout
     lines = out.splitlines()
-    assert "alice (seat 0) vs bob (seat 1), rules: at most 1 rounds" in lines[0]
+    assert "alice (seat 0) vs bob (seat 1), rules: at most 1 round" in lines[0]
     assert "Round 1: alice plays first" in out
     assert "removed 1" in out
     assert "alice holds 122334" in out and "bob holds 566667" in out
@@ -213,6 +213,12 @@ def test_engine_refuses_an_engine_and_play_an_empty_name(tmp_path: Path) -> None
     done = run_cli("play", "--name", " ", "--record", record)
     assert done.returncode == 2 and not record.exists()
     assert "argument --name: a name cannot be empty" in done.stderr.splitlines()[-1]
+    # an escape sequence in the name would reach the terminal on every line: refused, escaped
+    done = run_cli("play", "--name", "x\x1b[2J\u202e", "--record", record)
+    assert done.returncode == 2 and not record.exists() and "\x1b" not in done.stderr
+    assert "a name is printable text: 'x\\x1b[2J\\u202e'" in done.stderr, done.stderr
+    done = run_cli("play", "--name", "n" * 41, "--record", record)
+    assert done.returncode == 2 and "at most 40 characters; this one has 41" in done.stderr
 
 
 class _LeftPipe:

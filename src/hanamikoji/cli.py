@@ -68,6 +68,15 @@ def _name(text: str) -> str:
     """A player's name: some printable text (an empty one left the record's player nameless)."""
     if not text.strip():
         raise argparse.ArgumentTypeError("a name cannot be empty: give one, e.g. --name Anna")
+    if not text.isprintable():  # an escape sequence would reach the terminal on every line
+        raise argparse.ArgumentTypeError(
+            f"a name is printable text: '{printable(text)}' holds control or formatting "
+            "characters (shown escaped)"
+        )
+    if len(text) > 40:
+        raise argparse.ArgumentTypeError(
+            f"a name is at most 40 characters; this one has {len(text)}"
+        )
     return text
 
 

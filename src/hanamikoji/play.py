@@ -247,7 +247,11 @@ def _save(game: _Game, path: Path | None, players: tuple[str, str], err: Console
 
 
 def _intro(game: _Game, seed: int, rules: Rules) -> None:
-    limit = "no round limit" if rules.max_rounds is None else f"at most {rules.max_rounds} rounds"
+    limit = (
+        "no round limit"
+        if rules.max_rounds is None
+        else f"at most {rules.max_rounds} round{'' if rules.max_rounds == 1 else 's'}"
+    )
     title = Text.assemble("Hanamikoji: ", game.name(game.seat), " vs ", game.name(game.opp))
 
     body = Text.assemble(

@@ -47,7 +47,9 @@ def render_replay(record: Record, state: State) -> str:
     if names[0] == names[1]:  # compared as shown: names that only look the same are told apart
         names = (f"{names[0]} [seat 0]", f"{names[1]} [seat 1]")
     limit = record.rules.max_rounds
-    rules = "no round limit" if limit is None else f"at most {limit} rounds"
+    rules = (
+        "no round limit" if limit is None else f"at most {limit} round{'' if limit == 1 else 's'}"
+    )
     out = [f"{names[0]} (seat 0) vs {names[1]} (seat 1), rules: {rules}"]
     scored = {s.round: s for s in state.scorings}
     plies = state.history

@@ -144,7 +144,9 @@ def _add_status_rows(game: Scene, view: View, grid: Table) -> None:
     cards = f"{view.opponent_hand} card{'s' if view.opponent_hand != 1 else ''}"
     grid.add_row(
         Text(f"{them}'s hand", style=f"bold {THEM}"),
-        Text.assemble(cards, ("      Draw pile: ", "bold"), f"{view.deck} cards"),
+        Text.assemble(
+            cards, ("      Draw pile: ", "bold"), f"{view.deck} card{'' if view.deck == 1 else 's'}"
+        ),
     )
 
 

@@ -91,7 +91,7 @@ function renderAll() {
 
   fill($("#players"), sentence("review.players", {}, { a: markedNameOf(near), b: markedNameOf(far) }));
   $("#summary").textContent = summary();
-  $("#step").textContent = state.frame === 0 ? t("review.step_deal", { total }) : t("review.step", { n: state.frame, total });
+  $("#step").textContent = state.frame === 0 ? t("review.step_deal", { total, n: total }) : t("review.step", { n: state.frame, total });
   const focused = document.activeElement;
   $("#prev").disabled = $("#first").disabled = state.frame === 0;
   $("#next").disabled = $("#last").disabled = state.frame === total;
