@@ -712,6 +712,8 @@ async def test_your_games_on_and_finished_with_pages(server: Server) -> None:
         mine = await call(browser, "GET", "/api/me/games", 200)
         assert [g["game"] for g in mine["on"]] == [waiting["game"], games[12]["game"]]
         assert [g["turn"] for g in mine["on"]] == ["you", "you"]
+        # a game on has its ISO time of creation, as a finished one (it was "" until reloaded)
+        assert all(datetime.fromisoformat(g["created"]) for g in mine["on"])
         assert len(mine["finished"]) == 10 and mine["more"] is True
         last = mine["finished"][0]
         assert last["game"] == games[11]["game"]  # the most recent first

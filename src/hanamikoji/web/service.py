@@ -56,7 +56,7 @@ from hanamikoji.web.game import (
 from hanamikoji.web.ids import new_id
 from hanamikoji.web.limits import ClientLimits, Limits, TooMany
 from hanamikoji.web.scheduler import AiScheduler, Busy
-from hanamikoji.web.store import GameRow, HintRow, Store
+from hanamikoji.web.store import GameRow, HintRow, Store, stamp
 
 __all__ = ["GameService"]
 
@@ -443,6 +443,7 @@ class GameService:
         row = GameRow(
             id=new_id(9),
             seed=self._rng.getrandbits(62),
+            created_at=stamp(),
             max_rounds=max_rounds,
             mode=mode,
             level=level,
@@ -587,6 +588,7 @@ class GameService:
         row = GameRow(
             id=new_id(9),
             seed=self._rng.getrandbits(62),
+            created_at=stamp(),
             max_rounds=max_rounds,
             mode="lobby",
             level=None,
@@ -877,6 +879,7 @@ class GameService:
                 row = GameRow(
                     id=new_id(9),
                     seed=self._rng.getrandbits(62),
+                    created_at=stamp(),
                     max_rounds=old.max_rounds,
                     mode=old.mode,
                     level=old.level,

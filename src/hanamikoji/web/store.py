@@ -477,6 +477,11 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+def stamp() -> str:
+    """Now, as the database's times are written (a new game's ``created_at``)."""
+    return _now()
+
+
 def _row(values: Sequence[Any], moves: Sequence[str]) -> GameRow:
     (gid, seed, max_rounds, mode, level, ai_seat, t0, t1, n0, n1, j0, j1, version, status) = values[
         :14
@@ -1251,7 +1256,7 @@ class _Lobby(_Primitives):
         async with self._atomic() as tx:
             if (await tx.run(_ACCEPT, values)).count != 1:
                 return False
-            await tx.run(_INSERT_GAME, _insert_values(game, _now()))
+            await tx.run(_INSERT_GAME, _insert_values(game, game.created_at or _now()))
             await tx.announce_challenge(challenge_id)
         return True
 
@@ -2007,7 +2012,7 @@ class SQLiteStore(_Players, _Lobby, _Ratings, _Chat, _Bots):
         return int(row[0])
 
     async def create(self, game: GameRow) -> None:
-        self._db.execute(_INSERT_GAME, _insert_values(game, _now()))
+        self._db.execute(_INSERT_GAME, _insert_values(game, game.created_at or _now()))
 
     async def load(self, game_id: str) -> GameRow | None:
         db = self._db
@@ -2322,7 +2327,7 @@ class PostgresStore(_Players, _Lobby, _Ratings, _Chat, _Bots):
 
     async def create(self, game: GameRow) -> None:
         async with self._pool.connection() as conn:
-            await conn.execute(_pg(_INSERT_GAME), _insert_values(game, _now()))
+            await conn.execute(_pg(_INSERT_GAME), _insert_values(game, game.created_at or _now()))
 
     async def load(self, game_id: str) -> GameRow | None:
         async with self._pool.connection() as conn:
