@@ -461,6 +461,7 @@ def test_look_alike_letters_and_digits_fold_together() -> None:
         ("x" * 5000, "got 5000 characters"),
         (42, "got 42"),
         (None, "got null"),
+        ("___", "with at least one letter or digit"),
     ],
 )
 async def test_a_bad_user_name_says_what_is_allowed(server: Server, name: Any, why: str) -> None:
@@ -472,6 +473,29 @@ async def test_a_bad_user_name_says_what_is_allowed(server: Server, name: Any, w
         assert answer["code"] == "bad-request" and answer["field"] == "username"
         assert "3 to 20 characters: letters (Latin or Cyrillic), digits, _ and -" in answer["error"]
         assert why in answer["error"]
+
+
+@pytest.mark.parametrize("name", ["admin", "Moderator", "AI-grandmaster", "ai_master", "r00t"])
+async def test_names_that_pass_for_the_server_are_kept(server: Server, name: str) -> None:
+    """The house AI levels' ("AI-...") and the moderators' names, in any spelling that folds
+    to them, are not for accounts (nor bots); an AI level's profile still opens."""
+    async with server.browser() as browser:
+        await call(browser, "GET", "/api/me", 200)
+        body = {"username": name, "password": PASSWORD}
+        answer = await call(browser, "POST", "/api/account", 409, json=body)
+        assert answer["code"] == "taken" and "kept for the server" in answer["error"]
+
+
+@pytest.mark.parametrize("name", ["deleted player", "Deleted  Player", "AI (Master)", "ai(easy)"])
+async def test_a_display_name_that_passes_for_the_ai_or_a_deleted_account_is_refused(
+    server: Server, name: str
+) -> None:
+    async with server.browser() as browser:
+        await call(browser, "GET", "/api/me", 200)
+        answer = await call(browser, "POST", "/api/me", 400, json={"name": name})
+        assert answer["code"] == "bad-request" and "deleted account or the AI" in answer["error"]
+        fine = await call(browser, "POST", "/api/me", 200, json={"name": "Deleted Playeress"})
+        assert fine["name"] == "Deleted Playeress"
 
 
 async def test_good_names_in_every_language(server: Server) -> None:

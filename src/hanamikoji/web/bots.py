@@ -36,7 +36,7 @@ from hanamikoji.view import View
 from hanamikoji.web import ai_worker
 from hanamikoji.web.errors import WebError, read_json, show
 from hanamikoji.web.game import ENGINE_FAILURES, LiveGame
-from hanamikoji.web.identity import FieldError, check_username, username_key
+from hanamikoji.web.identity import FieldError, check_new_username, username_key
 from hanamikoji.web.ids import new_id
 from hanamikoji.web.lobby import SHOWN, Lobby, show_challenge
 from hanamikoji.web.messages import clock_json
@@ -773,7 +773,7 @@ class BotHub:
 
     async def create(self, owner: PlayerRow, body: dict[str, Any]) -> dict[str, Any]:
         """``POST /api/bots``: a new bot of ``owner`` and its token (shown this once)."""
-        name = check_username(body.get("username"))
+        name = check_new_username(body.get("username"))
         accepts = Accepts.from_json(body.get("accepts")).some()
         if len(await self.store.bots_of(owner.id)) >= MAX_BOTS:
             raise WebError("too-many", f"an account may have {MAX_BOTS} bots")

@@ -35,6 +35,7 @@ __all__ = [
     "Accounts",
     "FieldError",
     "Identity",
+    "check_new_username",
     "check_password",
     "check_username",
     "opponent_mark",
@@ -155,6 +156,28 @@ def check_username(value: Any) -> str:
     return name
 
 
+def check_new_username(value: Any) -> str:
+    """A user name for a new account or bot: :func:`check_username`'s, with a letter or a digit
+    in it, and none that would pass for the server's own (its AI levels ``AI-...``, its
+    moderators)."""
+    name = check_username(value)
+    if not any(c.isalnum() for c in name):
+        raise FieldError("username", f"{USERNAME_RULE}, with at least one letter or digit")
+    key = username_key(name)
+    if key.startswith((username_key("AI-"), username_key("AI_"))) or key in _RESERVED:
+        raise FieldError(
+            "username",
+            f"the user name {name} is kept for the server (its AI levels, its moderators): "
+            "choose another",
+            "taken",
+        )
+    return name
+
+
+_RESERVED_NAMES = ("admin", "administrator", "moderator", "mod", "root", "system", "hanamikoji")
+"""User names that would pass for the server's own people."""
+
+
 def username_key(name: str) -> str:
     """What a user name is unique by: case, accents and look-alike characters folded away.
 
@@ -166,6 +189,9 @@ def username_key(name: str) -> str:
     folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", name).casefold())
     bare = "".join(c for c in folded if not unicodedata.combining(c))
     return bare.translate(_LOOKALIKE)
+
+
+_RESERVED = frozenset(username_key(n) for n in _RESERVED_NAMES)
 
 
 def check_password(value: Any, field: str = "password") -> str:
@@ -360,7 +386,7 @@ class Accounts:
     ) -> Identity:
         """Turn the visitor (a guest, made now if they have none) into an account; the new
         session (the guest's is ended: a signed-in session is never one chosen before)."""
-        name = check_username(username)
+        name = check_new_username(username)
         secret = check_password(password)
         if identity is not None and identity.player.is_account:
             raise WebError(
