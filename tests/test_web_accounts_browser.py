@@ -280,3 +280,43 @@ def test_the_account_page_and_the_games_list_are_accessible(
     finally:
         context.close()
     findings.assert_clean()
+
+
+def test_a_table_opened_by_a_session_that_ends_says_so(browser: Browser, server: Server) -> None:
+    """The account's password changed on another device: a table this browser opened by the
+    session (not by the seat's link) is cut off, and says why, in its own words."""
+    phone, laptop = new_context(browser), new_context(browser)
+    try:
+        page = open_page(phone)
+        page.goto(f"{server.url}/account")
+        until(page, "() => document.querySelector('#account').dataset.state === 'guest'", why="")
+        account_form(page, "create", "miko_s")
+        until(page, "() => document.querySelector('#account').dataset.state === 'account'", why="")
+        game = start_beginner_game(page, server)
+        phone.clear_cookies(name=f"hk_{game}")  # the seat opens by the session alone now
+        page.reload()
+        wait_for_game(page)
+        other = open_page(laptop)
+        other.goto(f"{server.url}/account")
+        until(other, "() => document.querySelector('#account').dataset.state === 'guest'", why="")
+        account_form(other, "signin", "miko_s")
+        until(other, "() => document.querySelector('#account').dataset.state === 'account'", why="")
+        other.locator("#current-password").fill(PASSWORD)
+        other.locator("#new-password").fill("a brand new one 8")
+        other.locator("#password-form button[type=submit]").click()
+        until(
+            other,
+            "() => /signed out/i.test(document.querySelector('#account-status').textContent)",
+            why="",
+        )
+        until(page, "() => !document.querySelector('#error').hidden", why="the table says nothing")
+        until(
+            page,
+            "() => /no longer signed in/.test(document.querySelector('#error').textContent)",
+            why=f"said: {page.locator('#error').inner_text()}",
+        )
+        shot(page, "accounts-signed-out-table.png", full_page=False)
+        no_page_errors(page)
+    finally:
+        phone.close()
+        laptop.close()

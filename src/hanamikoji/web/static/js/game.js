@@ -67,7 +67,7 @@ const answer = { timer: null, heard: null };
 
 /** Errors after which the socket stays closed: no seat, no game, a newer window took over, or a
  * moderator disabled the account. */
-const FINAL = ["bad-token", "not-found", "replaced", "disabled"];
+const FINAL = ["bad-token", "not-found", "replaced", "disabled", "signed-out-final"];
 
 let socket = null;
 let scoring = null;
@@ -341,7 +341,10 @@ function onMessage(msg) {
     render();
   } else if (msg.type === "error") {
     if (msg.code === "bad-token" && !ui.msg && !ui.watching) return watch();
-    showError({ code: msg.code, message: msg.message });
+    if (msg.code === "signed-out") ui.signedOut = true; // the session ended: the page reconnects
+    // no seat once reconnected: because the account's session here ended, not a wrong link
+    const code = msg.code === "bad-token" && ui.signedOut ? "signed-out-final" : msg.code;
+    showError({ code, message: msg.message });
     ui.sent = false;
     ui.hintAsked = false;
     if (FINAL.includes(msg.code)) ui.conn = msg.code;
