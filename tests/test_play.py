@@ -377,3 +377,22 @@ def test_the_command_ends_cleanly_at_end_of_input() -> None:
     assert done.returncode == 0
     assert "Input ended; game abandoned" in done.stdout
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("width", [100, 76, 72, 60, 44])
+def test_the_board_keeps_each_geisha_on_one_line_at_any_width(width: int) -> None:
+    """Narrow, rich wrapped the table's cells: a hand of 6 6 showed one 6 on the geisha's line
+    and the other on a line of its own. Each geisha keeps one line, with every card of the hand
+    (side by side below 76 columns), or a cell cut short ends in "…"."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, width=width)
+    play_game(opponent="greedy", seed=4, seat=0, input=io.StringIO("q\n"), console=console)
+    text = out.getvalue()
+    rows = [line for line in text.splitlines() if re.match(r"^[│|]\s+[1-7]\s", line)]
+    first = rows[:7]
+    assert [int(r.strip("│| ").split()[0]) for r in first] == [1, 2, 3, 4, 5, 6, 7], text
+    hand = State.new(4).hand(0)
+    for g, row in zip("1234567", first, strict=True):
+        rest = "".join(row.strip("│| ").split()[2:])  # turn 1: only the hand has cards
+        assert rest.count(g) == hand.count(g) or "…" in rest, (row, hand)
+    assert all(len(line) <= width for line in text.splitlines())

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Protocol
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -62,43 +62,82 @@ class Scene(Protocol):
         ...
 
 
-def _cards(cards: str, geisha: int) -> str:
-    return " ".join(c for c in cards if c == str(geisha))
+def _cards(cards: str, geisha: int, sep: str = " ") -> str:
+    return sep.join(c for c in cards if c == str(geisha))
 
 
-def board(game: Scene, view: View) -> Panel:
-    """The position as the human sees it: geisha table and status lines."""
+WIDE = 76
+"""The console width the board's table needs in full (six columns, their headers and padding);
+narrower, it is drawn compact (short headers, cards side by side, less padding), as rich would
+otherwise wrap or drop its columns: a hand of 6 6 could read as one 6."""
+
+
+class _Board:
+    """The position as the human sees it, drawn for the console's width when it is printed."""
+
+    def __init__(self, game: Scene, view: View) -> None:
+        self.game, self.view = game, view
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield _board(self.game, self.view, compact=options.max_width < WIDE)
+
+
+def board(game: Scene, view: View) -> RenderableType:
+    """The position as the human sees it: geisha table and status lines (compact on a console
+    narrower than :data:`WIDE`)."""
+    return _Board(game, view)
+
+
+def _board(game: Scene, view: View, *, compact: bool) -> Panel:
     me, opp = game.seat, game.opp
-    table = Table(expand=False, pad_edge=False, box=None, padding=(0, 2))
-    table.add_column("Geisha", justify="center")
-    table.add_column("Charm", justify="center")
-    table.add_column(Text(f"{game.names[opp]}'s side", style=THEM), justify="center", min_width=10)
-    table.add_column("Marker", justify="center", min_width=12)
-    table.add_column(Text("Your side", style=YOU), justify="center", min_width=10)
+    sep = "" if compact else " "
+    table = Table(expand=False, pad_edge=False, box=None, padding=(0, 1 if compact else 2))
+    heads = (
+        ("G", "Pts", "Them", "Marker", "You", "Hand")
+        if compact
+        else ("Geisha", "Charm", f"{game.names[opp]}'s side", "Marker", "Your side", "Your hand")
+    )
+
+    def column(head: str | Text, min_width: int | None = None) -> None:
+        # A column's cards never wrap: cut short, a cell ends in "…", never a line of its own.
+        table.add_column(
+            head, justify="center", no_wrap=True, overflow="ellipsis", min_width=min_width
+        )
+
+    column(heads[0])
+    column(heads[1])
+    column(Text(heads[2], style=THEM), 4 if compact else 10)
+    column(heads[3], 6 if compact else 12)
+    column(Text(heads[4], style=YOU), 4 if compact else 10)
     over = view.phase == Phase.OVER.value
     if not over:
-        table.add_column("Your hand", justify="center")
+        column(heads[5])
     left, right = game.arrows
     for g in GEISHA:
         owner = view.markers[g - 1]
         if owner is None:
-            marker = Text("neutral", style="dim")
+            marker = Text("-" if compact else "neutral", style="dim")
         elif owner == me:
             marker = Text(f"you {right}", style=f"bold {YOU}")
         else:
-            marker = Text(f"{left} {game.names[opp]}", style=f"bold {THEM}")
-        mine = Text(_cards(view.played[me], g), style=YOU)
+            marker = Text(
+                f"{left} them" if compact else f"{left} {game.names[opp]}", style=f"bold {THEM}"
+            )
+        mine = Text(_cards(view.played[me], g, sep), style=YOU)
         if view.secret and str(g) in view.secret and not over:
-            mine.append(" +secret" if mine else "secret", style="dim")
+            mine.append(
+                (" +S" if mine else "S") if compact else (" +secret" if mine else "secret"),
+                style="dim",
+            )
         row: list[RenderableType] = [
             Text(str(g), style="bold"),
             str(CHARM[g - 1]),
-            Text(_cards(view.played[opp], g), style=THEM),
+            Text(_cards(view.played[opp], g, sep), style=THEM),
             marker,
             mine,
         ]
         if not over:
-            row.append(_cards(view.hand, g))
+            row.append(_cards(view.hand, g, sep))
         table.add_row(*row)
     parts: list[RenderableType] = [table, Text(""), _status(game, view)]
     if over:
