@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -175,6 +176,12 @@ def test_hints_in_the_terminal_game() -> None:
     assert code == 0
     assert "Hint: " in screen.getvalue()
     assert "chance of winning about" in screen.getvalue()
+    # the hint is the review's best move for the position: followed, it loses nothing there
+    shown = re.search(r"Hint: (\S+) ", screen.getvalue())
+    assert shown is not None
+    assert (
+        str(search_root(State.new(3).view(0), iterations=ITERATIONS, seed=0).best.move) == shown[1]
+    )
     screen = io.StringIO()
     console = Console(file=screen, force_terminal=False, width=120)
     play_game(opponent="random", seed=3, seat=0, input=io.StringIO("hint\nq\n"), console=console)

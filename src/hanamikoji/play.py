@@ -411,7 +411,9 @@ def _hint(game: _Game, view: View) -> None:
     if not game.hints:
         game.say(Text("  Hints are off: start the game with --hints to ask for them.", style="red"))
         return
-    hint = suggest(view, rules=game.state.rules, seed=game.state.round * 100 + turn_number(view))
+    # The review's own search (its budget and seed): a decision where the hint was followed is
+    # judged the hint's move by `hanamikoji analyze` (docs/ai.md, Analysis)
+    hint = suggest(view, rules=game.state.rules)
     others = ", ".join(f"{m} {100 * v:.0f}%" for m, v in hint.alternatives)
     game.say(
         Text.assemble(
