@@ -512,3 +512,18 @@ def test_reading_a_missing_file(tmp_path: Path) -> None:
         Record.read(tmp_path / "nowhere.json")
     with pytest.raises(RecordError, match="cannot read"):
         Record.read(tmp_path)
+
+
+def test_a_record_stopping_between_rounds_goes_on_into_an_unknown_deal() -> None:
+    """A record that stops after a round's last move says nothing of the next deal: replayed,
+    the next round is dealt at random (it was always the same fixed deal, known to anyone who
+    read the code), or from the seed given."""
+    state = State.new(5)
+    while state.round == 1:
+        state = state.apply(state.legal_moves[0])
+    record = state.record()
+    cut = Record(record.rules, record.players, record.rounds[:1], None)
+    hands = {cut.replay().hand(0) + cut.replay().hand(1) for _ in range(8)}
+    assert len(hands) > 1  # dealt afresh each time
+    assert cut.replay(3).hand(0) == cut.replay(3).hand(0)  # a seed gives one deal
+    assert cut.replay(random.Random(3)).hand(0) == cut.replay(3).hand(0)

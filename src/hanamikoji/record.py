@@ -224,16 +224,17 @@ class Record:
 
     # -- replaying -------------------------------------------------------------------------
 
-    def replay(self) -> State:
+    def replay(self, rng: random.Random | int | None = None) -> State:
         """Replay every move and check the result; the final state, or a RecordError saying where.
 
         A record without a result replays to its last position (finished or not); a given result
-        must agree with the moves.
+        must agree with the moves. A record that stops right after a round's last move goes on
+        into the next round, dealt from ``rng`` (a seed, or None: at random): that deal is no
+        part of what the record says, and a fixed one would be known to anyone who resumes it.
         """
         deals = [r.deal for r in self.rounds]
-        # A record may stop right after a round's last move; the next round then needs some
-        # deal, so a fixed seed supplies one (it is never part of what the record says).
-        state = State.from_deals(deals, rules=self.rules, rng=random.Random(0))
+        rng = rng if isinstance(rng, random.Random) else random.Random(rng)
+        state = State.from_deals(deals, rules=self.rules, rng=rng)
         state = self._replay_moves(state)
         last = len(self.rounds)
         last_index = len(self.rounds[-1].moves) - 1 if self.rounds[-1].moves else None
