@@ -67,9 +67,10 @@ MAX_GAMES = 20
 HOUSE_GAMES = {"beginner": 50, "easy": 50, "medium": 4, "hard": 4, "master": 4}
 """Games each house bot plays at once: the searching levels share the AI workers."""
 IDLE_MS = 2 * 60_000
-"""A game whose person has had the move this long, and is not at the table, stops counting
-towards the games its bot plays at once: games left open by people who went away (an untimed
-one never ends by itself) must not shut a bot out of the lobby. It counts again once they move."""
+"""A game whose person has had the move this long stops counting towards the games its bot
+plays at once, whether or not their page is open: games left waiting (an untimed one never ends
+by itself, and a page can be held open for ever) must not shut a bot out of the lobby. It counts
+again once they move."""
 TOKEN_PREFIX = "hkbot_"
 HELLO_S = 10.0
 """Seconds a new bot socket has to say hello."""
@@ -525,13 +526,9 @@ class BotHub:
 
     def _busy(self, link: BotLink) -> int:
         """The bot's games that count towards its limit: all but those whose opponent has had
-        the move for ``IDLE_MS`` and is not at the table here."""
+        the move for ``IDLE_MS``."""
         now = self.service.now_ms()
-        idle = 0
-        for game_id, seat in link.games.items():
-            waiting = link.waiting.get(game_id)
-            if waiting is not None and now - waiting[1] >= IDLE_MS:
-                idle += not self.service.online(game_id, 1 - seat)
+        idle = sum(now - w[1] >= IDLE_MS for g, w in link.waiting.items() if g in link.games)
         return len(link.games) - idle
 
     async def challenge_changed(self, c: ChallengeRow) -> None:
