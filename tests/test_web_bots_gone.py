@@ -114,3 +114,33 @@ async def test_games_left_by_their_people_stop_counting_towards_a_bots_limit(
             again = await challenge(bob, None, control="none", to="idle_bot")
             assert again["code"] == "declined" and "already has 2 games" in again["error"]
             await seat.ws.close()
+
+
+async def test_a_rematch_with_a_bot_is_screened_as_a_challenge(site: Server) -> None:  # noqa: F811
+    """A rematch is a challenge to the bot too: refused, saying why, when its owner no longer
+    lets it play that clock, or when it is not connected; taken when it would accept it."""
+    async with site.browser() as owner, site.browser() as anna:
+        await signed_up(owner, "owner_r")
+        token = await new_bot(owner, "again_bot", controls=["none"], rated=False, games=1)
+        await signed_up(anna, "anna_r")
+        async with bridge(site, token):
+            made = await challenge(anna, control="none", to="again_bot", seat=0)
+            game = (await started(anna, made["challenge"]["id"]))["game"]
+            seat = await table(anna, game)
+            await seat.send(type="resign")
+            await seat.until(lambda s: s["game"]["status"] == "over")
+            settings = {"accepts": {"controls": ["3+2"]}}
+            await call(owner, "POST", "/api/bots/again_bot/settings", 200, json=settings)
+            await seat.send(type="rematch")
+            refused = await seat.error()
+            assert refused["code"] == "declined" and "does not play untimed" in refused["message"]
+            settings = {"accepts": {"controls": ["none"]}}
+            await call(owner, "POST", "/api/bots/again_bot/settings", 200, json=settings)
+        await seat.send(type="rematch")  # the bridge has gone
+        refused = await seat.error()
+        assert refused["code"] == "declined" and "not connected" in refused["message"]
+        assert (await site.service.get(game)).row.rematch is None  # type: ignore[union-attr]
+        async with bridge(site, token):
+            await seat.send(type="rematch")
+            await seat.until(lambda s: s["game"].get("rematch") is not None)
+        await seat.ws.close()

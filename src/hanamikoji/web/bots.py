@@ -524,6 +524,24 @@ class BotHub:
                 "declined",
             )
 
+    async def screen_rematch(self, game: LiveGame, seat: int) -> None:
+        """Refuse, saying why, a rematch (asked by ``seat``) with a bot that is not connected
+        here or would not accept the game now (its clock or rated flag outside what its owner
+        allows today, as many games on as it plays at once): a rematch is a challenge too."""
+        other = game.row.players[1 - seat]
+        if other is None or other not in self.known:
+            return
+        link = self.links.get(other)
+        name = game.row.names[1 - seat]
+        if link is None:
+            raise WebError("declined", f"{name} is not connected now: no rematch")
+        why = link.accepts.refusal(TimeControl.parse(game.row.control or "none"), game.row.rated)
+        if why is None and self._busy(link) + len(link.offered) >= link.accepts.games:
+            most = "its owner allows" if link.bot.owner_id is not None else "it plays"
+            why = f"already has as many games on as {most} at once"
+        if why is not None:
+            raise WebError("declined", f"{link.bot.username} {why}: no rematch")
+
     def _busy(self, link: BotLink) -> int:
         """The bot's games that count towards its limit: all but those whose opponent has had
         the move for ``IDLE_MS``."""

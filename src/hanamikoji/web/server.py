@@ -1805,6 +1805,7 @@ def create_app(
     app[BOTS] = bots = BotHub(service, lobby)
     hub.bot_online = bots.online
     hub.bot_seats = service.bot_seats = bots.seats
+    service.screen_rematch = bots.screen_rematch
     service.publish = _then(hub.publish, bots.game_changed)
     service.connected = lambda: sorted(set(hub.connected()) | set(bots.connected()))
     lobby.publish = _then(lobby_hub.publish, bots.challenge_changed)

@@ -60,6 +60,11 @@ from hanamikoji.web.store import GameRow, HintRow, Store, stamp
 
 __all__ = ["GameService"]
 
+
+async def _no_screen(game: LiveGame, seat: int) -> None:
+    """No bot to ask about a rematch."""
+
+
 log = logging.getLogger(__name__)
 
 MAX_ROUNDS = 99  # the most rounds a game may be limited to (or no limit at all)
@@ -129,6 +134,8 @@ class GameService:
         self.online: Callable[[str, int], bool] = lambda game_id, seat: False  # the server's
         self.connected: Callable[[], list[tuple[str, int]]] = list  # (game, seat) held here
         self.bot_seats: Callable[[LiveGame], list[bool]] = lambda game: [False, False]
+        # Whether a bot would take a rematch now (the bots' hub says; by default, no bot here)
+        self.screen_rematch: Callable[[LiveGame, int], Awaitable[None]] = _no_screen
         self._started_ms = 0  # an absence counts from this server's start at the earliest
         self.on_beat: list[Callable[[int], Awaitable[None]]] = []  # each heartbeat (the lobby)
         self._ticker: asyncio.Task[None] | None = None
@@ -873,6 +880,7 @@ class GameService:
                 raise WebError("not-allowed", "a rematch is offered when the game is over")
             if game.row.rematch is None:
                 await self._rematch_possible(game, seat)
+                await self.screen_rematch(game, seat)
                 ai = game.row.mode == "ai"
                 self._admit(client, ai=ai, level=game.row.level)
                 old = game.row
