@@ -909,6 +909,15 @@ class BotHub:
 
         await serve_bot(connect, token, Bridge(engines, say), engine=f"level:{level}")
 
+    async def going_away(self) -> None:
+        """The server is stopping: every bot's connection closes now (1001), so that the
+        shutdown does not wait for bridges that would keep it open, and they reconnect (to this
+        server started again, or another)."""
+        links = list(self.links.values())
+        await asyncio.gather(
+            *(link.wire.close(1001, "server shutdown") for link in links), return_exceptions=True
+        )
+
     async def close(self) -> None:
         """Stop the house bots and every bot connection's work."""
         for task in self._house + list(self._tasks):

@@ -1852,6 +1852,7 @@ def create_app(
         for watchers in list(hub.watchers.games.values()):
             for conn in list(watchers):
                 await conn.ws.close(code=1001, message=b"server shutdown")
+        await app[BOTS].going_away()
 
     app.cleanup_ctx.append(lifecycle)
     app.on_shutdown.append(going_away)
