@@ -49,3 +49,41 @@ def test_a_refusal_is_said_in_the_pages_language(
         no_page_errors(page)
     finally:
         context.close()
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        (
+            "you have 3 open challenges: cancel one, or wait for a player",
+            "You have too many open challenges: cancel one first.",
+        ),
+        (
+            "too many new games from your address: try again in 30 s",
+            "That did not work. Too many new games from your address: try again in 30 s.",
+        ),
+    ],
+    ids=["open-challenges", "new-games"],
+)
+def test_the_lobby_names_the_limit_a_refusal_is_about(
+    browser: Browser, server: Server, said: str, shown: str
+) -> None:
+    """Every 429 in the lobby said "too many open challenges", even to a new visitor with none:
+    that sentence is for that limit alone."""
+    context = new_context(browser)
+    try:
+        page = open_page(context)
+        body = json.dumps({"error": said, "code": "too-many"})
+        page.route(
+            "**/api/lobby/challenges",
+            lambda route: route.fulfill(status=429, body=body, content_type="application/json"),
+        )
+        page.goto(f"{server.url}/lobby")
+        until(page, "() => document.querySelector('#lobby').dataset.conn === 'open'", why="")
+        page.locator("#lobby-more > summary").click()
+        page.locator("#create").click()
+        until(page, "() => !document.querySelector('#lobby-error').hidden", why="no error")
+        assert page.locator("#lobby-error").inner_text() == shown
+        no_page_errors(page)
+    finally:
+        context.close()

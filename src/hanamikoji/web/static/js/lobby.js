@@ -151,7 +151,10 @@ function render() {
 /** Our words for a refusal: the code's sentence where we have one, else the server's reason. */
 function explain(status, body) {
   const code = body?.code;
-  if (["own-challenge", "to-self", "own-bot", "not-yours", "accepted", "cancelled", "expired", "too-many"].includes(code)) return { key: `lobby.errors.${code}` };
+  // "too-many" is the open challenges' limit only when the server says so (it is also the new
+  // games' limit and the new visitors' per address): otherwise the general words, or its reason
+  const challenges = code === "too-many" && /open challenges/.test(body?.error || "");
+  if (challenges || ["own-challenge", "to-self", "own-bot", "not-yours", "accepted", "cancelled", "expired"].includes(code)) return { key: `lobby.errors.${code}` };
   if (code === "not-found" && body?.field === "to") return { key: "lobby.errors.no-player" };
   if (code === "not-found") return { key: "lobby.errors.not-found" };
   if (code === "declined") return { key: "bots.declined", params: { reason: body?.error || "" } };
