@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from playwright.sync_api import Browser, Page, ViewportSize
 
 from browser_support import (
@@ -402,6 +403,39 @@ def test_a_long_name_keeps_a_phones_table_and_profile_in_shape(
         until(page, "() => document.querySelector('#profile-name').textContent", why="no name")
         no_horizontal_scroll(page)
         shot(page, "long-name-profile-360.png", full_page=False)
+        no_page_errors(page)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize(
+    "viewport", [{"width": 640, "height": 400}, {"width": 683, "height": 384}], ids=str
+)
+def test_at_200_percent_zoom_the_geisha_and_the_actions_show(
+    browser: Browser, server: Server, viewport: ViewportSize
+) -> None:
+    """A laptop at 200% zoom (640x400 CSS pixels): the pinned hand covered every geisha and cut
+    "Competition" to "Competitio". A window this short scrolls instead, and each action's name
+    fits its button, in every language."""
+    context = new_context(browser, viewport=viewport)
+    try:
+        page = open_page(context)
+        page.goto(f"{server.url}/")
+        page.locator("#level").select_option("beginner")
+        page.locator("#seat").select_option("0")
+        page.locator("#start-ai").click()
+        wait_for_game(page)
+        board, dock = (page.locator(s).bounding_box() for s in ("#board", ".my-area"))
+        assert board and dock and board["y"] + board["height"] <= dock["y"] + 1, (board, dock)
+        for lang in ("en", "fr", "cs", "ru"):
+            page.locator("#lang").select_option(lang)
+            until(page, "l => document.documentElement.lang === l", lang, why="not translated")
+            cut = page.evaluate(
+                "() => [...document.querySelectorAll('.btn.action .action-name')]"
+                ".filter((n) => n.scrollWidth > n.clientWidth + 1).map((n) => n.textContent)"
+            )
+            assert not cut, (lang, cut)
+        shot(page, f"layout-zoom200-{viewport['width']}.png", full_page=False)
         no_page_errors(page)
     finally:
         context.close()
