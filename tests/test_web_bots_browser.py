@@ -336,6 +336,9 @@ def test_a_bots_forfeit_says_why(browser: Browser, server: Server) -> None:
         assert page.locator("#result-reason").inner_text() == (
             "fay_bot's engine failed (it crashed): the game is yours by forfeit."
         )
+        page.locator("#review-link").click()
+        until(page, "() => document.querySelector('#players .bot-badge')", why="no bot mark")
+        assert page.locator("#players .bot-badge").count() == 1
         no_page_errors(page)
     finally:
         if bot is not None:

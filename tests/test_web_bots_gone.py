@@ -144,3 +144,30 @@ async def test_a_rematch_with_a_bot_is_screened_as_a_challenge(site: Server) -> 
             await seat.send(type="rematch")
             await seat.until(lambda s: s["game"].get("rematch") is not None)
         await seat.ws.close()
+
+
+async def test_a_bot_is_marked_for_spectators_in_the_list_and_in_the_review(
+    site: Server,  # noqa: F811
+) -> None:
+    """Marked as a bot everywhere it is named (docs/bots.md): the spectators' table, the games on
+    now and the review said only its name."""
+    async with site.browser() as owner, site.browser() as anna, site.browser() as eve:
+        await signed_up(owner, "owner_m")
+        token = await new_bot(owner, "marked_bot", controls=["none"], rated=False)
+        await signed_up(anna, "anna_m")
+        async with bridge(site, token):
+            made = await challenge(anna, control="none", to="marked_bot", seat=0)
+            game = (await started(anna, made["challenge"]["id"]))["game"]
+            await call(eve, "GET", "/api/me", 200)
+            async with eve.ws_connect(f"/ws/{game}/watch") as ws:
+                first = await ws.receive_json(timeout=10)
+                assert first["type"] == "state" and first["game"]["bots"] == [False, True]
+            listed = await call(eve, "GET", "/api/watch", 200)
+            mine = [g for g in listed["games"] if g["game"] == game]
+            assert mine and mine[0]["bots"] == [False, True], listed
+            seat = await table(anna, game)
+            await seat.send(type="resign")
+            await seat.until(lambda s: s["game"]["status"] == "over")
+            await seat.ws.close()
+        review = await call(anna, "GET", f"/api/games/{game}/review", 200)
+        assert review["game"]["bots"] == [False, True]

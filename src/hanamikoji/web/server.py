@@ -356,6 +356,9 @@ class Hub:
         if ratings is None:
             ratings = await lookup_rating_changes(self.service.store, game)
         add_rating_changes(message["game"], ratings)
+        bots = self.bot_seats(game) if self.bot_seats is not None else []
+        if any(bots):  # marked on the spectators' table too (docs/bots.md)
+            message["game"]["bots"] = bots
         return message
 
     def connected(self) -> list[tuple[str, int]]:
@@ -759,7 +762,7 @@ async def _review(request: web.Request) -> web.StreamResponse:
     game = await _finished(request)
     row = game.row
     seat = await _viewer_seat(request, row)
-    meta = {
+    meta: dict[str, Any] = {
         "seat": seat,
         "id": row.id,
         "mode": row.mode,
@@ -769,6 +772,9 @@ async def _review(request: web.Request) -> web.StreamResponse:
         "result": row.result,
     }
     add_usernames(meta, await lookup_seat_accounts(request.app[SERVICE].store, game))
+    bots = request.app[SERVICE].bot_seats(game)
+    if any(bots):  # a bot is marked in the review too (docs/bots.md)
+        meta["bots"] = bots
     record = request.app[SERVICE].record(game).to_json()
     return web.json_response({"game": meta, "record": record, "frames": review_frames(game.state)})
 

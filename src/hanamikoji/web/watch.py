@@ -213,5 +213,8 @@ class GamesOn:
                 "updated": updated,
             }
             add_usernames(listed, seat_accounts(accounts, row.players))
+            bots = self.service.bot_seats(game)
+            if any(bots):  # a bot is marked in the list too (docs/bots.md)
+                listed["bots"] = bots
             out.append(listed)
         return out

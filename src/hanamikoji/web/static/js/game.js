@@ -20,7 +20,7 @@ import { ScoringDialog, standingOf } from "./scoring.js";
 import { ShareBox } from "./share.js";
 import { playSound } from "./sound.js";
 import { GEISHA_TO_WIN, asTable, seatMark, seatName, spokenName, watchLog, watchNews, watchResult, watchStatus } from "./spectate.js";
-import { markNode, markedName, markedText, sentence } from "./who.js";
+import { botBadge, markNode, markedName, markedText, sentence } from "./who.js";
 import { confirmLabel, displayName, logEntries, moveLabel, sinceMyMove } from "./words.js";
 
 const gameId = gameIdFromPath();
@@ -600,7 +600,9 @@ function renderScorebar(msg, progress) {
   const charm = progress ? progress.charm : view.charm;
   fill($("#my-standing"), standing(msg, seat, charm[seat], now.geisha[seat], myName(msg), "my-name"));
   fill($("#opp-standing"), standing(msg, other, charm[other], now.geisha[other], opponentName(msg), "opp-name"));
-  if (msg.game.bots?.[other]) $("#opp-name")?.append(" ", h("span", { class: "bot-badge", text: t("bots.badge"), title: t("bots.badge_title") })); // a bot (docs/bots.md)
+  // a bot (docs/bots.md): the opponent's seat, or either for a spectator
+  if (msg.game.bots?.[other]) $("#opp-name")?.append(" ", botBadge());
+  if (msg.game.bots?.[seat]) $("#my-name")?.append(" ", botBadge());
   // beside a name anyone may type, what tells an account from a guest (js/who.js)
   const [myMark, oppMark] = [seatMark(msg, seat), seatMark(msg, other)];
   if (myMark) $("#my-name")?.after(markNode(myMark));

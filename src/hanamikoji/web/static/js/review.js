@@ -10,7 +10,7 @@ import { drawGraph, legendSwatch, markOf } from "./graph.js";
 import { displayName, frameLine, moveLabel } from "./words.js";
 import { parseMove } from "./notation.js";
 import { GEISHA_TO_WIN } from "./spectate.js";
-import { markedName, sentence, whoMark } from "./who.js";
+import { seatNamed, sentence, whoMark } from "./who.js";
 import "./prefs.js"; // the theme chosen at the table (light, dark or the system's) holds here too
 
 const gameId = gameIdFromPath();
@@ -48,7 +48,7 @@ function nameOf(seat) {
 /** A seat's name with what tells an account from a guest (js/who.js); the AI's alone. */
 function markedNameOf(seat) {
   const game = state.review.game || {};
-  return markedName(nameOf(seat), whoMark(game.usernames?.[seat], !isAi(game, names()[seat]), game.deleted?.[seat]));
+  return seatNamed(nameOf(seat), whoMark(game.usernames?.[seat], !isAi(game, names()[seat]), game.deleted?.[seat]), Boolean(game.bots?.[seat]));
 }
 
 /** The (round, index in its round) of each frame's move, from the record (null for a deal frame). */

@@ -3,12 +3,13 @@
 // without a seat.
 
 import { getJSON } from "./api.js";
+import { controlText } from "./clock.js";
 import { $, fill, h } from "./dom.js";
 import { reasonOf } from "./errors.js";
 import { initI18n, onLanguageChange, t } from "./i18n.js";
 import "./prefs.js"; // the theme chosen at the table holds here too
 import { seatName } from "./spectate.js";
-import { markedName, markedText, sentence, whoMark } from "./who.js";
+import { markedText, seatNamed, sentence, whoMark } from "./who.js";
 
 const REFRESH_MS = 10_000;
 
@@ -27,12 +28,13 @@ const markOf = (game, seat) => whoMark(game.usernames?.[seat], !(game.mode === "
 
 function item(game) {
   const msg = { game };
-  const [a, b] = [0, 1].map((seat) => ({ name: seatName(msg, seat), mark: markOf(game, seat) }));
-  const players = t("watch.vs", { a: markedText(a.name, a.mark), b: markedText(b.name, b.mark) });
-  const shown = sentence("watch.vs", {}, { a: markedName(a.name, a.mark), b: markedName(b.name, b.mark) });
+  const [a, b] = [0, 1].map((seat) => ({ name: seatName(msg, seat), mark: markOf(game, seat), bot: Boolean(game.bots?.[seat]) }));
+  const said = (x) => `${markedText(x.name, x.mark)}${x.bot ? `, ${t("bots.badge_title")}` : ""}`;
+  const players = t("watch.vs", { a: said(a), b: said(b) });
+  const shown = sentence("watch.vs", {}, { a: seatNamed(a.name, a.mark, a.bot), b: seatNamed(b.name, b.mark, b.bot) });
   const round = game.rules?.max_rounds ? t("game.round_of", { round: game.round, max: game.rules.max_rounds }) : t("game.round", { round: game.round });
   const parts = [kind(game), round, t("watch.charm", { a: game.charm[0], b: game.charm[1] })];
-  if (game.control && game.control !== "none") parts.push(game.control);
+  if (game.control && game.control !== "none") parts.push(controlText(game.control));
   if (game.spectators) parts.push(t("watch.spectators", { n: game.spectators }));
   const what = parts.join(" · ");
   return h(

@@ -44,6 +44,18 @@ export function markedName(name, mark) {
   return h("span", { class: "marked-name", ...data }, isolate(name), node ? [" ", node] : null);
 }
 
+/** The mark of a bot (docs/bots.md), after its name wherever it is named. */
+export function botBadge() {
+  return h("span", { class: "bot-badge", text: t("bots.badge"), title: t("bots.badge_title") });
+}
+
+/** A seat's marked name, with the bot's mark when `bot`. */
+export function seatNamed(name, mark, bot = false) {
+  const named = markedName(name, mark);
+  if (bot) named.append(" ", botBadge());
+  return named;
+}
+
 /**
  * Someone shown by their mark alone, where nobody typed a name (the spectators' chat): an
  * account's @user name linked to its profile, else `guestText` marked as a guest's.
