@@ -588,6 +588,42 @@ def test_settings_theme_sound_and_notifications_are_kept(server: Server, browser
         context.close()
 
 
+def test_with_less_motion_the_pace_shown_is_the_pace_used(server: Server, browser: Browser) -> None:
+    """The system asking for less motion: the opponent's moves come at once, and the setting says
+    so; a pace the player chooses wins (it showed "one at a time" and did nothing)."""
+    context = new_context(browser, reduced_motion="reduce")
+    try:
+        page = open_page(context)
+        start_game(page, server)
+        pace = "() => import('/static/js/prefs.js').then((m) => m.paceMs())"
+        page.locator("#prefs > summary").click()
+        assert page.locator("#pref-pace").input_value() == "instant"
+        assert page.evaluate(pace) == 0
+        for lang in ("en", "fr"):  # each option's words fit the select (it cut "each")
+            page.locator("#lang").select_option(lang)
+            until(page, "l => document.documentElement.lang === l", lang, why="no words")
+            widths = page.evaluate(
+                """() => { const s = document.querySelector('#pref-pace');
+                  const c = document.createElement('canvas').getContext('2d');
+                  c.font = getComputedStyle(s).font;
+                  return [s.clientWidth, Math.max(...[...s.options].map(
+                    (o) => c.measureText(o.text).width))]; }"""
+            )
+            assert widths[1] + 30 <= widths[0], (lang, widths)  # (room for the arrow)
+            page.locator("#prefs > summary").click()
+            page.locator("#prefs > summary").click()
+        page.locator("#lang").select_option("en")
+        page.locator("#pref-pace").select_option("normal")
+        assert page.evaluate(pace) == 1000
+        page.reload()
+        wait_for_game(page)
+        page.locator("#prefs > summary").click()
+        assert page.locator("#pref-pace").input_value() == "normal"
+        no_page_errors(page)
+    finally:
+        context.close()
+
+
 def test_a_hinted_move_leaves_nothing_pressed_for_the_next_decision(
     server: Server, page: Page
 ) -> None:

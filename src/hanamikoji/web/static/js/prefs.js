@@ -26,7 +26,9 @@ function read() {
 /** The preferences, each one valid (a stored value that is not one of its choices is ignored). */
 export function prefs() {
   const stored = read();
-  const out = { ...DEFAULTS };
+  // Less motion asked of the system: the opponent's moves at once, unless the player chose a pace
+  // here (the select shows what applies; a choice made wins)
+  const out = { ...DEFAULTS, ...(reducedMotion() ? { pace: "instant" } : {}) };
   for (const [name, choices] of Object.entries(CHOICES)) {
     if (choices.includes(stored[name])) out[name] = stored[name];
   }
@@ -53,14 +55,15 @@ export function applyTheme() {
   else document.documentElement.dataset.theme = theme;
 }
 
-/** Whether the system asks for less motion: cards then appear in place and moves are not paced. */
+/** Whether the system asks for less motion: cards then appear in place, and moves are not paced
+ * unless the player chooses a pace. */
 export function reducedMotion() {
   return Boolean(window.matchMedia?.("(prefers-reduced-motion: reduce)").matches);
 }
 
 /** How long one of the opponent's moves stays on show before the next (0: no pacing). */
 export function paceMs() {
-  return reducedMotion() ? 0 : PACE_MS[prefs().pace];
+  return PACE_MS[prefs().pace];
 }
 
 applyTheme();
