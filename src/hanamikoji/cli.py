@@ -717,8 +717,12 @@ def _say_rounded_up(command: str, option: str, games: int) -> None:
         )
 
 
+FEW_ITERATIONS = 1000
+"""Below this many iterations a decision, analyze says its figures are noise."""
+
+
 def _analyze(path: Path, seat: int | None, iterations: int, *, as_json: bool) -> int:
-    from hanamikoji.ai.analysis import review
+    from hanamikoji.ai.analysis import ITERATIONS, review
     from hanamikoji.ai.prepare import prepare_search
 
     try:
@@ -728,6 +732,12 @@ def _analyze(path: Path, seat: int | None, iterations: int, *, as_json: bool) ->
         print(f"hanamikoji analyze: {printable(str(path))}: {printable(str(e))}", file=sys.stderr)
         return EXIT_USAGE
     names = tuple(shown_name(name) for name in record.players)
+    if iterations < FEW_ITERATIONS:
+        print(
+            f"hanamikoji analyze: {iterations:,} iterations a decision give noise, not analysis "
+            f"(a hint searches {ITERATIONS:,}; below {FEW_ITERATIONS:,} the figures mean little)",
+            file=sys.stderr,
+        )
     prepare_search(lambda text: print(f"hanamikoji analyze: {text}", file=sys.stderr, flush=True))
     reviewed = 0
     for r in review(record, seat=seat, iterations=iterations):
@@ -752,7 +762,10 @@ def _analyze(path: Path, seat: int | None, iterations: int, *, as_json: bool) ->
         mark = "??" if r.loss >= 0.15 else "?" if r.loss >= 0.05 else ""
         # "win" is the chance after the move played; a better move says its own beside it (the
         # JSON's win_probability is the best move's, played_value the move played's)
-        better = "" if r.best is r.played else f"  best {r.best} {100 * r.win_probability:.1f}%"
+        # (a "best" not worth more than the move played, as a search of a few iterations may
+        # find, is no better move)
+        shown_best = r.best is not r.played and r.win_probability > r.played_value
+        better = f"  best {r.best} {100 * r.win_probability:.1f}%" if shown_best else ""
         print(
             f"round {r.round} move {r.index:>2}  {names[r.seat]:<12} {r.played!s:<7}{mark:<3}"
             f" win {100 * r.played_value:5.1f}%  lost {100 * r.loss:4.1f}%{better}",
