@@ -117,6 +117,13 @@ async def test_wrong_doubly_used_and_revoked_tokens_stop_the_bridge_with_a_reaso
             code = await asyncio.to_thread(first.wait, 20)
             assert code == 1
             assert "(revoked)" in first.said
+        # blanks around a token copied from the page are no part of it
+        again = await call(owner, "POST", "/api/bots/token_bot/token", 200, json={})
+        with bot_process(site.base, f"  {again['token']}\n", "random"):
+            await online(owner, "token_bot")
+        # a server at the address, but no bot API there: said, and no endless retrying
+        lost = await asyncio.to_thread(_bot_run, f"{site.base}/lobby", again["token"])
+        assert lost.returncode == 1 and "no bot API at this address (404)" in lost.stderr
         usage = subprocess.run(
             [
                 sys.executable,

@@ -422,13 +422,19 @@ async def serve_bot(
     retry: bool = True,
 ) -> int:
     """Serve until stopped, connecting again (1 s, 2 s, ... 30 s apart) when the connection
-    drops; 1 when the server refuses the token (the reason said), 0 when ``retry`` is off and
-    the connection closed."""
+    drops; 1 when the server refuses the token (the reason said) or has no bot API at that
+    address (a 404), 0 when ``retry`` is off and the connection closed."""
     delay = 1.0
     while True:
         try:
             channel = await connect()
         except Exception as e:  # OSError, a timeout, aiohttp's ClientError and its kin
+            if getattr(e, "status", None) == 404:  # a server, but no bot API there: no retry
+                bridge.say(
+                    "the server has no bot API at this address (404): give --server the site's "
+                    "own address, e.g. https://example.org, without a path"
+                )
+                return 1
             why = str(e) or type(e).__name__
             bridge.say(f"cannot reach the server: {why}; trying again in {delay:.0f} s")
         else:

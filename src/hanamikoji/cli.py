@@ -499,7 +499,8 @@ def _silence_stdout() -> None:
 def _bot(args: argparse.Namespace) -> int:
     from hanamikoji.bot import main as bot
 
-    token = args.token or os.environ.get("HANAMIKOJI_BOT_TOKEN", "")
+    # (blanks around it, as a copy from the account page may bring, are no part of a token)
+    token = (args.token or os.environ.get("HANAMIKOJI_BOT_TOKEN", "")).strip()
     if not token:
         print("hanamikoji bot: give --token, or set HANAMIKOJI_BOT_TOKEN", file=sys.stderr)
         return EXIT_USAGE
