@@ -87,3 +87,35 @@ def test_the_lobby_names_the_limit_a_refusal_is_about(
         no_page_errors(page)
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_a_bots_refusal_is_said_in_the_pages_language(
+    browser: Browser, server: Server, lang: str
+) -> None:
+    """ "Бот не может принять этот вызов: pybot does not play 5+3 games": the server's reason is
+    English, so a page in another language says its own words."""
+    context = new_context(browser)
+    try:
+        context.add_init_script(f"localStorage.setItem('hanamikoji.lang', '{lang}')")
+        page = open_page(context)
+        said = "picky_bot does not play 5+3 games: it accepts 3+2"
+        body = json.dumps({"error": said, "code": "declined", "field": "to"})
+        page.route(
+            "**/api/lobby/challenges",
+            lambda route: route.fulfill(status=403, body=body, content_type="application/json"),
+        )
+        page.goto(f"{server.url}/lobby")
+        until(page, "() => document.querySelector('#lobby').dataset.conn === 'open'", why="")
+        page.locator("#lobby-more > summary").click()
+        page.locator("#create").click()
+        until(page, "() => !document.querySelector('#lobby-error').hidden", why="no error")
+        shown = page.locator("#lobby-error").inner_text()
+        words = json.loads((STATIC / "i18n" / f"{lang}.json").read_text("utf-8"))["bots"]
+        if lang == "en":
+            assert shown == words["declined"].replace("{reason}", said), shown
+        else:
+            assert shown == words["declined_here"] and "does not play" not in shown, shown
+        no_page_errors(page)
+    finally:
+        context.close()

@@ -5,7 +5,7 @@ import { GameSocket } from "./api.js";
 import { controlText } from "./clock.js";
 import { $, fill, h } from "./dom.js";
 import { reasonOf } from "./errors.js";
-import { initI18n, onLanguageChange, t } from "./i18n.js";
+import { initI18n, language, onLanguageChange, t } from "./i18n.js";
 import { accountLink, whoAmI } from "./mine.js";
 import "./prefs.js"; // the theme chosen at the table holds here too
 import { markNode, markedText, whoMark as markOf } from "./who.js";
@@ -157,7 +157,8 @@ function explain(status, body) {
   if (challenges || ["own-challenge", "to-self", "own-bot", "not-yours", "accepted", "cancelled", "expired"].includes(code)) return { key: `lobby.errors.${code}` };
   if (code === "not-found" && body?.field === "to") return { key: "lobby.errors.no-player" };
   if (code === "not-found") return { key: "lobby.errors.not-found" };
-  if (code === "declined") return { key: "bots.declined", params: { reason: body?.error || "" } };
+  // the server's reason is English: on another language's page, that page's own words
+  if (code === "declined") return language() === "en" ? { key: "bots.declined", params: { reason: body?.error || "" } } : { key: "bots.declined_here" };
   if (code === "bad-request" && body?.field === "to") return { key: "lobby.errors.to" };
   return { reason: { status, code: code || null, error: body?.error || "" } };
 }
