@@ -396,6 +396,9 @@ MALFORMED: list[Any] = [
     _broken("history", [{"round": 1, "reveal": ["4", "x"]}]),
     _broken("history", [{"round": 1, "seat": 0, "move": "X9"}]),
     _broken("history", [{"round": 1, "seat": 0, "move": "S66"}]),
+    _broken("hand", "7777777777777777"),  # sixteen 7s: she has five
+    _broken("charm", [-1, 0]),
+    _broken("charm", [10**30, 0]),
 ]
 
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hanamikoji.cards import CardError, pack, parse_cards
+from hanamikoji.cards import CHARM, GEISHA, CardError, pack, parse_cards
 from hanamikoji.moves import Action, InvalidMoveError, Move, action_moves, actions_mask
 
 if TYPE_CHECKING:
@@ -139,7 +139,7 @@ class View:
         if not isinstance(obj, dict):
             raise ViewError(f"a view must be a JSON object, got {type(obj).__name__}")
         try:
-            return cls(
+            view = cls(
                 seat=_seat(obj, "seat"),
                 round=_int(obj, "round", 1),
                 first=_seat(obj, "first"),
@@ -159,6 +159,8 @@ class View:
             )
         except KeyError as e:
             raise ViewError(f"the view lacks the field {e.args[0]!r}") from None
+        _possible(view)
+        return view
 
 
 def seen_history(state: State, seat: int) -> tuple[HistoryEntry, ...]:
@@ -199,6 +201,24 @@ def seen_history(state: State, seat: int) -> tuple[HistoryEntry, ...]:
         state._seen = memo
     memo[seat] = result
     return result
+
+
+def _possible(view: View) -> None:
+    """Refuse a view no game can show: more of a geisha's cards in sight than she has (sixteen
+    7s in a hand), or charm beyond the 21 there is."""
+    # (once the game is over the Secret has joined its owner's side: counted there)
+    secret = (view.secret or "") if view.phase != "over" else ""
+    seen = view.hand + view.played[0] + view.played[1] + secret + (view.discard or "")
+    for g, copies in zip(GEISHA, CHARM, strict=True):
+        if seen.count(str(g)) > copies:
+            raise ViewError(
+                f"the view shows {seen.count(str(g))} cards of geisha {g}, who has {copies} "
+                "(hand, sides, Secret and Discard together)"
+            )
+    if not all(0 <= c <= sum(CHARM) for c in view.charm):
+        raise ViewError(
+            f"view field 'charm' must be 0 to {sum(CHARM)} each, got {list(view.charm)}"
+        )
 
 
 def _seat(obj: dict[str, Any], key: str, *, nullable: bool = False) -> Any:
