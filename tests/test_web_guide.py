@@ -412,7 +412,13 @@ def test_a_guided_game_from_the_rules_page_on_a_phone(server: Server, browser: B
             ru["close"],
             why="the guide's words did not change language",
         )
-        page.locator("#lang").select_option("en")
+        # opened, the title is whole in every language ("Votre premiè…" beside the hint)
+        for lang in ("fr", "ru", "cs", "en"):
+            page.locator("#lang").select_option(lang)
+            until(page, "l => document.documentElement.lang === l", lang, why="not translated")
+            title = page.locator(".guide-title")
+            cut = title.evaluate("n => n.scrollWidth > n.clientWidth + 1")
+            assert not cut, (lang, title.inner_text())
 
         # Back from the table: the home page, with no second game started
         page.go_back()
