@@ -202,9 +202,20 @@ def test_the_account_page_changes_what_a_bot_accepts_and_asks_before_cutting_it_
         for box in ("real-time", "correspondence"):
             row.locator(f'.bot-editor input[value="{box}"]').uncheck()
         row.locator('.bot-editor [data-action="save"]').click()
-        until(page, "() => !document.querySelector('#bots-form .form-error').hidden", why="")
+        until(page, "() => document.querySelector('.bot-edit-error')", why="not refused")
         assert api(page, "GET", "/api/bots")[1]["bots"][0]["accepts"] == accepts
+        # refused: said in the row, the boxes as the owner left them (they were all ticked again)
+        assert row.locator(".bot-edit-error").is_visible()
+        assert row.locator('.bot-editor input[name="edit-control"]:checked').count() == 0
+        assert page.locator("#bots-form > .form-error").is_hidden()
         row.locator('.bot-editor [data-action="no"]').click()
+        assert row.locator(".bot-edit-error").count() == 0
+        # a count of games that is no number is refused, not taken as 1
+        page.locator("#bot-username").fill("dora_bot2")
+        page.locator("#bot-games").fill("")
+        page.locator("#bot-create").click()
+        until(page, "() => !document.querySelector('#bots-form > .form-error').hidden", why="")
+        assert len(api(page, "GET", "/api/bots")[1]["bots"]) == 1
 
         # a new token and a revocation ask first; Cancel changes nothing
         row.locator('[data-action="token"]').click()
@@ -336,6 +347,13 @@ def test_a_bots_forfeit_says_why(browser: Browser, server: Server) -> None:
         assert page.locator("#result-reason").inner_text() == (
             "fay_bot's engine failed (it crashed): the game is yours by forfeit."
         )
+        # its bridge gone, a rematch is refused, saying so, and the button is there to try again
+        bot.close()
+        page.wait_for_timeout(500)
+        page.locator("#rematch").click()
+        until(page, "() => !document.querySelector('#error').hidden", why="not refused")
+        until(page, "() => !document.querySelector('#rematch').disabled", why="the button stays")
+        assert page.locator("#rematch").inner_text() == "Rematch"
         page.locator("#review-link").click()
         until(page, "() => document.querySelector('#players .bot-badge')", why="no bot mark")
         assert page.locator("#players .bot-badge").count() == 1

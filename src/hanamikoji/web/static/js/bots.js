@@ -10,7 +10,7 @@ import { acceptsText, BOT_KINDS } from "./words.js";
 
 // token: {name, value}, shown this once; editing: the bot whose settings are open; asking: a
 // new token or a revocation awaiting its confirmation ({name, what}); saved: the bot just saved
-const state = { bots: [], token: null, error: null, editing: null, asking: null, saved: null };
+const state = { bots: [], token: null, error: null, editing: null, asking: null, saved: null, draft: null };
 
 async function call(method, path, payload) {
   try {
@@ -52,7 +52,8 @@ function botActions(b) {
 /** What a bot accepts, as a small form in its row (POST /api/bots/NAME/settings): a group, not
  * a form of its own, as the rows sit inside the form that creates a bot. */
 function botEditor(b) {
-  const a = b.accepts;
+  // what the owner last tried to save (refused: shown as they left it, with why), else the bot's
+  const a = state.draft?.name === b.username ? state.draft.accepts : b.accepts;
   const single = a.controls.filter((c) => !BOT_KINDS.includes(c)); // set through the API: kept
   const box = (value, label, checked, extra = {}) =>
     h("label", { class: "check" }, h("input", { type: "checkbox", checked, value, ...extra }), " ", h("span", { text: label }));
@@ -82,6 +83,8 @@ function botEditor(b) {
       box("casual", t("bots.account.casual"), a.casual, { name: "edit-casual" }),
     ),
     h("div", { class: "field" }, h("label", { for: `${id}-games`, text: t("bots.account.games") }), h("input", { id: `${id}-games`, name: "edit-games", type: "number", min: "1", max: "20", value: String(a.games) })),
+    // a refusal of these settings, said here (beside them), not under the form far below
+    state.error && state.draft?.name === b.username ? h("p", { class: "notice error form-error bot-edit-error", role: "alert", text: errorText() }) : null,
     h(
       "span",
       { class: "bot-actions" },
@@ -117,6 +120,8 @@ function asking(what) {
 function editing(name) {
   state.editing = name;
   state.asking = null;
+  state.draft = null;
+  state.error = null;
   render();
   if (name) $(`#bot-edit-${CSS.escape(name)} input`)?.focus();
 }
@@ -127,11 +132,17 @@ async function save(name) {
     controls: $$('input[name="edit-control"]:checked', form).map((box) => box.value),
     rated: $('input[name="edit-rated"]', form).checked,
     casual: $('input[name="edit-casual"]', form).checked,
-    games: Number($('input[name="edit-games"]', form).value) || 0,
+    games: games($('input[name="edit-games"]', form).value),
   };
   state.error = null;
+  state.draft = { name, accepts };
   const answer = await call("POST", `/api/bots/${encodeURIComponent(name)}/settings`, { accepts });
-  if (!answer.ok) return failed(answer);
+  if (!answer.ok) {
+    failed(answer);
+    $(`#bot-edit-${CSS.escape(name)} .bot-edit-error`)?.scrollIntoView({ block: "nearest" });
+    return;
+  }
+  state.draft = null;
   state.editing = null;
   state.saved = name;
   await load();
@@ -149,9 +160,21 @@ function render() {
   const saved = $("#bots-saved");
   saved.hidden = !state.saved;
   saved.textContent = state.saved ? t("bots.account.saved", { name: state.saved }) : "";
-  const error = $("#bots-form .form-error");
-  error.hidden = !state.error;
-  error.textContent = state.error ? t("bots.account.failed", { reason: reasonOf(state.error) }) : "";
+  const error = $("#bots-form > .form-error");
+  const inRow = state.draft !== null && state.editing === state.draft.name; // said in the row
+  error.hidden = !state.error || inRow;
+  error.textContent = state.error && !inRow ? errorText() : "";
+}
+
+function errorText() {
+  return t("bots.account.failed", { reason: reasonOf(state.error) });
+}
+
+/** "Games at once" as typed: a whole number, else the text itself, for the server to refuse
+ * saying why (0, empty or "abc" became 1 without a word). */
+function games(text) {
+  const value = Number(text);
+  return text.trim() !== "" && Number.isFinite(value) ? value : text;
 }
 
 async function load() {
@@ -184,7 +207,7 @@ async function create(event) {
     controls: $$('#bots-form input[name="control"]:checked').map((box) => box.value),
     rated: $("#bot-rated").checked,
     casual: $("#bot-casual").checked,
-    games: Number($("#bot-games").value) || 1,
+    games: games($("#bot-games").value),
   };
   const username = $("#bot-username").value.trim();
   const answer = await call("POST", "/api/bots", { username, accepts });
@@ -204,7 +227,7 @@ async function show(me) {
   state.bots = [];
   state.token = null; // a token is shown once, to the account that made it
   state.error = null;
-  state.editing = state.asking = state.saved = null;
+  state.editing = state.asking = state.saved = state.draft = null;
   if (!me.account) return render();
   if (!started) {
     started = true;

@@ -187,6 +187,8 @@ function show(msg, { still = false } = {}) {
     ui.action = null; // a pressed action never outlives the decision it was for
     if (before) ui.error = null;
   }
+  // reconnected with this browser's session as it is now: that the old one ended is past news
+  if (ui.error?.code === "signed-out") ui.error = null;
   const sameRound = before && before.view.round === msg.view.round;
   const had = (s, a) => before.view.actions_left[s].includes(a);
   const has = (s, a) => msg.view.actions_left[s].includes(a);
@@ -345,6 +347,8 @@ function onMessage(msg) {
     // no seat once reconnected: because the account's session here ended, not a wrong link
     const code = msg.code === "bad-token" && ui.signedOut ? "signed-out-final" : msg.code;
     showError({ code, message: msg.message });
+    // a rematch refused (a bot gone, a disabled opponent): the button is the player's again
+    if (ui.rematchAsked && ui.msg?.game.status === "over" && !ui.msg.game.rematch) ui.rematchAsked = false;
     ui.sent = false;
     ui.hintAsked = false;
     if (FINAL.includes(msg.code)) ui.conn = msg.code;
