@@ -24,7 +24,7 @@ from yarl import URL
 
 from hanamikoji.web.identity import SESSION_COOKIE, session_hash, username_key
 from hanamikoji.web.limits import Limits
-from hanamikoji.web.server import ACCOUNTS, Settings, _sweep_sessions, create_app
+from hanamikoji.web.server import ACCOUNTS, STATIC, Settings, _sweep_sessions, create_app
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import MIGRATIONS, open_store
 from web_support import Seat, backend_database, invite_parts, my_turn
@@ -486,7 +486,16 @@ async def test_names_that_pass_for_the_server_are_kept(server: Server, name: str
         assert answer["code"] == "taken" and "kept for the server" in answer["error"]
 
 
-@pytest.mark.parametrize("name", ["deleted player", "Deleted  Player", "AI (Master)", "ai(easy)"])
+def _passes_for() -> list[str]:
+    """What every language's pages call a deleted account's seat and the AI."""
+    out = []
+    for lang in ("en", "ru", "cs", "fr"):
+        words = json.loads((STATIC / "i18n" / f"{lang}.json").read_text("utf-8"))["game"]
+        out += [words["deleted_player"], words["ai_name"].replace("{level}", "Master")]
+    return out
+
+
+@pytest.mark.parametrize("name", ["Deleted  Player", "ai(easy)", *_passes_for()])
 async def test_a_display_name_that_passes_for_the_ai_or_a_deleted_account_is_refused(
     server: Server, name: str
 ) -> None:

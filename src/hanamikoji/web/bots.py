@@ -865,7 +865,7 @@ class BotHub:
         """An account was deleted, and its bots with it: their links here are cut off."""
         for link in list(self.links.values()):
             if link.bot.owner_id == owner_id:
-                await self._cut(link.bot, "revoked", "this bot's owner deleted their account", 4403)
+                await self._cut(link.bot, "revoked", "this bot's owner deleted their account")
 
     # -- the house bots --------------------------------------------------------------------------
 

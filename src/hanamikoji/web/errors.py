@@ -49,7 +49,7 @@ def clean_name(name: Any, default: str) -> str:
             "name must not contain an @ before a name: @name marks an account's user name, "
             "which only the account shows",
         )
-    if _PASSES_FOR.fullmatch(text.casefold()):
+    if _PASSES_FOR.fullmatch(" ".join(text.casefold().split())):
         raise WebError(
             "bad-request",
             f"name must not be {text!r}: the pages give that name to a deleted account or the AI",
@@ -60,9 +60,13 @@ def clean_name(name: Any, default: str) -> str:
 # "@" (or a look-alike) before a name: what the pages show beside a name for an account's user
 # name, linked to its profile. A display name with it could pass for that account.
 _LOOKS_LIKE_A_MARK = re.compile(r"[@\uff20\ufe6b]\s*\w")
-# What the pages call a deleted account's seat and the AI ("AI (Master)"): a name of a living
-# player's that reads as one of them would pass for it.
-_PASSES_FOR = re.compile(r"deleted player|ai ?\(.*\)")
+# What the pages call a deleted account's seat and the AI ("AI (Master)"), in each of their
+# languages (static/i18n: game.deleted_player, game.ai_name): a name of a living player's that
+# reads as one of them would pass for it.
+_PASSES_FOR = re.compile(
+    r"(?:deleted player|удалённый игрок|удаленный игрок|smazaný hráč|joueur supprimé)"
+    r"|(?:ai|ии|ia|počítač) ?\(.*\)"
+)
 
 
 def show(value: Any, limit: int = 40) -> str:
