@@ -313,6 +313,9 @@ def test_a_bot_that_declines_is_said_to_have_declined(
         )
         assert page.locator("#lobby-waiting").is_hidden()
         assert len(bot.declined) == 1
+        box = page.locator("#lobby-error").bounding_box()  # in sight, where the eye is not
+        size = page.viewport_size
+        assert box and size and box["y"] >= -1 and box["y"] + box["height"] <= size["height"] + 1
         shot(page, f"bots-declined-{int(delay * 10)}.png", full_page=False)
         no_page_errors(page)
     finally:

@@ -241,7 +241,10 @@ function declined(id, name) {
   const known = lobby.declined.get(id) ?? name;
   lobby.declined.set(id, known);
   if (lobby.waiting?.id === id) lobby.waiting = null;
-  if (known) lobby.error = { key: "lobby.errors.declined-by", params: { name: known } };
+  if (!known) return;
+  lobby.error = { key: "lobby.errors.declined-by", params: { name: known } };
+  // said where the eye is not (the bot's button sits below the house levels): brought into view
+  requestAnimationFrame(() => $("#lobby-error").scrollIntoView({ block: "nearest" }));
 }
 
 function wait(challenge) {
