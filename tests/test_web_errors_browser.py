@@ -40,6 +40,11 @@ def test_a_refusal_is_said_in_the_pages_language(
             )
         else:
             assert said == words["too-many"], said
+        taken = {"status": 409, "code": "taken", "error": "the user name admin is kept"}
+        said = page.evaluate(
+            "async (e) => (await import('/static/js/errors.js')).reasonOf(e)", taken
+        )
+        assert said == ("The user name admin is kept." if lang == "en" else words["taken"]), said
         # a code the pages have no words for: the server's reason, whatever the language
         other = {"status": 400, "code": "odd-one", "error": "something odd"}
         said = page.evaluate(
