@@ -320,3 +320,40 @@ def test_a_table_opened_by_a_session_that_ends_says_so(browser: Browser, server:
     finally:
         phone.close()
         laptop.close()
+
+
+def test_a_lobby_whose_session_ends_elsewhere_shows_the_browser_as_it_is(
+    browser: Browser, server: Server
+) -> None:
+    """Signed out on another device (the password changed there): the lobby's top bar still
+    named the account while the lobby was a guest's. The page reloads as the browser now is."""
+    phone, laptop = new_context(browser), new_context(browser)
+    try:
+        page = open_page(phone)
+        page.goto(f"{server.url}/account")
+        until(page, "() => document.querySelector('#account').dataset.state === 'guest'", why="")
+        account_form(page, "create", "lobby_s")
+        until(page, "() => document.querySelector('#account').dataset.state === 'account'", why="")
+        page.goto(f"{server.url}/lobby")
+        until(
+            page,
+            "() => /lobby_s/.test(document.querySelector('#account-link').textContent)",
+            why="",
+        )
+        other = open_page(laptop)
+        other.goto(f"{server.url}/account")
+        until(other, "() => document.querySelector('#account').dataset.state === 'guest'", why="")
+        account_form(other, "signin", "lobby_s")
+        until(other, "() => document.querySelector('#account').dataset.state === 'account'", why="")
+        other.locator("#current-password").fill(PASSWORD)
+        other.locator("#new-password").fill("a brand new one 9")
+        other.locator("#password-form button[type=submit]").click()
+        until(
+            page,
+            "() => document.querySelector('#account-link').textContent === 'Sign in'",
+            why=f"the lobby still says {page.locator('#account-link').inner_text()!r}",
+        )
+        no_page_errors(page)
+    finally:
+        phone.close()
+        laptop.close()

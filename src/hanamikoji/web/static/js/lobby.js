@@ -297,6 +297,13 @@ function onMessage(msg) {
     return start(msg.url);
   } else if (msg.type === "bots") {
     lobby.bots = msg.bots;
+  } else if (msg.type === "error" && msg.code === "signed-out") {
+    // the account's session here ended (elsewhere): the page as the browser is now, its name
+    // in the top bar included
+    lobby.starting = true;
+    socket?.close();
+    location.reload();
+    return;
   } else if (msg.type === "error" && msg.code === "disabled") {
     lobby.conn = "disabled"; // a moderator disabled the account: the page says so, and stops
   }
