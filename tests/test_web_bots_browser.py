@@ -360,6 +360,9 @@ def test_a_bots_forfeit_says_why(browser: Browser, server: Server) -> None:
         page.locator("#review-link").click()
         until(page, "() => document.querySelector('#players .bot-badge')", why="no bot mark")
         assert page.locator("#players .bot-badge").count() == 1
+        # the review says why too (it said only "lost by forfeit")
+        until(page, "() => /engine failed/.test(document.body.textContent)", why="no cause")
+        assert "fay_bot's engine failed (it crashed)." in page.locator("body").inner_text()
         no_page_errors(page)
     finally:
         if bot is not None:

@@ -9,7 +9,7 @@ import { initI18n, isolate, onLanguageChange, percent, t } from "./i18n.js";
 import { drawGraph, legendSwatch, markOf } from "./graph.js";
 import { displayName, frameLine, moveLabel } from "./words.js";
 import { parseMove } from "./notation.js";
-import { GEISHA_TO_WIN } from "./spectate.js";
+import { forfeitWords, GEISHA_TO_WIN } from "./spectate.js";
 import { seatNamed, sentence, whoMark } from "./who.js";
 import "./prefs.js"; // the theme chosen at the table (light, dark or the system's) holds here too
 
@@ -161,6 +161,7 @@ function summary() {
   });
   if (w !== 0 && w !== 1) return `${t("review.why.draw", { rounds, charm: charm[0] })} ${score}`;
   // an ending on charm whose loser held 4 geisha says why those did not win: charm counts first
+  if (end.reason === "forfeit") return `${forfeitWords(end.why, nameOf(w), nameOf(1 - w))} ${score}`;
   const overGeisha = end.reason === "charm" && geisha[1 - w] >= GEISHA_TO_WIN;
   const key = overGeisha ? "charm_over_geisha" : end.reason === "round-limit" ? "round_limit" : end.reason;
   const why = t(`review.why.${key}`, {

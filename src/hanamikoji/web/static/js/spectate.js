@@ -140,6 +140,22 @@ export function watchStatus(msg) {
  * first, and an ending on charm whose loser held this many says why they did not win. */
 export const GEISHA_TO_WIN = 4;
 
+/** What the record's `why` says of a forfeit: the kind of ending ("engine", "disabled",
+ * "claimed", or "" for a plain one) and an engine's failure in the page's words. */
+export function forfeitCause(why) {
+  const engine = /^seat \d: (crash|exit|garbage|illegal|timeout):/.exec(why || "");
+  if (engine) return { kind: "engine", failure: t(`result.engine.${engine[1]}`) };
+  if (/ was disabled by the server's moderators$/.test(why || "")) return { kind: "disabled", failure: "" };
+  if (/ left the game and the win was claimed \(no clock\)/.test(why || "")) return { kind: "claimed", failure: "" };
+  return { kind: "", failure: "" };
+}
+
+/** A forfeit in the players' names, with its cause where the record says it. */
+export function forfeitWords(why, name, loser) {
+  const { kind, failure } = forfeitCause(why);
+  return t(kind ? `review.why.forfeit_${kind}` : "review.why.forfeit", { name, loser, failure });
+}
+
 /** The end in the players' names: {title, reason, score}. */
 export function watchResult(msg) {
   const { result, view, game } = msg;
@@ -159,7 +175,7 @@ export function watchResult(msg) {
     "round-limit": () => t("result.why.round_limit", { rounds, name: who[w], charm: charm[w], other: charm[1 - w] }),
     draw: () => t("result.why.draw", { rounds, charm: charm[0] }),
     resign: () => t("result.why.resign_opp", { name: loser }),
-    forfeit: () => t("result.why.forfeit_opp", { name: loser }),
+    forfeit: () => forfeitWords(result.why, who[w], loser),
   }[result.reason];
   const score = t("review.final_score", { a: who[0], b: who[1], charmA: charm[0], charmB: charm[1], geishaA: geisha[0], geishaB: geisha[1] });
   return { title, reason: reason ? reason() : "", score };
