@@ -364,12 +364,10 @@ def test_the_lobbys_bots_sit_under_the_open_challenges(server: Server, browser: 
     close(maker)
 
 
-def test_a_long_name_keeps_a_phones_table_and_profile_in_shape(
-    browser: Browser, server: Server
-) -> None:
+def test_a_long_name_keeps_a_phones_profile_in_shape(browser: Browser, server: Server) -> None:
     """A 20-letter user name and a 40-letter name with no space to break at: on a phone the
-    table's standing took four lines and pushed the geisha under the pinned hand; the name is
-    cut short (whole in the standing's label), and the profile does not scroll sideways."""
+    profile scrolled sideways; the name wraps. (At the table such a name wraps too, whole:
+    tests/test_web_browser.py, the longest name.)"""
     context = new_context(browser, viewport={"width": 360, "height": 740})
     try:
         page = open_page(context)
@@ -385,20 +383,6 @@ def test_a_long_name_keeps_a_phones_table_and_profile_in_shape(
             [user, name],
         )
         assert made == [201, 200], made
-        page.goto(f"{server.url}/")
-        page.locator("#level").select_option("beginner")
-        page.locator("#seat").select_option("0")
-        page.locator("#start-ai").click()
-        wait_for_game(page)
-        shot(page, "long-name-table-360.png", full_page=False)
-        heights = [page.locator(f"#{w}-standing").bounding_box() for w in ("my", "opp")]
-        assert heights[0] and heights[1], heights
-        assert heights[0]["height"] < 2.2 * heights[1]["height"], heights  # two lines at most
-        board, dock = (page.locator(s).bounding_box() for s in ("#board", ".my-area"))
-        assert board and dock and board["y"] + 120 < dock["y"], (board, dock)  # geisha in view
-        label = page.locator("#my-standing").get_attribute("aria-label") or ""
-        assert name in label
-        no_horizontal_scroll(page)
         page.goto(f"{server.url}/@/{user}")
         until(page, "() => document.querySelector('#profile-name').textContent", why="no name")
         no_horizontal_scroll(page)
