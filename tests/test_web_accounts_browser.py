@@ -59,6 +59,28 @@ def account_form(page: Page, form: str, username: str, password: str = PASSWORD)
     page.locator(f"#{form}-form button[type=submit]").click()
 
 
+def account_state(page: Page, state: str) -> None:
+    """Wait until the account page shows the browser as `state` (guest or account)."""
+    until(page, f"() => document.querySelector('#account').dataset.state === '{state}'", why="")
+
+
+def signed_in(page: Page, server: Server, form: str, username: str) -> None:
+    """Open the account page as a guest and create the account or sign in to it."""
+    page.goto(f"{server.url}/account")
+    account_state(page, "guest")
+    account_form(page, form, username)
+    account_state(page, "account")
+
+
+def change_password_elsewhere(other: Page, server: Server, username: str, new: str) -> None:
+    """Sign in to the account on another device and change its password there, which ends
+    every other session of the account."""
+    signed_in(other, server, "signin", username)
+    other.locator("#current-password").fill(PASSWORD)
+    other.locator("#new-password").fill(new)
+    other.locator("#password-form button[type=submit]").click()
+
+
 def test_a_guest_keeps_the_game_on_another_device_after_creating_an_account(
     browser: Browser, server: Server
 ) -> None:
@@ -288,22 +310,13 @@ def test_a_table_opened_by_a_session_that_ends_says_so(browser: Browser, server:
     phone, laptop = new_context(browser), new_context(browser)
     try:
         page = open_page(phone)
-        page.goto(f"{server.url}/account")
-        until(page, "() => document.querySelector('#account').dataset.state === 'guest'", why="")
-        account_form(page, "create", "miko_s")
-        until(page, "() => document.querySelector('#account').dataset.state === 'account'", why="")
+        signed_in(page, server, "create", "miko_s")
         game = start_beginner_game(page, server)
         phone.clear_cookies(name=f"hk_{game}")  # the seat opens by the session alone now
         page.reload()
         wait_for_game(page)
         other = open_page(laptop)
-        other.goto(f"{server.url}/account")
-        until(other, "() => document.querySelector('#account').dataset.state === 'guest'", why="")
-        account_form(other, "signin", "miko_s")
-        until(other, "() => document.querySelector('#account').dataset.state === 'account'", why="")
-        other.locator("#current-password").fill(PASSWORD)
-        other.locator("#new-password").fill("a brand new one 8")
-        other.locator("#password-form button[type=submit]").click()
+        change_password_elsewhere(other, server, "miko_s", "a brand new one 8")
         until(
             other,
             "() => /signed out/i.test(document.querySelector('#account-status').textContent)",
@@ -330,10 +343,7 @@ def test_a_lobby_whose_session_ends_elsewhere_shows_the_browser_as_it_is(
     phone, laptop = new_context(browser), new_context(browser)
     try:
         page = open_page(phone)
-        page.goto(f"{server.url}/account")
-        until(page, "() => document.querySelector('#account').dataset.state === 'guest'", why="")
-        account_form(page, "create", "lobby_s")
-        until(page, "() => document.querySelector('#account').dataset.state === 'account'", why="")
+        signed_in(page, server, "create", "lobby_s")
         page.goto(f"{server.url}/lobby")
         until(
             page,
@@ -341,13 +351,7 @@ def test_a_lobby_whose_session_ends_elsewhere_shows_the_browser_as_it_is(
             why="",
         )
         other = open_page(laptop)
-        other.goto(f"{server.url}/account")
-        until(other, "() => document.querySelector('#account').dataset.state === 'guest'", why="")
-        account_form(other, "signin", "lobby_s")
-        until(other, "() => document.querySelector('#account').dataset.state === 'account'", why="")
-        other.locator("#current-password").fill(PASSWORD)
-        other.locator("#new-password").fill("a brand new one 9")
-        other.locator("#password-form button[type=submit]").click()
+        change_password_elsewhere(other, server, "lobby_s", "a brand new one 9")
         until(
             page,
             "() => document.querySelector('#account-link').textContent === 'Sign in'",

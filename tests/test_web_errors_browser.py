@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, Page
 
 from browser_support import new_context, no_page_errors, open_page, until
 from hanamikoji.web.server import STATIC
@@ -18,6 +18,22 @@ REFUSED = {
     "code": "too-many",
     "error": "too many games against the AI: resign one of your unfinished games first",
 }
+
+
+def refused_challenge(page: Page, server: Server, status: int, body: dict[str, str]) -> str:
+    """Open the lobby with its challenge request answered by `status` and `body`, create a
+    challenge and return what the lobby then says."""
+    text = json.dumps(body)
+    page.route(
+        "**/api/lobby/challenges",
+        lambda route: route.fulfill(status=status, body=text, content_type="application/json"),
+    )
+    page.goto(f"{server.url}/lobby")
+    until(page, "() => document.querySelector('#lobby').dataset.conn === 'open'", why="")
+    page.locator("#lobby-more > summary").click()
+    page.locator("#create").click()
+    until(page, "() => !document.querySelector('#lobby-error').hidden", why="no error")
+    return page.locator("#lobby-error").inner_text()
 
 
 @pytest.mark.parametrize("lang", ["en", "ru", "cs", "fr"])
@@ -78,17 +94,8 @@ def test_the_lobby_names_the_limit_a_refusal_is_about(
     context = new_context(browser)
     try:
         page = open_page(context)
-        body = json.dumps({"error": said, "code": "too-many"})
-        page.route(
-            "**/api/lobby/challenges",
-            lambda route: route.fulfill(status=429, body=body, content_type="application/json"),
-        )
-        page.goto(f"{server.url}/lobby")
-        until(page, "() => document.querySelector('#lobby').dataset.conn === 'open'", why="")
-        page.locator("#lobby-more > summary").click()
-        page.locator("#create").click()
-        until(page, "() => !document.querySelector('#lobby-error').hidden", why="no error")
-        assert page.locator("#lobby-error").inner_text() == shown
+        body = {"error": said, "code": "too-many"}
+        assert refused_challenge(page, server, 429, body) == shown
         no_page_errors(page)
     finally:
         context.close()
@@ -105,17 +112,8 @@ def test_a_bots_refusal_is_said_in_the_pages_language(
         context.add_init_script(f"localStorage.setItem('hanamikoji.lang', '{lang}')")
         page = open_page(context)
         said = "picky_bot does not play 5+3 games: it accepts 3+2"
-        body = json.dumps({"error": said, "code": "declined", "field": "to"})
-        page.route(
-            "**/api/lobby/challenges",
-            lambda route: route.fulfill(status=403, body=body, content_type="application/json"),
-        )
-        page.goto(f"{server.url}/lobby")
-        until(page, "() => document.querySelector('#lobby').dataset.conn === 'open'", why="")
-        page.locator("#lobby-more > summary").click()
-        page.locator("#create").click()
-        until(page, "() => !document.querySelector('#lobby-error').hidden", why="no error")
-        shown = page.locator("#lobby-error").inner_text()
+        body = {"error": said, "code": "declined", "field": "to"}
+        shown = refused_challenge(page, server, 403, body)
         words = json.loads((STATIC / "i18n" / f"{lang}.json").read_text("utf-8"))["bots"]
         if lang == "en":
             assert shown == words["declined"].replace("{reason}", said), shown
