@@ -105,7 +105,7 @@ def test_a_position_without_a_dealer_for_later_rounds_says_so() -> None:
             break
         s = after if after.round == 1 and not after.is_over else State.new(rng)
     p = rebuild(s, dealer=False)
-    with pytest.raises(ValueError, match="no deal was given for round 2"):
+    with pytest.raises(ValueError, match="no deal was given for round 2: give the state an rng"):
         p.apply(move)
 
 

@@ -222,7 +222,11 @@ class Dealer:
         deals = self._deals
         while len(deals) < round:
             if self._rng is None:
-                raise NoDealError(f"no deal was given for round {len(deals) + 1}")
+                raise NoDealError(
+                    f"no deal was given for round {len(deals) + 1}: give the state an rng "
+                    "(State.from_position(..., rng=random.Random()) or "
+                    "State.from_deals(deals, rng=...)) to deal the rounds after the given ones"
+                )
             deals.append(Deal.random(self._rng))
         return deals[round - 1]
 
