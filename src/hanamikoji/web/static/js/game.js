@@ -83,8 +83,11 @@ const playing = (msg) => msg.game.status === "playing";
 const myDecision = (msg) => playing(msg) && msg.view.to_move === msg.view.seat && msg.legal.length > 0;
 const myAction = (msg) => myDecision(msg) && msg.view.phase === "action";
 const myPick = (msg) => myDecision(msg) && msg.view.phase === "pick";
+/** Whether this page's socket is closed for good (a session ended, a newer window, an account
+ * disabled): the table stays to be read, but nothing on it can be sent any more. */
+const cutOff = () => FINAL.includes(ui.conn);
 /** Whether the player may act on what is shown (not while later news waits in the feed). */
-const canDecide = (msg) => myDecision(msg) && !ui.sent && !ui.stalled && !feed.queue.length && !scoring?.open;
+const canDecide = (msg) => myDecision(msg) && !ui.sent && !ui.stalled && !feed.queue.length && !scoring?.open && !cutOff();
 
 function toMove(msg) {
   if (!playing(msg) || msg.view.to_move === null || msg.view.to_move === undefined) return "none";
@@ -818,6 +821,10 @@ function waitingWords(msg) {
 /** The prompt and the move to confirm, right under the actions: every word about the player's move. */
 function renderChoices(msg) {
   const box = $("#choices");
+  if (cutOff()) {
+    box.replaceChildren(); // the error under it says why nothing can be chosen
+    return;
+  }
   if (!myAction(msg)) {
     const waiting = playing(msg) && !myDecision(msg) && !scoring.open;
     fill(box, waiting ? h("p", { class: "prompt echo", text: waitingWords(msg) }) : null);
@@ -877,6 +884,7 @@ function renderStatus(msg) {
   else if (over) main = t("status.over");
   else if (msg.spectator) main = game.thinking ? t("status.thinking_of", { name: spokenName(msg, view.to_move) }) : game.opponent_joined ? watchStatus(msg) : t("watch.waiting");
   // a link to send, or a rematch (of a lobby's game too) the other player is offered at their table
+  else if (cutOff()) main = t("status.cut_off"); // why: the error under the hand
   else if (!ai && !game.opponent_joined) main = inviteUrl(msg) ? t("status.waiting_friend") : t("status.waiting_for", { name: opponentName(msg) });
   else if (game.thinking) main = t("status.thinking_of", { name: opponentName(msg) });
   else if (myAction(msg)) main = t("status.your_turn");
@@ -891,7 +899,7 @@ function renderStatus(msg) {
   const daily = /d$/.test(game.control || "");
   if (!msg.spectator && !ai && game.opponent_joined && !game.opponent_online && !over) lines.push(h("p", { class: daily ? "offline usual" : "offline", text: t("status.opp_offline") }));
   fill(status, lines);
-  status.classList.toggle("mine", myDecision(msg) && !pacing);
+  status.classList.toggle("mine", myDecision(msg) && !pacing && !cutOff());
   keyboardScrollable(status);
 }
 
@@ -937,12 +945,12 @@ function renderPanel(msg) {
 
   const hintButton = $("#hint");
   const undo = $("#undo");
-  hintButton.hidden = !ai || game.rated || over; // a rated game has neither (the server refuses them)
-  undo.hidden = !ai || game.control !== "none" || over; // nor any timed game (the clock cannot go back)
+  hintButton.hidden = !ai || game.rated || over || cutOff(); // a rated game has neither (the server refuses them)
+  undo.hidden = !ai || game.control !== "none" || over || cutOff(); // nor any timed game (the clock cannot go back)
   hintButton.disabled = !canDecide(msg) || game.thinking || ui.hintAsked;
   undo.disabled = !game.can_undo || ui.sent || ui.stalled;
   const resign = $("#resign");
-  resign.hidden = over;
+  resign.hidden = over || cutOff();
   resign.disabled = ui.resignAsked;
   $("#resign-confirm").hidden = !ui.resignAsked || over;
   if (over) ui.resignAsked = false;
@@ -1072,7 +1080,8 @@ function renderResult(msg) {
   renderRatingChanges(msg);
   $("#review-link").href = `/review/${encodeURIComponent(gameId)}`;
   const rematch = $("#rematch");
-  rematch.hidden = Boolean(game.deleted?.[other]); // nobody to play it with: the server refuses it
+  // nobody to play it with (the server refuses it), or no socket to ask on
+  rematch.hidden = Boolean(game.deleted?.[other]) || cutOff();
   rematch.disabled = ui.rematchAsked;
   rematch.textContent = ui.rematchAsked ? t("result.rematch_starting") : t("result.rematch");
   const offer = $("#rematch-offer");
