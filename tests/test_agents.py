@@ -99,6 +99,33 @@ def test_agents_refuse_an_empty_move_list_and_moves_as_text(name: str) -> None:
     assert agent.choose(view, state.legal_moves, random.Random(0)) in state.legal_moves
 
 
+@pytest.mark.parametrize(
+    "name", ["random", "greedy", "net", "ismcts:iterations=5", "master:iterations=5", *LEVELS]
+)
+def test_agents_refuse_a_view_and_moves_of_different_positions(name: str) -> None:
+    """Greedy said a bare AssertionError, ismcts an IllegalMoveError, master a KeyError, and
+    random chose a move its view could not make: every agent says what does not match."""
+    state = State.new(7)
+    agent = parse_agent(name)
+    with pytest.raises(ValueError, match=r"P77 is not legal in the view given \(seat 0, hand"):
+        agent.choose(state.view(0), [Move.parse("P77")], random.Random(0))
+    with pytest.raises(ValueError, match="seat 1's, which has no decision to make: it is seat 0's"):
+        agent.choose(state.view(1), state.legal_moves, random.Random(0))
+    over = State.new(7)
+    while not over.is_over:
+        over = over.apply(over.legal_moves[0])
+    with pytest.raises(ValueError, match="no decision to make: it is nobody's turn"):
+        agent.choose(over.view(0), state.legal_moves, random.Random(0))
+
+
+def test_an_engine_command_is_no_agent() -> None:
+    for make in (lambda: make_agent("cmd:./my_engine"), lambda: parse_agent("cmd:./my_engine")):
+        with pytest.raises(
+            AgentError, match=r"engine's command, not a built-in agent.*make_player"
+        ):
+            make()
+
+
 def test_greedy_beats_random_clearly() -> None:
     greedy, rand = GreedyAgent(), RandomAgent()
     score = 0.0

@@ -68,6 +68,8 @@ def make_agent(name: str, options: Mapping[str, str] | None = None) -> Agent:
     if not isinstance(name, str):
         raise AgentError(f"an agent's name is text, e.g. 'greedy'; got {name!r}")
     key = name.strip().lower()
+    if key == "cmd" or key.startswith("cmd:"):
+        raise AgentError(engine_command(name))
     if ":" in key:
         raise AgentError(
             f"{name!r} is a spec with options: parse_agent({name!r}) reads it; make_agent takes "
@@ -131,6 +133,8 @@ def parse_agent(spec: str) -> Agent:
     """An agent from ``NAME`` or ``NAME:KEY=VALUE,KEY=VALUE`` (e.g. ``greedy:hand_weight=0.4``),
     or a level as ``level:NAME`` (``level:master`` is the master *level*, a fixed budget)."""
     name, _, rest = spec.partition(":")
+    if name.strip().lower() == "cmd":
+        raise AgentError(engine_command(spec))
     if name.strip().lower() == "level":
         level = rest.strip().lower()
         if level not in LEVELS:
@@ -145,6 +149,15 @@ def parse_agent(spec: str) -> Agent:
             raise AgentError(f"agent option {key.strip()!r} is given twice in {spec!r}")
         options[key.strip()] = value.strip()
     return make_agent(name, options)
+
+
+def engine_command(spec: str) -> str:
+    """Why an engine's command is no agent here: it is a process, played by the match runner."""
+    return (
+        f"{spec!r} is an engine's command, not a built-in agent: an engine is a process, "
+        "played by hanamikoji.match.make_player (or `hanamikoji match`); the agents here are "
+        f"{', '.join(sorted(AGENTS))} and level:NAME"
+    )
 
 
 def _convert(agent: str, key: str, text: str, default: object) -> object:

@@ -48,10 +48,11 @@ def start_game(agent: Agent, seat: int, rules: Rules) -> None:
         hook(seat, rules)
 
 
-def check_legal(legal: Sequence[Move]) -> None:
-    """Refuse what no agent can choose from: no moves (ValueError), or moves that are not
+def check_legal(view: View, legal: Sequence[Move]) -> None:
+    """Refuse what no agent can choose from: no moves (ValueError), moves that are not
     :class:`~hanamikoji.moves.Move` objects (TypeError naming the first, e.g. a move's text,
-    which ``Move.parse`` reads)."""
+    which ``Move.parse`` reads), a view whose seat has no decision to make, or a move that is
+    not legal in the view (ValueError: an agent answers for the view it is given)."""
     if not legal:
         raise ValueError("no legal moves to choose from")
     for move in legal:
@@ -60,4 +61,17 @@ def check_legal(legal: Sequence[Move]) -> None:
             raise TypeError(
                 f"the legal moves must be Move objects (as State.legal_moves gives them), "
                 f"got {move!r} ({type(move).__name__}){hint}"
+            )
+    if view.to_move != view.seat:
+        whose = "nobody's" if view.to_move is None else f"seat {view.to_move}'s"
+        raise ValueError(
+            f"the view is seat {view.seat}'s, which has no decision to make: it is {whose} turn "
+            "(give an agent the view of the seat to move, state.view(state.to_move))"
+        )
+    possible = set(view.legal_moves)
+    for move in legal:
+        if move not in possible:
+            raise ValueError(
+                f"{move} is not legal in the view given (seat {view.seat}, hand {view.hand}): "
+                "give the legal moves of the same position, state.legal_moves"
             )

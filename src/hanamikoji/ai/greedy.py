@@ -86,7 +86,7 @@ class GreedyAgent:
         clock_ms: int | None = None,
     ) -> Move:
         """The legal move with the best evaluation (ties broken by ``rng``)."""
-        check_legal(legal)
+        check_legal(view, legal)
         seat, other = view.seat, view.opponent
         mine = _counts(view.played[seat])
         if view.secret:

@@ -224,7 +224,7 @@ class IsmctsAgent:
         clock_ms: int | None = None,
     ) -> Move:
         """The search's best root move (:attr:`SearchResult.best`)."""
-        check_legal(legal)
+        check_legal(view, legal)
         if len(legal) == 1:
             return legal[0]
         return self.search(view, legal, rng, clock_ms).best.move

@@ -50,7 +50,7 @@ class NoisyAgent:
         clock_ms: int | None = None,
     ) -> Move:
         """A random move with probability ``noise``, else the base agent's."""
-        check_legal(legal)
+        check_legal(view, legal)
         if rng.random() < self.noise:
             return legal[rng.randrange(len(legal))]
         return self.base.choose(view, legal, rng, clock_ms)

@@ -424,7 +424,7 @@ class NetAgent:
         clock_ms: int | None = None,
     ) -> Move:
         """The network's move (see the class)."""
-        check_legal(legal)
+        check_legal(view, legal)
         if len(legal) == 1:
             return legal[0]
         z = self.logits(view, legal).astype(np.float64)

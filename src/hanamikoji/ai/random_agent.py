@@ -23,5 +23,5 @@ class RandomAgent:
         clock_ms: int | None = None,
     ) -> Move:
         """A random element of ``legal``."""
-        check_legal(legal)
+        check_legal(view, legal)
         return legal[rng.randrange(len(legal))]
