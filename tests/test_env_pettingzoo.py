@@ -11,6 +11,8 @@ pytest.importorskip(
     "gymnasium", reason="the research extra is not installed: pip install 'hanamikoji[research]'"
 )
 
+import copy
+import pickle
 import random
 import warnings
 
@@ -136,6 +138,51 @@ def test_wrapped_env_makes_an_illegal_move_lose() -> None:
         e.step(illegal)
     assert e.rewards["player_0"] == -1
     assert all(e.terminations.values())
+
+
+def test_wrapped_env_refuses_what_is_no_action_and_a_finished_game_in_its_own_words() -> None:
+    """The wrappers said numpy's "truth value of an array is ambiguous" for True, a bare
+    AssertionError for 600, a KeyError from last() after the game and only a warning from
+    step(): env() says what raw_env says."""
+    e = env()
+    e.reset(seed=1)
+    for bad in (True, -1, NUM_ACTIONS, 2.0, "3", np.array([3]), None):
+        with pytest.raises(ValueError, match=r"player_0: (an action is a move|action must be 0)"):
+            e.step(bad)
+    assert e.unwrapped.game.history == ()
+    for agent in e.agent_iter():
+        _, _, done, cut, _ = e.last()
+        e.step(None if done or cut else int(np.flatnonzero(e.observe(agent)["action_mask"])[0]))
+    for call in (lambda: e.step(0), lambda: e.step(None), e.last):
+        with pytest.raises(ValueError, match="the game is over and every agent is done"):
+            call()
+    e.reset(seed=2)
+    assert e.last()[1:] == (0.0, False, False, {})
+
+
+@pytest.mark.parametrize("make", [env, raw_env], ids=["env", "raw_env"])
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_a_copy_goes_on_with_the_same_game(make: object, how: str) -> None:
+    """A copy (or an unpickled environment) of a game in progress dealt a new game, which
+    could be played on without a reset: it goes on with the same game now, and apart."""
+    e = make()  # type: ignore[operator]
+    e.reset(seed=3)
+    for _ in range(5):
+        e.step(int(np.flatnonzero(e.last()[0]["action_mask"])[0]))
+    c = copy.deepcopy(e) if how == "deepcopy" else pickle.loads(pickle.dumps(e))
+    assert c.unwrapped.game == e.unwrapped.game and c.agent_selection == e.agent_selection
+
+    def finish(x: raw_env) -> list[tuple[str, int | None, float]]:
+        steps = []
+        for agent in x.agent_iter():
+            obs, reward, done, cut, _ = x.last()
+            action = None if done or cut else int(np.flatnonzero(obs["action_mask"])[-1])
+            steps.append((agent, action, reward))
+            x.step(action)
+        return steps
+
+    assert finish(c) == finish(e)
+    assert c.unwrapped.game is not e.unwrapped.game
 
 
 def test_options_are_checked() -> None:

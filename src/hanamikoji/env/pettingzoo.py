@@ -55,13 +55,48 @@ __all__ = ["AGENTS", "env", "raw_env"]
 
 AGENTS = ("player_0", "player_1")
 
+# What a game in progress is made of, beyond the settings: what a copy must carry.
+_PLAY = (
+    "_rng",
+    "state_",
+    "agents",
+    "rewards",
+    "_cumulative_rewards",
+    "terminations",
+    "truncations",
+    "infos",
+    "agent_selection",
+)
+
 
 def env(**kwargs: Any) -> AECEnv:
     """The environment with PettingZoo's standard wrappers (illegal moves lose the game)."""
     wrapped: AECEnv = raw_env(**kwargs)
     wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    return _Refereed(wrapped)
+
+
+class _Refereed(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's order-enforcing wrapper, with the raw environment's words before the
+    wrappers': an action that is no move number, and a finished game asked about again, are
+    refused as ``raw_env`` refuses them (the wrappers said numpy's "truth value of an array is
+    ambiguous" for True, a bare AssertionError, a KeyError from ``last``, or only a warning)."""
+
+    def step(self, action: Any) -> None:
+        if self._has_reset:
+            raw: raw_env = self.unwrapped
+            raw._check_not_over()
+            agent = raw.agent_selection
+            if not (raw.terminations[agent] or raw.truncations[agent]):
+                raw._move_number(agent, action)
+        super().step(action)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if self._has_reset:
+            self.unwrapped._check_not_over()
+        found: tuple[Any, float, bool, bool, dict[str, Any]] = super().last(observe)
+        return found
 
 
 class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
@@ -101,6 +136,19 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
         self._rng = random.Random()
         self.state_: State = State.new(self._rng, rules=self.rules)
         self._reset_bookkeeping()
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Its settings, re-made as PettingZoo's EzPickle re-makes them, and the game in
+        progress: a copy or an unpickled environment goes on with the same game (EzPickle alone
+        dealt a new one, which could be played on without a reset)."""
+        state: dict[str, Any] = EzPickle.__getstate__(self)
+        state["_play"] = {name: self.__dict__[name] for name in _PLAY}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        settings = {k: v for k, v in state.items() if k != "_play"}
+        EzPickle.__setstate__(self, settings)
+        self.__dict__.update(state.get("_play", {}))
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The observation space of ``agent``."""
@@ -154,16 +202,8 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-            action = action[()]  # a 0-d array, as Stable-Baselines3's predict returns
-        if action is None or isinstance(action, bool) or not isinstance(action, int | np.integer):
-            raise ValueError(
-                f"{agent}: an action is a move number 0..{NUM_ACTIONS - 1} (an int, a numpy "
-                f"integer or a 0-d integer array), got {action!r}"
-            )
-        if not 0 <= action < NUM_ACTIONS:
-            raise ValueError(f"{agent}: action must be 0..{NUM_ACTIONS - 1}, got {action}")
-        move = MOVES[int(action)]
+        action = self._move_number(agent, action)
+        move = MOVES[action]
         before = self.state_
         if not before.is_legal(move):
             legal = " ".join(str(m) for m in before.legal_moves)
@@ -188,6 +228,20 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    @staticmethod
+    def _move_number(agent: str, action: object) -> int:
+        """``action`` as a move number, or a ValueError that says what an action is."""
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+            action = action[()]  # a 0-d array, as Stable-Baselines3's predict returns
+        if action is None or isinstance(action, bool) or not isinstance(action, int | np.integer):
+            raise ValueError(
+                f"{agent}: an action is a move number 0..{NUM_ACTIONS - 1} (an int, a numpy "
+                f"integer or a 0-d integer array), got {action!r}"
+            )
+        if not 0 <= action < NUM_ACTIONS:
+            raise ValueError(f"{agent}: action must be 0..{NUM_ACTIONS - 1}, got {action}")
+        return int(action)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """The agent to act's observation, reward, termination, truncation and info."""
