@@ -28,14 +28,19 @@ from playwright.sync_api import Browser, Page, ViewportSize
 from browser_support import (
     PHONE,
     friend_game,
+    game_over,
+    legal,
+    make_move,
     new_context,
     no_horizontal_scroll,
     no_page_errors,
     open_page,
     play_by_clicks,
     shot,
+    start_ai_game,
     until,
     wait_for_game,
+    wait_for_my_turn,
 )
 from web_support import Server
 
@@ -420,6 +425,40 @@ def test_at_200_percent_zoom_the_geisha_and_the_actions_show(
             )
             assert not cut, (lang, cut)
         shot(page, f"layout-zoom200-{viewport['width']}.png", full_page=False)
+        no_page_errors(page)
+    finally:
+        context.close()
+
+
+def test_a_phones_status_shows_its_newest_line(server: Server, browser: Browser) -> None:
+    """On a phone the status box is short: with the opponent's moves told above it, the bold
+    line of what to do now ("Your opponent made an offer: choose what you take") was cut in
+    half. The box shows its last lines whenever its words change."""
+    context = new_context(browser, viewport=PHONE)
+    try:
+        page = open_page(context)
+        start_ai_game(page, server)
+        # shorter still than a phone's, so that any news at all overflows it
+        page.add_style_tag(content="#status { max-height: 64px !important; }")
+        rng, overflowed = random.Random(5), 0
+        for _ in range(14):
+            wait_for_my_turn(page)
+            if game_over(page):
+                break
+            box = page.evaluate(
+                """() => {
+                  const s = document.querySelector('#status');
+                  const now = s.querySelector('.now').getBoundingClientRect();
+                  const r = s.getBoundingClientRect();
+                  return { over: s.scrollHeight > s.clientHeight + 1,
+                           inside: now.top >= r.top - 1 && now.bottom <= r.bottom + 1 };
+                }"""
+            )
+            overflowed += box["over"]
+            said = page.locator("#status").inner_text()
+            assert box["inside"], f"the status's last line is cut: {said!r}"
+            make_move(page, rng.choice(legal(page)))
+        assert overflowed >= 3, "the test never had a status too long for its box"
         no_page_errors(page)
     finally:
         context.close()

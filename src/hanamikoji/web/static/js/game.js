@@ -898,7 +898,11 @@ function renderStatus(msg) {
   // offline in a correspondence game is the usual: said, not in red
   const daily = /d$/.test(game.control || "");
   if (!msg.spectator && !ai && game.opponent_joined && !game.opponent_online && !over) lines.push(h("p", { class: daily ? "offline usual" : "offline", text: t("status.opp_offline") }));
+  const before = status.textContent;
   fill(status, lines);
+  // The last lines are the newest and what to do now: a box too short for every line (a phone's)
+  // shows them, scrolled up to them again only when its words change.
+  if (status.textContent !== before) status.scrollTop = status.scrollHeight;
   status.classList.toggle("mine", myDecision(msg) && !pacing && !cutOff());
   keyboardScrollable(status);
 }
