@@ -13,6 +13,7 @@ import random
 import time
 from typing import Any
 
+import pytest
 from playwright.sync_api import Browser, Page
 
 from browser_support import (
@@ -33,6 +34,7 @@ from browser_support import (
     until,
     wait_for_game,
 )
+from hanamikoji.web.server import STATIC
 from web_support import Server
 
 PLAYER_CONTROLS = ["#hand", "#my-actions", "#choices", "#hint", "#undo", "#resign", "#rematch"]
@@ -264,3 +266,41 @@ def test_a_spectators_clocks_go_with_the_board_it_shows(server: Server, browser:
     finally:
         player.context.close()
         watcher.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "cs", "fr"])
+def test_spectators_and_the_review_say_how_a_game_was_forfeited(
+    server: Server, browser: Browser, lang: str
+) -> None:
+    """A loss on time read "bob lost by forfeit" to spectators and in the review, while the
+    players read "bob ran out of time" (and a timed game's claimed win was a plain forfeit)."""
+    context = new_context(browser)
+    try:
+        context.add_init_script(f"localStorage.setItem('hanamikoji.lang', '{lang}')")
+        page = open_page(context)
+        page.goto(f"{server.url}/watch")
+        until(page, "l => document.documentElement.lang === l", lang, why="not translated")
+        words = json.loads((STATIC / "i18n" / f"{lang}.json").read_text("utf-8"))["review"]["why"]
+        words_of = (
+            "async (w) => (await import('/static/js/spectate.js')).forfeitWords(w, 'ann', 'bob')"
+        )
+        said = {
+            why: page.evaluate(words_of, why)
+            for why in (
+                "seat 1 ran out of time (3+2 clock)",
+                "seat 1 left the game and the win was claimed (1d clock)",
+                "seat 1 left the game and the win was claimed (no clock)",
+                "",
+            )
+        }
+        expected = {
+            "seat 1 ran out of time (3+2 clock)": words["forfeit_time"],
+            "seat 1 left the game and the win was claimed (1d clock)": words["forfeit_claimed"],
+            "seat 1 left the game and the win was claimed (no clock)": words["forfeit_claimed"],
+            "": words["forfeit"],
+        }
+        for why, text in expected.items():
+            assert said[why] == text.replace("{name}", "ann").replace("{loser}", "bob"), said[why]
+        no_page_errors(page)
+    finally:
+        context.close()

@@ -141,12 +141,13 @@ export function watchStatus(msg) {
 export const GEISHA_TO_WIN = 4;
 
 /** What the record's `why` says of a forfeit: the kind of ending ("engine", "disabled",
- * "claimed", or "" for a plain one) and an engine's failure in the page's words. */
+ * "claimed", "time", or "" for a plain one) and an engine's failure in the page's words. */
 export function forfeitCause(why) {
   const engine = /^seat \d: (crash|exit|garbage|illegal|timeout):/.exec(why || "");
   if (engine) return { kind: "engine", failure: t(`result.engine.${engine[1]}`) };
   if (/ was disabled by the server's moderators$/.test(why || "")) return { kind: "disabled", failure: "" };
-  if (/ left the game and the win was claimed \(no clock\)/.test(why || "")) return { kind: "claimed", failure: "" };
+  if (/ left the game and the win was claimed \(/.test(why || "")) return { kind: "claimed", failure: "" };
+  if (/^seat \d ran out of time \(/.test(why || "")) return { kind: "time", failure: "" };
   return { kind: "", failure: "" };
 }
 
