@@ -22,6 +22,7 @@ from aiohttp.test_utils import TestClient
 from argon2 import PasswordHasher
 from yarl import URL
 
+from hanamikoji.web.errors import WebError
 from hanamikoji.web.identity import SESSION_COOKIE, session_hash, username_key
 from hanamikoji.web.limits import Limits
 from hanamikoji.web.server import ACCOUNTS, STATIC, Settings, _sweep_sessions, create_app
@@ -345,7 +346,9 @@ async def test_an_ended_session_closes_the_sockets_it_opened(server: Server, how
                 assert await _sweep_sessions(server.app) == 3
             for ws in (seat_ws, lobby_ws, watch_ws):
                 assert await closed_by(ws) == ("signed-out", 4401)
-            if how != "delete":  # (deleting resigns the game: the link's seat is told so)
+            if how == "delete":  # a deleted account's seat no longer opens, link or not
+                assert await closed_by(link_ws) == ("bad-token", 4403)
+            else:
                 await link_ws.send_json({"type": "ping"})
                 assert json.loads((await link_ws.receive(timeout=10)).data)["type"] == "pong"
         assert await _sweep_sessions(server.app) == 0  # nothing left to close
@@ -384,6 +387,15 @@ async def test_a_deleted_account_leaves_its_games_under_deleted_player(server: S
         assert (await server.service.get(game)).row.rematch is None  # type: ignore[union-attr]
         finished = await server.service.get(over["game"])
         assert finished is not None and finished.row.names[0] == "deleted player"
+        # Its seats' links, kept by anyone, open nothing: they went on chatting in the deleted
+        # seat's place and starting rematches (new games) under "deleted player".
+        async with bob.ws_connect(f"/ws/{game}?t={friend['token']}") as ws:
+            refused = json.loads((await ws.receive(timeout=10)).data)
+            assert refused["code"] == "bad-token" and "deleted" in refused["message"]
+        with pytest.raises(WebError) as no_rematch:  # asked on a socket of another server
+            await server.service.rematch(over["game"], 0)
+        assert no_rematch.value.code == "bad-token"
+        assert (await server.service.get(over["game"])).row.rematch is None  # type: ignore[union-attr]
         # The name is gone with the account, and never given to anyone else.
         player = await server.service.store.account(username_key("Erika"))
         assert player is not None and player.deleted and player.username is None

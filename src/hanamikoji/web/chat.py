@@ -23,7 +23,7 @@ from hanamikoji.web.errors import WebError, show
 from hanamikoji.web.game import LiveGame
 from hanamikoji.web.ids import new_id
 from hanamikoji.web.limits import TooMany, Window
-from hanamikoji.web.service import GameService
+from hanamikoji.web.service import DELETED_SEAT, GameService
 from hanamikoji.web.store import ChatFlags, ChatRow, GameRow, deleted_authors
 
 __all__ = [
@@ -394,7 +394,10 @@ class ChatRooms:
 
 
 def _may_talk(flags: ChatFlags) -> None:
-    """Refuse a player whom a moderator disabled or muted, or who turned chat off."""
+    """Refuse a player whom a moderator disabled or muted, who turned chat off, or whose account
+    was deleted (a seat's link kept: the seat no longer speaks)."""
+    if flags.deleted:
+        raise WebError("bad-token", DELETED_SEAT)
     if flags.disabled:
         raise WebError("disabled", "this account has been disabled by the server's moderators")
     if flags.muted:

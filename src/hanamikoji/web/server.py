@@ -55,7 +55,7 @@ from hanamikoji.web.messages import (
 )
 from hanamikoji.web.moderation import Follower, subject
 from hanamikoji.web.ratings import Standing
-from hanamikoji.web.service import GameService
+from hanamikoji.web.service import DELETED_SEAT, GameService
 from hanamikoji.web.store import (
     ChallengeRow,
     ChatFlags,
@@ -928,9 +928,12 @@ DISABLED = "this account has been disabled by the server's moderators"
 
 
 async def _not_disabled(service: GameService, player: str | None) -> None:
-    """Refuse a seat whose player a moderator disabled."""
+    """Refuse a seat whose player a moderator disabled, or whose account was deleted (its links
+    kept by anyone would otherwise go on chatting and starting rematches in its place)."""
     if player is not None:
         flags = (await service.store.chat_flags([player])).get(player, ChatFlags())
+        if flags.deleted:
+            raise WebError("bad-token", DELETED_SEAT)
         if flags.disabled:
             raise WebError("disabled", DISABLED)
 
@@ -1633,7 +1636,13 @@ async def _delete_account(request: web.Request) -> web.Response:
     _only(body, ("password",))
     identity = await _signed_in(request)
     await request.app[ACCOUNTS].delete(identity, body.get("password"))
-    _end_sockets(request.app, lambda c: c.player == identity.player.id)
+    player = identity.player.id
+    # The seats opened by their links close too, not only the sessions' sockets (another
+    # server's stay open until they reconnect, refused all they could do meanwhile).
+    by_link = [c for c in _people_sockets(request.app) if c.player == player and not c.session]
+    _end_sockets(request.app, lambda c: c.player == player)
+    for conn in by_link:
+        request.app[HUB].spawn(conn.close(4403, DELETED_SEAT, "bad-token"))
     await request.app[BOTS].deleted(identity.player.id)
     _forget(request)
     return web.json_response(_me_json(None))

@@ -56,7 +56,7 @@ from hanamikoji.web.game import (
 from hanamikoji.web.ids import new_id
 from hanamikoji.web.limits import ClientLimits, Limits, TooMany
 from hanamikoji.web.scheduler import AiScheduler, Busy
-from hanamikoji.web.store import GameRow, HintRow, Store, stamp
+from hanamikoji.web.store import ChatFlags, GameRow, HintRow, Store, stamp
 
 __all__ = ["GameService"]
 
@@ -81,6 +81,7 @@ BOT_GONE_MS = 60_000
 
 
 _INVITATION_OVER = "this game is over: its invitation can no longer be taken"
+DELETED_SEAT = "this seat's account was deleted: its links no longer open it"
 _NO_SEARCH = ("beginner", "easy")  # levels whose moves take a millisecond: never refused as busy
 
 
@@ -918,7 +919,14 @@ class GameService:
 
     async def _rematch_possible(self, game: LiveGame, seat: int) -> None:
         """Refuse a rematch with an opponent who can no longer play one: an account deleted or
-        disabled since (its game would wait for ever)."""
+        disabled since (its game would wait for ever); and one asked by a seat whose own account
+        was deleted (its link kept by someone else)."""
+        mine = game.row.players[seat]
+        if (
+            mine is not None
+            and (await self.store.chat_flags([mine])).get(mine, ChatFlags()).deleted
+        ):
+            raise WebError("bad-token", DELETED_SEAT)
         other = game.row.players[1 - seat]
         if other is None or game.row.mode == "ai":
             return

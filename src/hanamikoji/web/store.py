@@ -1350,6 +1350,7 @@ class ChatFlags:
     chat_off: bool = False
     muted: bool = False
     disabled: bool = False
+    deleted: bool = False  # the account was deleted: its seats, and their chat, are closed
 
 
 @dataclass(frozen=True)
@@ -1380,7 +1381,9 @@ _MUTE_CHAT = (
     "ON CONFLICT (game_id, seat) DO NOTHING"
 )
 _UNMUTE_CHAT = "DELETE FROM chat_mutes WHERE game_id = ? AND seat = ?"
-_CHAT_FLAGS = "SELECT id, chat_off, muted_at, disabled_at FROM players WHERE id IN ({marks})"
+_CHAT_FLAGS = (
+    "SELECT id, chat_off, muted_at, disabled_at, deleted_at FROM players WHERE id IN ({marks})"
+)
 _SET_CHAT_OFF = "UPDATE players SET chat_off = ? WHERE id = ?"
 _SET_FLAG = {
     "muted": "UPDATE players SET muted_at = ? WHERE id = ?",
@@ -1534,7 +1537,10 @@ class _Chat(_Primitives):
         if not ids:
             return {}
         rows = await self._all(_CHAT_FLAGS.format(marks=_marks(len(ids))), ids)
-        return {r[0]: ChatFlags(bool(r[1]), r[2] is not None, r[3] is not None) for r in rows}
+        return {
+            r[0]: ChatFlags(bool(r[1]), r[2] is not None, r[3] is not None, r[4] is not None)
+            for r in rows
+        }
 
     async def set_chat_off(self, player_id: str, off: bool) -> None:
         await self._tx([(_SET_CHAT_OFF, (int(off), player_id))])
