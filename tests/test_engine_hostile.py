@@ -8,6 +8,7 @@ at most, is named for what it is, and never hangs, floods or aborts the runner.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -15,6 +16,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -297,3 +299,33 @@ def test_sigterm_while_a_tournament_waits_for_hello_ends_it_cleanly() -> None:
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in out
     assert gone(tag) == []
+
+
+# -- what a forfeited engine is told, and a death between games ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("mode", "kind"),
+    [("tell-illegal", "illegal"), ("tell-garbage", "garbage"), ("tell-silent", "timeout")],
+)
+def test_a_forfeited_engine_still_running_is_told_the_result_before_quit(
+    tmp_path: Path, mode: str, kind: str
+) -> None:
+    log = tmp_path / "received.jsonl"
+    config = MatchConfig(
+        "random", spec(hostile(mode, str(log))), games=2, clock_ms=100, hard_limit_ms=300
+    )
+    summary = run_match(config)
+    assert [(n, side) for n, side, _ in summary.forfeits] == [(1, "B"), (2, "B")]
+    # What each engine process received, in order (docs/protocol.md: "result after every
+    # game, however it ended, to an engine that is still running"), the why included.
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    by_pid: dict[int, list[list[Any]]] = {}
+    for pid, *seen in lines:
+        by_pid.setdefault(pid, []).append(seen)
+    played = [seen for seen in by_pid.values() if len(seen) > 2]  # (not the start-up check)
+    assert len(played) == 2  # one process a game: stopped after its forfeit
+    for (_, _, why), seen in zip(summary.forfeits, played, strict=True):
+        assert why.split(": ")[1] == kind
+        assert [s[0] for s in seen] == ["hello", "game", "act", "result", "quit"]
+        assert seen[3] == ["result", "forfeit", why]

@@ -538,8 +538,20 @@ class ProcessTransport:
         try:
             while data:
                 data = data[os.write(self._in, data) :]
+        except BlockingIOError:  # (only after never_block) a full pipe: it does not read
+            raise EngineError(FailureKind.TIMEOUT, "does not read its input") from None
         except OSError:  # BrokenPipeError: it is gone
             raise self.failure() from None
+
+    def running(self) -> bool:
+        """Whether the engine's process is still running."""
+        return self._proc.poll() is None
+
+    def never_block(self) -> None:
+        """From now on a send that would block fails instead (for the last words to an engine
+        that may have stopped reading: a full pipe must not hold the referee)."""
+        with contextlib.suppress(OSError):
+            os.set_blocking(self._in, False)
 
     def receive(self, timeout: float | None) -> str | None:
         """The next line of the engine's standard output.
@@ -718,9 +730,24 @@ class Engine:
         info = msg.get("info")
         return EngineMove(move, info if isinstance(info, dict) else {}, elapsed)
 
-    def result(self, view: View, winner: int | None, reason: str) -> None:
-        """Tell the engine how the game ended."""
-        self._send({"type": "result", "view": view.to_json(), "winner": winner, "reason": reason})
+    def result(
+        self, view: View, winner: int | None, reason: str, *, why: str | None = None
+    ) -> None:
+        """Tell the engine how the game ended (``why``, an optional key: what ended a forfeit)."""
+        msg: dict[str, Any] = {
+            "type": "result",
+            "view": view.to_json(),
+            "winner": winner,
+            "reason": reason,
+        }
+        if why is not None:
+            msg["why"] = why
+        self._send(msg)
+
+    def running(self) -> bool:
+        """Whether the engine's process is still running (True where the transport cannot tell)."""
+        running = getattr(self.transport, "running", None)
+        return True if running is None else bool(running())
 
     def quit(self) -> None:
         """Ask the engine to exit (it may already have)."""

@@ -14,6 +14,10 @@ memory or get its faults misnamed. It plays the first legal move except where MO
 - ``bigint``, ``deep``, ``bad-utf8``: at the first act, answers a line that Python's JSON parser
   refuses with a ValueError (an integer of 5,000 digits), a RecursionError, or bytes that are
   not UTF-8.
+- ``tell-illegal LOG``, ``tell-garbage LOG``, ``tell-silent LOG``: at the first act, answer a
+  move not in ``legal``, a line that is not JSON, or nothing (reading on); every message received
+  is appended to LOG as a JSON line ``[pid, type, reason, why]``, to see what a forfeited
+  engine is told.
 - ``early``: after ``game``, waits until the first ``act`` has arrived, writes a move before
   reading it, then answers the act as asked (the first line is an answer out of turn).
 
@@ -88,6 +92,14 @@ def misbehave(mode: str, arg: str, legal: list[str]) -> bool:
     if mode == "deep":
         write(b'{"type": "move", "info": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n")
         return True
+    if mode == "tell-illegal":
+        answer({"type": "move", "move": "S1" if legal[0].startswith("P") else "P1"})
+        return True
+    if mode == "tell-garbage":
+        write(b"this is not JSON\n")
+        return True
+    if mode == "tell-silent":
+        return True
     if mode == "bad-utf8":
         write(b'{"type": "move", "move": "' + legal[0].encode() + b'\xff\xfe"}\n')
         return True
@@ -105,6 +117,10 @@ def main(argv: list[str]) -> int:
             continue
         msg = json.loads(raw)
         kind = msg.get("type")
+        if mode.startswith("tell-"):
+            with open(arg, "a", encoding="utf-8") as log:
+                seen = [os.getpid(), kind, msg.get("reason"), msg.get("why")]
+                log.write(json.dumps(seen) + "\n")
         if kind == "hello":
             if mode == "mute":  # never says hello: the referee waits until it gives up
                 continue

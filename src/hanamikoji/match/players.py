@@ -75,13 +75,18 @@ class AgentPlayer:
 
 
 class EnginePlayer:
-    """An external engine, started on first use and restarted after a failure."""
+    """An external engine, started on first use and restarted after a failure.
+
+    An engine forfeited while still running (garbage, an illegal move, a timeout) is told the
+    result, with the forfeit's ``why``, before it is stopped.
+    """
 
     def __init__(self, label: str, command: str, *, hard_limit_ms: int | None = None) -> None:
         self.label = label
         self.command = command
         self.hard_limit_ms = hard_limit_ms
         self._engine: Engine | None = None
+        self._forfeited = False  # this game: stop the engine once it has the result
 
     def _get(self) -> Engine:
         if self._engine is None:
@@ -90,6 +95,9 @@ class EnginePlayer:
 
     def start(self, seat: int, rules: Rules, opponent: str, seed: int) -> None:
         """Start (or restart) the engine and announce the game."""
+        if self._forfeited:  # (the result was never sent: the game was abandoned)
+            self.close()
+        self._forfeited = False
         try:
             self._get().new_game(seat, rules, opponent)
         except EngineError:
@@ -97,20 +105,34 @@ class EnginePlayer:
             raise
 
     def act(self, view: View, legal: Sequence[Move], clock_ms: int) -> Move:
-        """The engine's move; on failure the engine is stopped, to be restarted next game."""
+        """The engine's move. On failure the engine is stopped (after the result, if it still
+        runs), to be restarted next game."""
         try:
-            return self._get().act(view, legal, clock_ms, hard_limit_ms=self.hard_limit_ms).move
+            move = self._get().act(view, legal, clock_ms, hard_limit_ms=self.hard_limit_ms)
         except EngineError:
-            self.close()
+            if self._engine is not None and self._engine.running():
+                self._forfeited = True  # stopped in finish, once it has the result
+            else:
+                self.close()
             raise
+        return move.move
 
     def finish(self, view: View, outcome: Outcome) -> None:
-        """Send the result (a failure here only restarts the engine)."""
+        """Send the result (a failure here only restarts the engine); a forfeited engine is
+        stopped after it."""
         if self._engine is None:
             return
+        forfeited, self._forfeited = self._forfeited, False
         try:
-            self._engine.result(view, outcome.winner, outcome.reason.value)
+            if forfeited:
+                # It may have stopped reading (a timeout): the last words must not block.
+                never_block = getattr(self._engine.transport, "never_block", None)
+                if never_block is not None:
+                    never_block()
+            self._engine.result(view, outcome.winner, outcome.reason.value, why=outcome.why)
         except EngineError:
+            forfeited = True
+        if forfeited:
             self.close()
 
     def close(self) -> None:
