@@ -229,6 +229,8 @@ async def test_move_errors_change_nothing(client: Client) -> None:
     await host.send(type="move", move=host.state["legal"][0], version=version + 5)
     error = await host.error()
     assert error["code"] == "conflict"
+    # a version ahead of the game's: not "the game has moved on", which it has not
+    assert error["message"].startswith(f"the game is at version {version}, you sent {version + 5}")
     assert (await host.receive())["type"] == "state"  # the current state follows a conflict
     # Nothing changed: the version is the same, and it is still the host's turn.
     await host.send(type="ping")
@@ -345,6 +347,11 @@ async def test_a_hint_is_a_legal_move_with_a_probability(client: Client) -> None
     assert hint["move"] in state["legal"] and hint["version"] == state["game"]["version"]
     assert 0.0 <= hint["win_probability"] <= 1.0
     assert all(m in state["legal"] for m, _ in hint["alternatives"])
+    await seat.send(type="resign")
+    await seat.until(lambda s: s["game"]["status"] == "over")
+    await seat.send(type="hint")  # it said "wait for your turn", a turn that never comes
+    refused = await seat.error()
+    assert refused["code"] == "over" and "the game is over" in refused["message"], refused
     await seat.ws.close()
 
 

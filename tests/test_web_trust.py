@@ -133,6 +133,31 @@ async def test_the_creator_cannot_take_the_seat_they_invited_to(client: Client) 
     assert status == 201
 
 
+async def test_the_friend_sending_the_invitation_again_is_told_it_is_theirs(client: Client) -> None:
+    """A second tab or a double click of the friend's was told "this is your own invitation:
+    send the link to the friend you want to play"."""
+    data = await create(client, mode="friend", seat=0)
+    status, _, jar = await join(base(client), data["invite"], name="Bob")
+    assert status == 201
+    friend = {cookie.key: cookie.value for cookie in jar}
+    status, answer, _ = await join(base(client), data["invite"], name="Bob", cookies=friend)
+    assert status == 410 and answer["code"] == "used", answer
+    assert f"you play in this game: your table is /g/{data['game']}" in answer["error"]
+
+
+async def test_no_rematch_of_a_friend_game_nobody_joined(client: Client) -> None:
+    """Its invitation is spent with the game: the rematch waited for ever for nobody, listed
+    among the creator's games and counted against its limits."""
+    data = await create(client, mode="friend", seat=0, name="Anna")
+    host = await joined(client, data["game"], data["token"])
+    await host.send(type="resign")
+    await host.until(lambda s: s["game"]["status"] == "over")
+    await host.send(type="rematch")
+    refused = await host.error()
+    assert refused["code"] == "not-allowed" and "never joined" in refused["message"], refused
+    await host.ws.close()
+
+
 @pytest.mark.parametrize(
     "name", ["\x1b]0;owned\x07", "Bob\x1b[2J", "a\u202eb", "tab\there\x00", "x" * 41]
 )
@@ -181,7 +206,7 @@ async def test_a_refused_request_renames_no_one(client: Client) -> None:
     await join(base(client), friend["invite"])  # someone else takes it first
     game, code = invite_parts(friend["invite"])
     refused = await client.post(f"/api/games/{game}/join", json={"invite": code, "name": "Eve"})
-    assert refused.status == 403  # (the creator's own invitation, and spent)
+    assert refused.status == 410  # (the creator's own invitation, and spent)
     assert (await (await client.get("/api/me")).json())["name"] == "Anna"
     await create(client, mode="ai", level="easy", seat=0, name="Bea")
     assert (await (await client.get("/api/me")).json())["name"] == "Bea"

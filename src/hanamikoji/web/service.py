@@ -659,12 +659,18 @@ class GameService:
         someone else to.
         """
         game = await self._invited(game_id, code)
+        seat = invitation_open(game.row)
         if token_seat(game.row, holder) is not None or player_seat(game.row, player) is not None:
+            if seat is None and all(game.row.tokens):  # the friend again (a second tab), or so
+                raise WebError(
+                    "used",
+                    f"this invitation has been used, and you play in this game: your table is "
+                    f"/g/{game_id}",
+                )
             raise WebError(
                 "not-allowed",
                 "this is your own invitation: send the link to the friend you want to play",
             )
-        seat = invitation_open(game.row)
         if seat is None and not all(game.row.tokens):
             raise WebError("over", _INVITATION_OVER)
         if seat is None:
@@ -760,10 +766,14 @@ class GameService:
                 if game is None:
                     raise WebError("not-found", f"there is no game {game_id!r}")
                 if version is not None and version != game.row.version and attempt == 0:
+                    ahead = version > game.row.version  # a version no state has had yet
                     raise WebError(
                         "conflict",
-                        f"the game has moved on (version {game.row.version}, you sent {version}): "
-                        "decide again on the current state",
+                        f"the game is at version {game.row.version}, you sent {version}: "
+                        "decide on the current state"
+                        if ahead
+                        else f"the game has moved on (version {game.row.version}, you sent "
+                        f"{version}): decide again on the current state",
                     )
                 now = self.now_ms() if at is None else at
                 clock = game.clock
@@ -842,6 +852,8 @@ class GameService:
             raise WebError("not-allowed", "hints are only for games against the AI")
         if game.row.rated:
             raise WebError("not-allowed", "a rated game has no hints: play it on your own")
+        if game.state.is_over:
+            raise WebError("over", "the game is over: there is nothing left to hint")
         if game.state.to_move != seat:
             raise WebError("not-your-turn", "a hint is for your own decision: wait for your turn")
         view = game.state.view(seat).to_json()
@@ -927,6 +939,12 @@ class GameService:
             and (await self.store.chat_flags([mine])).get(mine, ChatFlags()).deleted
         ):
             raise WebError("bad-token", DELETED_SEAT)
+        if game.row.mode == "friend" and not game.row.joined[1 - seat]:
+            # its invitation is spent with the game: a rematch would wait for nobody, for ever
+            raise WebError(
+                "not-allowed",
+                "your friend never joined this game: no rematch (create a new invitation)",
+            )
         other = game.row.players[1 - seat]
         if other is None or game.row.mode == "ai":
             return
