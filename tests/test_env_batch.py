@@ -286,10 +286,38 @@ def test_bad_batch_size(size: object) -> None:
         BatchSim(size)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("limit", [0, -1, True, 2.0, "3"])
+@pytest.mark.parametrize("limit", [0, -1, True, 2.0, "3", np.int64(0)])
 def test_bad_max_rounds(limit: object) -> None:
     with pytest.raises(ValueError, match="max_rounds"):
         BatchSim(2, max_rounds=limit)  # type: ignore[arg-type]
+
+
+def test_a_round_limit_above_the_largest_is_refused_not_cut_down() -> None:
+    """2**70 used to be taken and reported as 2**62."""
+    assert BatchSim(2, max_rounds=2**62).max_rounds == 2**62
+    with pytest.raises(ValueError, match=r"max_rounds must be at most 4611686018427387904 "):
+        BatchSim(2, max_rounds=2**62 + 1)
+    with pytest.raises(ValueError, match=r"at most 4611686018427387904 "):
+        BatchSim.from_deals(random_deals(1, 2, 1), max_rounds=2**70)
+
+
+def test_numpy_scalars_are_taken_wherever_a_number_is() -> None:
+    sim = BatchSim(
+        np.int64(3), seed=np.uint32(2), max_rounds=np.int64(2), round_reward=np.float32(0.5)
+    )
+    assert sim.max_rounds == 2 and type(sim.max_rounds) is int and sim.round_reward == 0.5
+    assert BatchSim(3, round_reward=np.int64(2)).round_reward == 2.0
+    assert np.array_equal(sim.table, BatchSim(3, seed=2, max_rounds=2).table)
+
+
+@pytest.mark.parametrize("flag", ["no", 0, 1, None])
+def test_auto_reset_is_true_or_false(flag: object) -> None:
+    """'no' used to be taken, as true."""
+    with pytest.raises(ValueError, match="auto_reset must be True or False"):
+        BatchSim(3, auto_reset=flag)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="auto_reset must be True or False"):
+        BatchSim.from_deals(random_deals(1, 2, 1), auto_reset=flag)  # type: ignore[arg-type]
+    assert BatchSim(3, auto_reset=np.bool_(False)).auto_reset is False
 
 
 @pytest.mark.parametrize("seed", [-1, np.int64(-5), True, 2.5, "7", [1, 2]])
@@ -425,6 +453,29 @@ def test_clone_and_set_state_branch_the_batch() -> None:
         sim.set_state(BatchSim(3).get_state())
     with pytest.raises(ValueError, match="BatchState or a BatchSim"):
         sim.set_state(sim.table)  # type: ignore[arg-type]
+
+
+def test_set_state_refuses_games_of_other_rules_or_deals() -> None:
+    sim = BatchSim(4, seed=1)  # three rounds
+    before = sim.table.copy()
+    endless = BatchSim(4, seed=1, max_rounds=None)
+    for other in (endless, endless.get_state()):
+        with pytest.raises(ValueError, match=r"other rules \(max_rounds=None; this .*=3\)"):
+            sim.set_state(other)
+    # A row given deals counts them in this simulator's deal array: games from one with given
+    # deals, stepped on here, would read past its end (it crashed the interpreter).
+    dealt = BatchSim.from_deals(random_deals(2, 4, 3), seed=1)
+    for other in (dealt, dealt.get_state()):
+        with pytest.raises(ValueError, match=r"other given deals|given other deals"):
+            sim.set_state(other)
+    with pytest.raises(ValueError, match="other given deals"):
+        dealt.set_state(BatchSim.from_deals(random_deals(3, 4, 3), seed=1))
+    assert np.array_equal(sim.table, before)
+    # The same rules and deals: a clone, a snapshot, one made by hand without its rules.
+    dealt.set_state(dealt.clone())
+    state = sim.get_state()
+    sim.set_state(batch.BatchState(state.table, state.tally, state.record))
+    sim.set_state(BatchSim(4, seed=9))
 
 
 @pytest.mark.parametrize("weight", [0.0, 0.5, 2.0])
@@ -568,9 +619,10 @@ def test_random_steps_keeps_no_history_until_a_reset() -> None:
     twin.observe_history(0)
 
 
-def test_a_round_limit_beyond_64_bits_plays() -> None:
-    """Any positive round limit is taken (it overflowed the kernel before); past 2**62 rounds,
-    which no game reaches, the kernel counts it as 2**62."""
-    sim = BatchSim(8, seed=3, max_rounds=2**63)
+def test_the_largest_round_limit_plays() -> None:
+    """2**62, the largest limit the kernel holds, plays (it overflowed the kernel once); a
+    larger one is refused (test_a_round_limit_above_the_largest_is_refused_not_cut_down), as
+    cutting it down would make ``rounds_left`` differ from the core's observation."""
+    sim = BatchSim(8, seed=3, max_rounds=2**62)
     assert sim.random_steps(400) > 8 * 300  # decisions made, across whole games
     assert (sim.observe(0)[:, field_at("rounds_left")] > 1e18).all()

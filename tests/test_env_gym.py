@@ -186,6 +186,7 @@ def test_bool_and_float_actions_are_refused_not_taken_for_1(illegal: str) -> Non
         ({"opponent": "nobody"}, "opponent"),
         ({"opponent": 42}, "opponent"),
         ({"seat": 2}, "seat"),
+        ({"seat": True}, "seat must be 0, 1 or 'random'"),
         ({"max_rounds": -1}, "max_rounds"),
         ({"illegal": "ignore"}, "illegal"),
         ({"round_reward": "big"}, "round_reward"),
@@ -198,6 +199,15 @@ def test_bool_and_float_actions_are_refused_not_taken_for_1(illegal: str) -> Non
 def test_bad_options_are_refused(kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         HanamikojiEnv(**kwargs)  # type: ignore[arg-type]
+
+
+def test_numpy_scalars_are_taken_for_the_round_limit_and_the_shaping_weight() -> None:
+    """Sweeps built with np.arange or np.linspace pass numpy scalars; they were refused."""
+    env = HanamikojiEnv(opponent="random", max_rounds=np.int64(2), round_reward=np.float32(0.5))
+    assert env.rules.max_rounds == 2 and type(env.rules.max_rounds) is int
+    assert env.round_reward == 0.5 and type(env.round_reward) is float
+    env.reset(seed=1)
+    assert env.game.rules.max_rounds == 2
 
 
 def test_a_seed_is_a_whole_number_numpy_s_too() -> None:

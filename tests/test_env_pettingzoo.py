@@ -196,6 +196,13 @@ def test_options_are_checked() -> None:
         raw_env(history="yes")  # type: ignore[arg-type]
 
 
+def test_numpy_scalars_are_taken_for_the_round_limit_and_the_shaping_weight() -> None:
+    e = raw_env(max_rounds=np.int64(2), round_reward=np.float32(0.5))
+    assert e.rules.max_rounds == 2 and type(e.rules.max_rounds) is int and e.round_reward == 0.5
+    e.reset(seed=1)
+    assert e.game.rules.max_rounds == 2
+
+
 def test_seeds_are_whole_numbers_numpy_s_too_and_a_finished_game_says_so() -> None:
     e = raw_env()
     e.reset(seed=np.int64(5))

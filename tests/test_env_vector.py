@@ -148,11 +148,37 @@ def test_action_masks_and_illegal_actions() -> None:
         ({"illegal": "lose"}, "raises on an illegal action"),
         ({"render_mode": "ansi"}, "does not render"),
         ({"round_reward": float("inf")}, "round_reward must be finite"),
+        ({"seat": True}, "seat must be 0, 1 or 'random'"),
+        # bool("false") is True: the flags were once read that way, turning the history on.
+        ({"history": "false"}, "history must be True or False"),
+        ({"history": "yes"}, "history must be True or False"),
+        ({"normalise": 1}, "normalise must be True or False"),
+        ({"max_rounds": 2**70}, r"max_rounds must be at most 4611686018427387904 "),
     ],
 )
 def test_bad_options_are_refused(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         HanamikojiVectorEnv(2, **kwargs)
+
+
+def test_numpy_scalars_are_taken_for_the_round_limit_and_the_shaping_weight() -> None:
+    envs = HanamikojiVectorEnv(
+        2, max_rounds=np.int64(2), round_reward=np.float32(0.5), history=np.bool_(True)
+    )
+    assert envs.rules.max_rounds == 2 and type(envs.rules.max_rounds) is int
+    assert envs.round_reward == 0.5 and envs.sim.max_rounds == 2 and envs.history is True
+
+
+def test_a_step_before_the_first_reset_is_refused() -> None:
+    """It used to play: with seat=1, the learner's action was played for seat 0, whose turn it
+    was before any reset had let the opponent move."""
+    envs = HanamikojiVectorEnv(4, seat=1)
+    before = envs.sim.table.copy()
+    with pytest.raises(RuntimeError, match=r"call reset\(\) first"):
+        envs.step(envs.action_masks().argmax(axis=1))
+    assert np.array_equal(envs.sim.table, before)
+    _obs, infos = envs.reset(seed=1)
+    envs.step(first_legal(infos))
 
 
 @pytest.mark.parametrize("n", [0, -2, True, 2.5, "3"])

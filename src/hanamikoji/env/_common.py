@@ -9,6 +9,10 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from hanamikoji.cards import CHARM, TOTAL_CHARM
+from hanamikoji.env._checks import check_flag as check_flag
+from hanamikoji.env._checks import check_max_rounds
+from hanamikoji.env._checks import check_seed as check_seed
+from hanamikoji.env._checks import check_weight as check_weight
 from hanamikoji.env.actions import NUM_ACTIONS
 from hanamikoji.env.observation import (
     FIELDS,
@@ -112,35 +116,10 @@ def action_space() -> spaces.Discrete:
     return spaces.Discrete(NUM_ACTIONS)
 
 
-def check_flag(value: object, name: str) -> bool:
-    """An on/off option: True or False (a numpy bool too); "yes" or 2 is a ValueError, not on."""
-    if not isinstance(value, bool | np.bool_):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
-def check_seed(seed: object) -> int | None:
-    """A reset's seed: None, or a whole number >= 0 (a numpy integer too, as RL code draws them);
-    anything else a ValueError that names it."""
-    if seed is None:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be None or a whole number >= 0, got {seed!r}")
-    return int(seed)
-
-
-def check_rules(max_rounds: int | None) -> Rules:
-    """The rules for ``max_rounds`` (a clear ValueError for anything else)."""
-    return Rules(max_rounds=max_rounds)
-
-
-def check_weight(round_reward: float) -> float:
-    """The per-round shaping weight: a finite number (0 turns shaping off)."""
-    if isinstance(round_reward, bool) or not isinstance(round_reward, int | float):
-        raise ValueError(f"round_reward must be a number, got {round_reward!r}")
-    if not np.isfinite(round_reward):
-        raise ValueError(f"round_reward must be finite, got {round_reward!r}")
-    return float(round_reward)
+def check_rules(max_rounds: object) -> Rules:
+    """The rules for ``max_rounds`` (a numpy integer too; a clear ValueError for anything
+    else)."""
+    return Rules(max_rounds=check_max_rounds(max_rounds))
 
 
 def round_rewards(before: State, after: State, weight: float) -> tuple[float, float]:

@@ -48,6 +48,7 @@ import numpy.typing as npt
 from hanamikoji.ai.fastplay import MAX_MOVES, choose, relative
 from hanamikoji.ai.fastplay import tables as greedy_tables
 from hanamikoji.cards import CHARM, TOTAL_CHARM
+from hanamikoji.env._checks import check_flag, check_max_rounds, check_seed, check_weight
 from hanamikoji.env.observation import (
     HISTORY_SIZE,
     HISTORY_TURN,
@@ -79,6 +80,7 @@ from hanamikoji.kernel.row import (
     REASONS,
 )
 from hanamikoji.kernel.rules import (
+    KERNEL_ROUNDS_MAX,
     apply,
     end_game,
     is_legal,
@@ -102,7 +104,7 @@ from hanamikoji.kernel.tables import (
     T,
     hand_index,
 )
-from hanamikoji.state import Deal, Outcome
+from hanamikoji.state import Deal, Outcome, Rules
 
 __all__ = ["COLUMNS", "NCOL", "OPPONENTS", "REASONS", "VERSION", "BatchSim", "BatchState", "Step"]
 
@@ -547,34 +549,10 @@ def _observe_history(S: Any, R: Any, seats: Any, T: Any, out: Any) -> None:
 
 
 # -- the Python face -------------------------------------------------------------------------
-def _check_max_rounds(max_rounds: int | None) -> int:
-    m = max_rounds
-    if m is not None and (isinstance(m, bool) or not isinstance(m, int) or m < 1):
-        raise ValueError(f"max_rounds must be a positive whole number or None, got {m!r}")
-    return kernel_rounds(m)
-
-
 def _check_count(value: object, what: str, least: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
         raise ValueError(f"{what} must be a whole number >= {least}, got {value!r}")
     return int(value)
-
-
-def _check_seed(seed: object) -> int | None:
-    # numpy's own message ("expected non-negative integer") does not say which argument it was.
-    if seed is None:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be None or a whole number >= 0, got {seed!r}")
-    return int(seed)
-
-
-def _check_weight(round_reward: object) -> float:
-    if isinstance(round_reward, bool) or not isinstance(round_reward, int | float | np.floating):
-        raise ValueError(f"round_reward must be a number, got {round_reward!r}")
-    if not np.isfinite(round_reward):
-        raise ValueError(f"round_reward must be finite, got {round_reward!r}")
-    return float(round_reward)
 
 
 class Step(tuple[Float32Array, BoolArray]):
@@ -611,13 +589,14 @@ class Step(tuple[Float32Array, BoolArray]):
 
 
 class BatchState(NamedTuple):
-    """A snapshot of a :class:`BatchSim` (:meth:`BatchSim.get_state`): its matrix, tally and
-    the rounds' records (the public history)."""
+    """A snapshot of a :class:`BatchSim` (:meth:`BatchSim.get_state`): its matrix, tally, the
+    rounds' records (the public history) and the rules it was played under (None: not said)."""
 
     table: Int64Array
     tally: Int64Array
     record: Int64Array
     history_kept: bool = True
+    rules: Rules | None = None
 
 
 class BatchSim:
@@ -692,9 +671,10 @@ class BatchSim:
         counts: Int64Array,
     ) -> None:
         """Set up ``len(counts)`` games; slot g has ``counts[g]`` deals in ``deals[g]``."""
-        self._max_rounds = _check_max_rounds(max_rounds)
-        self._auto_reset = bool(auto_reset)
-        self._weight = _check_weight(round_reward)
+        # Refused above the kernel's largest limit rather than silently cut down to it.
+        self._max_rounds = kernel_rounds(check_max_rounds(max_rounds, KERNEL_ROUNDS_MAX))
+        self._auto_reset = check_flag(auto_reset, "auto_reset")
+        self._weight = check_weight(round_reward)
         # The seat arrays observe(0) and observe(1) pass to the kernel, made once.
         self._seat_arrays = tuple(np.full(len(counts), k, dtype=np.int64) for k in (0, 1))
         self._deals = deals
@@ -709,7 +689,7 @@ class BatchSim:
         _reset_all(self.table, self._deals)
 
     def _seed(self, seed: int | None) -> None:
-        streams = np.random.SeedSequence(_check_seed(seed)).generate_state(
+        streams = np.random.SeedSequence(check_seed(seed)).generate_state(
             self.batch_size, np.uint64
         )
         self.table[:, C_RNG] = streams.view(np.int64)
@@ -873,17 +853,34 @@ class BatchSim:
     def get_state(self) -> BatchState:
         """A copy of every game's state and the tally, for :meth:`set_state`."""
         return BatchState(
-            self.table.copy(), self._tally.copy(), self._record.copy(), self._history_kept
+            self.table.copy(),
+            self._tally.copy(),
+            self._record.copy(),
+            self._history_kept,
+            Rules(max_rounds=self.max_rounds),
         )
 
     def set_state(self, state: BatchState | BatchSim) -> None:
         """Put every game back as in ``state`` (from :meth:`get_state`, or another simulator of
-        the same size and rules)."""
+        the same size, rules and given deals); another one raises ValueError."""
         if isinstance(state, BatchSim):
+            if state._deals is not self._deals and not (
+                state._deals.shape == self._deals.shape
+                and np.array_equal(state._deals, self._deals)
+            ):
+                raise ValueError(
+                    "state comes from a simulator with other given deals (from_deals): its "
+                    "games would draw this one's deals, which they were not dealt"
+                )
             state = state.get_state()
         if not isinstance(state, BatchState):
             raise ValueError(f"state must be a BatchState or a BatchSim, got {state!r}")
-        table, tally, record, kept = state
+        table, tally, record, kept, rules = state
+        if rules is not None and rules.max_rounds != self.max_rounds:
+            raise ValueError(
+                f"state was played under other rules (max_rounds={rules.max_rounds}; this "
+                f"simulator's max_rounds={self.max_rounds}): it would go on under the wrong ones"
+            )
         if record.shape != self._record.shape:
             raise ValueError(f"state's record must have shape {self._record.shape}")
         if table.shape != self.table.shape or table.dtype != np.int64:
@@ -893,6 +890,13 @@ class BatchSim:
             )
         if tally.shape != (3, 4):
             raise ValueError(f"state's tally must have shape (3, 4), got {tally.shape}")
+        # A row's deal counter indexes this simulator's given deals: a row given another number
+        # of them would read past the end of its slot's (the kernel does not check).
+        if not np.array_equal(table[:, C_NDEALS], self.table[:, C_NDEALS]):
+            raise ValueError(
+                "state's games were given other deals (from_deals) than this simulator's: "
+                "set_state takes back only games dealt as this simulator deals them"
+            )
         self.table[:] = table
         self._tally[:] = tally
         self._record[:] = record

@@ -81,7 +81,8 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of human, ansi or None, got {render_mode!r}")
-        if seat not in (0, 1, "random"):
+        # True == 1, but a flag is not a seat number (the vector env refuses it too).
+        if isinstance(seat, bool | np.bool_) or seat not in (0, 1, "random"):
             raise ValueError(f"seat must be 0, 1 or 'random', got {seat!r}")
         if illegal not in ("lose", "raise"):
             raise ValueError(f"illegal must be 'lose' or 'raise', got {illegal!r}")

@@ -40,6 +40,7 @@ from gymnasium.vector.utils import batch_space
 
 from hanamikoji.env._common import (
     action_space,
+    check_flag,
     check_rules,
     check_weight,
     field_at,
@@ -80,7 +81,7 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv[Obs, Actions, npt.NDArray[A
                 f"the vector env's opponent must be one of {', '.join(OPPONENTS)} (played in "
                 f"numba), got {opponent!r}; the Gymnasium env takes any agent"
             )
-        if seat not in (0, 1, "random") or isinstance(seat, bool):
+        if isinstance(seat, bool | np.bool_) or seat not in (0, 1, "random"):
             raise ValueError(f"seat must be 0, 1 or 'random', got {seat!r}")
         if illegal != "raise":
             raise ValueError(
@@ -97,20 +98,25 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv[Obs, Actions, npt.NDArray[A
         self.rules = check_rules(max_rounds)
         self.round_reward = check_weight(round_reward)
         self.render_mode = None
-        self.history = bool(history)
-        box, self._divide = layout_space(self.rules, self.history, bool(normalise))
+        self.history = check_flag(history, "history")
+        box, self._divide = layout_space(
+            self.rules, self.history, check_flag(normalise, "normalise")
+        )
         self.single_observation_space = box
         self.single_action_space = action_space()
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.sim = BatchSim(
-            self.num_envs, max_rounds=max_rounds, round_reward=self.round_reward, seed=None
+            self.num_envs, max_rounds=self.rules.max_rounds, round_reward=self.round_reward
         )
         """The batch simulator the games live in (read it; step through this env)."""
         self.seats = np.zeros(self.num_envs, dtype=np.int64)
         """(N,) the learner's seat in each game."""
         self._rng = np.random.default_rng()
         self._mask = np.zeros((self.num_envs, self.single_action_space.n), dtype=np.bool_)
+        # Before the first reset the seats are not drawn and no opponent has moved: a step then
+        # would play the learner's action for whichever seat is to move.
+        self._reset_done = False
 
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
@@ -131,10 +137,13 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv[Obs, Actions, npt.NDArray[A
             self.sim.reset(seed=int(self._rng.integers(2**63)))
         self._draw_seats(np.ones(self.num_envs, dtype=np.bool_))
         self.sim.play_opponent(self.seats, self.opponent)
+        self._reset_done = True
         return self._observe(), self._info()
 
     def step(self, actions: npt.ArrayLike) -> tuple[Obs, Floats, Bools, Bools, dict[str, Any]]:
         """The learner's move in every game, then the opponent's up to its next decision."""
+        if not self._reset_done:
+            raise RuntimeError("no games yet: call reset() first")
         mine = self.sim.step(actions)
         self._draw_seats(mine.reset)
         theirs = self.sim.play_opponent(self.seats, self.opponent)

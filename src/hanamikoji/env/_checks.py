@@ -1,0 +1,55 @@
+"""The argument checks every adapter shares (Gymnasium, PettingZoo, the vector env, BatchSim).
+
+Kept apart from ``_common`` so that the batch simulator, which needs no Gymnasium, checks its
+arguments with the same functions and the same messages. Numpy scalars are taken wherever a
+number is (RL configurations built with ``np.arange`` or ``np.linspace`` carry them); bools are
+not numbers here, and a number is not a flag.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def check_flag(value: object, name: str) -> bool:
+    """An on/off option: True or False (a numpy bool too); "yes" or 2 is a ValueError, not on."""
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_seed(seed: object) -> int | None:
+    """A reset's seed: None, or a whole number >= 0 (a numpy integer too, as RL code draws them);
+    anything else a ValueError that names it."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be None or a whole number >= 0, got {seed!r}")
+    return int(seed)
+
+
+def check_weight(round_reward: object) -> float:
+    """The per-round shaping weight: a finite number, a numpy one too (0 turns shaping off)."""
+    if isinstance(round_reward, bool) or not isinstance(
+        round_reward, int | float | np.integer | np.floating
+    ):
+        raise ValueError(f"round_reward must be a number, got {round_reward!r}")
+    if not np.isfinite(round_reward):
+        raise ValueError(f"round_reward must be finite, got {round_reward!r}")
+    return float(round_reward)
+
+
+def check_max_rounds(max_rounds: object, most: int | None = None) -> int | None:
+    """A round limit: a whole number >= 1 (a numpy integer too), or None for no limit, as a
+    Python int. ``most``: the largest one taken (a larger one is refused, not cut down)."""
+    m = max_rounds
+    if m is None:
+        return None
+    if isinstance(m, bool) or not isinstance(m, int | np.integer) or m < 1:
+        raise ValueError(f"max_rounds must be a positive whole number or None, got {m!r}")
+    if most is not None and m > most:
+        raise ValueError(
+            f"max_rounds must be at most {most} (or None for no limit), got {m!r}: the batch "
+            "simulator's rows hold 64-bit numbers"
+        )
+    return int(m)
