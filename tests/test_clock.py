@@ -365,8 +365,14 @@ def test_a_client_gets_what_it_needs_to_show_the_clocks() -> None:
 
 def test_a_claim_waits_for_30_seconds_or_a_third_of_the_absent_seats_time() -> None:
     clock = Clock.new(TimeControl.parse("3+2")).start(0, T0)
-    # Seat 1 (not to decide, 3 minutes on its clock) leaves at once: a minute.
-    assert claim_allowed_at(clock, 1, T0) == T0 + 60_000
+    # Seat 0 (3 minutes on its clock) leaves at once: a minute.
+    assert claim_allowed_at(clock, 0, T0) == T0 + 60_000
+    # Seat 1 is not to decide: its absence cannot be claimed while seat 0 decides ...
+    assert claim_allowed_at(clock, 1, T0) is None
+    assert not may_claim_abandoned(clock, 1, T0, T0 + 10 * 60_000)
+    # ... and counts from the start of its turn, with what its clock shows then.
+    theirs = clock.decision(0, T0 + 20_000, 1)
+    assert claim_allowed_at(theirs, 1, T0) == T0 + 20_000 + 60_000
     # Seat 0 leaves 120 s into its turn with 60 s left: the 30-second floor.
     assert claim_allowed_at(clock, 0, T0 + 120_000) == T0 + 150_000
     # Seat 0 leaves 30 s in, 150 s left: 50 s.
@@ -377,8 +383,9 @@ def test_a_claim_waits_for_30_seconds_or_a_third_of_the_absent_seats_time() -> N
 
 def test_absence_counts_from_the_last_resumption() -> None:
     clock = Clock.new(TimeControl.parse("3+2")).start(0, T0)
-    back = clock.skip_downtime(T0 + 10_000, T0 + 600_000)  # seat 1 was last seen before that
-    assert claim_allowed_at(back, 1, T0 + 5_000) == T0 + 600_000 + 60_000
+    back = clock.skip_downtime(T0 + 10_000, T0 + 600_000)  # seat 0 was last seen before that
+    # a third of the 2:50 its clock showed then
+    assert claim_allowed_at(back, 0, T0 + 5_000) == T0 + 600_000 + 170_000 // 3
 
 
 def test_no_claim_without_a_running_real_time_clock() -> None:
@@ -462,8 +469,12 @@ def test_a_claim_once_allowed_stays_allowed_and_never_before_30_seconds(
     clock = Clock.new(control).start(0, T0).decision(0, T0 + min(think, 50_000), 1)
     last_seen = T0 + left
     allowed = claim_allowed_at(clock, absent, last_seen)
+    if absent != clock.turn:  # gone while the other decides: nothing to claim, ever
+        assert allowed is None and not may_claim_abandoned(clock, absent, last_seen, T0 + later)
+        return
     assert allowed is not None
-    assert allowed >= last_seen + ABANDON_MIN_MS
+    # at least 30 s of its own turn: never counted from before the turn began
+    assert allowed >= max(last_seen, T0 + min(think, 50_000)) + ABANDON_MIN_MS
     assert may_claim_abandoned(clock, absent, last_seen, allowed + later)
     assert not may_claim_abandoned(clock, absent, last_seen, allowed - 1)
 

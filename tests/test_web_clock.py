@@ -177,8 +177,18 @@ async def test_an_absent_players_game_can_be_claimed(site: Server) -> None:
         site.now.freeze(start + 5_000)
         await guest.ws.close()
         gone = await host.until(lambda s: not s["game"]["opponent_online"])
-        # Bob left at 0:05 with 3:00 on his clock: a third of it, a minute, from then.
-        assert gone["clock"]["claim_at"] == start + 65_000
+        # Bob left at 0:05 while Anna decides: his absence costs her nothing, however long (a
+        # player sat on their own clock through the other's phone locking, and claimed)
+        assert gone["clock"]["claim_at"] is None
+        site.now.freeze(start + 100_000)
+        await host.send(type="claim")
+        refused = await host.error()
+        assert refused["code"] == "not-allowed" and "their own clock" in refused["message"]
+        await host.send(type="move", move=gone["legal"][0], version=gone["game"]["version"])
+        moved = await host.until(lambda s: s["game"]["version"] > gone["game"]["version"])
+        # Bob's turn from 1:40, with 3:00 on his clock: a third of it, a minute, from then.
+        assert moved["clock"]["claim_at"] == start + 160_000
+        start += 95_000  # (the rest as it was when Bob's minute ran from 0:05)
         site.now.freeze(start + 64_999)
         await host.send(type="claim")
         refused = await host.error()

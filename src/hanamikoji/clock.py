@@ -467,23 +467,30 @@ class Clock:
 def claim_allowed_at(clock: Clock, absent_seat: int, last_seen: int) -> int | None:
     """When the other seat may claim a real-time game ``absent_seat`` left at ``last_seen``.
 
-    None when no claim can be made: not real-time, or the clock not running (paused, over).
-    The absence limit is ``ABANDON_MIN_MS`` or a third of the time the absent seat's clock
-    showed when it left, whichever is longer. Check :meth:`Clock.flag` first: a seat out of
-    time has lost anyway.
+    None when no claim can be made: not real-time, the clock not running (paused, over), or
+    the absent seat not the one to decide (its absence costs the other nothing; else a player
+    could sit on their own clock through the opponent's short absence and claim the game).
+    The absence counts from the later of ``last_seen`` and the start of the absent seat's
+    turn, and its limit is ``ABANDON_MIN_MS`` or a third of the time the absent seat's clock
+    showed when it was gone, whichever is longer. Check :meth:`Clock.flag` first: a seat out
+    of time has lost anyway.
 
     >>> clock = Clock.new(TimeControl.parse("3+2")).start(1, now=0)
     >>> claim_allowed_at(clock, 1, last_seen=0)  # 3 minutes on its clock: a minute's absence
     60000
+    >>> claim_allowed_at(clock, 0, last_seen=0) is None  # seat 0 has nothing to do now
+    True
     """
     absent_seat = _seat("absent_seat", absent_seat)
     last_seen = _timestamp("last_seen", last_seen)
     if clock.control.kind is not Kind.REAL_TIME or not clock.running:
         return None
-    left_at = max(last_seen, clock.resumed or 0)
-    shown = clock.remaining[absent_seat]
-    if absent_seat == clock.turn:
-        shown -= clock._elapsed(left_at)
+    if absent_seat != clock.turn:
+        return None
+    # gone since its turn began (or the clock resumed) at the earliest: its own time, not the
+    # opponent's, is what an absence is measured in
+    left_at = max(last_seen, clock.since or 0, clock.resumed or 0)
+    shown = clock.remaining[absent_seat] - clock._elapsed(left_at)
     return left_at + max(ABANDON_MIN_MS, shown // 3)
 
 

@@ -313,6 +313,12 @@ class GameService:
                 stored = await self._end_by_clock(game, late, "time", now)
             else:
                 allowed = self.claim_at(game, other)
+                if clock is not None and clock.running and clock.turn != other:
+                    raise WebError(
+                        "not-allowed",
+                        "it is your decision: an absent opponent can be claimed against only "
+                        "while their own clock runs",
+                    )
                 if self.online(game_id, other) or allowed is None or now < allowed:
                     wait = "" if allowed is None else f" (in {max(1, (allowed - now) // 1000)} s)"
                     raise WebError(
