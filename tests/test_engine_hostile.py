@@ -329,3 +329,17 @@ def test_a_forfeited_engine_still_running_is_told_the_result_before_quit(
         assert why.split(": ")[1] == kind
         assert [s[0] for s in seen] == ["hello", "game", "act", "result", "quit"]
         assert seen[3] == ["result", "forfeit", why]
+
+
+def test_an_engine_that_dies_reading_the_result_plays_the_next_game_afresh() -> None:
+    config = MatchConfig("random", spec(hostile("die-on-result")), games=4, clock_ms=100)
+    summary = run_match(config)
+    # Its deaths came after games 1, 2 and 3 were over: no game is charged with them.
+    assert summary.forfeits == []
+    assert "forfeit" not in summary.reasons
+    assert [(n, side) for n, side, _ in summary.restarts] == [(2, "B"), (3, "B"), (4, "B")]
+    for _, _, why in summary.restarts:
+        assert why.startswith("its engine had ended before the game began (crashed (exit status")
+        assert "died reading result" in why and why.endswith(": restarted")
+    assert "engines restarted between games: 3" in summary.render()
+    assert summary.to_json()["restarts"][0]["game"] == 2

@@ -276,6 +276,9 @@ class EngineError(Exception):
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
         self.kind = kind
+        self.unasked = False
+        """Set by :meth:`Engine.act` for a crash or exit before the engine had read the ``act``:
+        it died before it was asked (after the previous game's ``result``, or reading ``game``)."""
 
 
 class Transport(Protocol):
@@ -543,6 +546,11 @@ class ProcessTransport:
         except OSError:  # BrokenPipeError: it is gone
             raise self.failure() from None
 
+    def unread(self) -> int:
+        """Bytes sent that the engine has not read yet (0 where the system cannot tell)."""
+        with self._lock:
+            return self._unread_input()
+
     def running(self) -> bool:
         """Whether the engine's process is still running."""
         return self._proc.poll() is None
@@ -704,9 +712,7 @@ class Engine:
     ) -> EngineMove:
         """Ask for a move; an EngineError names the failure (timeout past the hard limit, ...)."""
         limit = hard_limit_ms if hard_limit_ms is not None else clock_ms + GRACE_MS
-        self._check_silent()
-        start = time.monotonic()
-        self._send(
+        line = json.dumps(
             {
                 "type": "act",
                 "view": view.to_json(),
@@ -714,7 +720,19 @@ class Engine:
                 "clock_ms": clock_ms,
             }
         )
-        msg = self._read(limit / 1000.0, expect="move")
+        sent = False
+        try:
+            self._check_silent()
+            start = time.monotonic()
+            self.transport.send(line)
+            sent = True
+            msg = self._read(limit / 1000.0, expect="move")
+        except EngineError as e:
+            if e.kind in (FailureKind.CRASH, FailureKind.EXIT):
+                # Dead with the act unread: it died before it was asked, not over this decision.
+                unread = getattr(self.transport, "unread", None)
+                e.unasked = not sent or (unread is not None and unread() > len(line))
+            raise
         elapsed = (time.monotonic() - start) * 1000.0
         text = msg.get("move")
         if not isinstance(text, str):

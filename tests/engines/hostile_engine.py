@@ -18,6 +18,8 @@ memory or get its faults misnamed. It plays the first legal move except where MO
   move not in ``legal``, a line that is not JSON, or nothing (reading on); every message received
   is appended to LOG as a JSON line ``[pid, type, reason, why]``, to see what a forfeited
   engine is told.
+- ``die-on-result``: plays normally, but exits with status 5 (saying so on stderr) when it reads
+  a ``result``: it dies between games.
 - ``early``: after ``game``, waits until the first ``act`` has arrived, writes a move before
   reading it, then answers the act as asked (the first line is an answer out of turn).
 
@@ -121,6 +123,10 @@ def main(argv: list[str]) -> int:
             with open(arg, "a", encoding="utf-8") as log:
                 seen = [os.getpid(), kind, msg.get("reason"), msg.get("why")]
                 log.write(json.dumps(seen) + "\n")
+        if kind == "result" and mode == "die-on-result":
+            sys.stderr.write("died reading result\n")
+            sys.stderr.flush()
+            return 5
         if kind == "hello":
             if mode == "mute":  # never says hello: the referee waits until it gives up
                 continue

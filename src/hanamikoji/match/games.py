@@ -8,7 +8,7 @@ from typing import Any
 
 from hanamikoji.engine import EngineError
 from hanamikoji.match.config import MatchConfig
-from hanamikoji.match.players import Player, make_player
+from hanamikoji.match.players import SIDES, Player, make_player
 from hanamikoji.state import State, Termination
 
 __all__ = ["GameResult", "PairResult", "play_game", "play_pair", "players_of"]
@@ -25,6 +25,8 @@ class GameResult:
     why: str | None
     forfeit: str | None
     record: dict[str, Any]
+    restarts: tuple[tuple[str, str], ...] = ()
+    """(side, what happened) for each engine found dead before this game and restarted for it."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,7 @@ def play_pair(players: dict[str, Player], config: MatchConfig, index: int) -> Pa
         outcome = final.outcome
         assert outcome is not None
         side_of = {seat_of_a: "A", 1 - seat_of_a: "B"}
+        restarts = tuple((side, note) for side in SIDES for note in _take_notes(players[side]))
         forfeit = None
         if outcome.reason is Termination.FORFEIT and outcome.winner is not None:
             forfeit = side_of[1 - outcome.winner]
@@ -96,9 +99,20 @@ def play_pair(players: dict[str, Player], config: MatchConfig, index: int) -> Pa
                 why=outcome.why,
                 forfeit=forfeit,
                 record=final.record((seated[0].label, seated[1].label)).to_json(),
+                restarts=restarts,
             )
         )
     return PairResult(index, (results[0], results[1]))
+
+
+def _take_notes(player: Player) -> list[str]:
+    """What ``player`` noted during the last game (engines only), cleared."""
+    notes: list[str] | None = getattr(player, "notes", None)
+    if not notes:
+        return []
+    taken = list(notes)
+    notes.clear()
+    return taken
 
 
 def players_of(config: MatchConfig) -> dict[str, Player]:

@@ -78,7 +78,9 @@ class EnginePlayer:
     """An external engine, started on first use and restarted after a failure.
 
     An engine forfeited while still running (garbage, an illegal move, a timeout) is told the
-    result, with the forfeit's ``why``, before it is stopped.
+    result, with the forfeit's ``why``, before it is stopped. An engine found dead before a game
+    began (it died after the previous ``result``) is restarted for that game, which it plays in
+    full; :attr:`notes` says so.
     """
 
     def __init__(self, label: str, command: str, *, hard_limit_ms: int | None = None) -> None:
@@ -87,34 +89,66 @@ class EnginePlayer:
         self.hard_limit_ms = hard_limit_ms
         self._engine: Engine | None = None
         self._forfeited = False  # this game: stop the engine once it has the result
+        self._answered = False  # this game: the engine has answered an act
+        self._game: tuple[int, Rules, str] | None = None
+        self.notes: list[str] = []
+        """What happened beside the games (an engine restarted between games), oldest first;
+        the match takes them after each game."""
 
     def _get(self) -> Engine:
         if self._engine is None:
             self._engine = Engine.popen(self.command)
         return self._engine
 
+    def _restart(self, why: EngineError | str) -> Engine:
+        """A fresh engine in place of one that died between games, noted."""
+        self.notes.append(f"its engine had ended before the game began ({why}): restarted")
+        self.close()
+        return self._get()
+
     def start(self, seat: int, rules: Rules, opponent: str, seed: int) -> None:
         """Start (or restart) the engine and announce the game."""
         if self._forfeited:  # (the result was never sent: the game was abandoned)
             self.close()
-        self._forfeited = False
+        self._forfeited = self._answered = False
+        self._game = (seat, rules, opponent)
         try:
-            self._get().new_game(seat, rules, opponent)
+            reused = self._engine is not None
+            engine = self._get()
+            if reused and not engine.running():
+                engine = self._restart(engine.transport.failure())
+                reused = False
+            try:
+                engine.new_game(seat, rules, opponent)
+            except EngineError as e:
+                if not reused:
+                    raise
+                self._restart(e).new_game(seat, rules, opponent)
         except EngineError:
             self.close()
             raise
 
     def act(self, view: View, legal: Sequence[Move], clock_ms: int) -> Move:
         """The engine's move. On failure the engine is stopped (after the result, if it still
-        runs), to be restarted next game."""
+        runs), to be restarted next game; one that died before it was asked is restarted now."""
         try:
-            move = self._get().act(view, legal, clock_ms, hard_limit_ms=self.hard_limit_ms)
+            try:
+                move = self._get().act(view, legal, clock_ms, hard_limit_ms=self.hard_limit_ms)
+            except EngineError as e:
+                if not (e.unasked and not self._answered and self._game is not None):
+                    raise
+                # Dead before this game's first question reached it: the death belongs to the
+                # time between games, and a fresh engine plays this game.
+                engine = self._restart(e)
+                engine.new_game(*self._game)
+                move = engine.act(view, legal, clock_ms, hard_limit_ms=self.hard_limit_ms)
         except EngineError:
             if self._engine is not None and self._engine.running():
                 self._forfeited = True  # stopped in finish, once it has the result
             else:
                 self.close()
             raise
+        self._answered = True
         return move.move
 
     def finish(self, view: View, outcome: Outcome) -> None:

@@ -23,6 +23,8 @@ class MatchSummary:
     draws: int = 0
     pentanomial: Pentanomial = field(default_factory=Pentanomial)
     forfeits: list[tuple[int, str, str]] = field(default_factory=list)
+    restarts: list[tuple[int, str, str]] = field(default_factory=list)
+    """(game, side, what happened): engines found dead before a game and restarted for it."""
     reasons: dict[str, int] = field(default_factory=dict)
     sprt: Sprt | None = None
     stopped: str | None = None
@@ -49,6 +51,9 @@ class MatchSummary:
             if g.forfeit is not None:
                 self.forfeits.append((g.number, g.forfeit, g.why or "?"))
                 self.forfeits.sort()
+            for side, note in g.restarts:
+                self.restarts.append((g.number, side, note))
+                self.restarts.sort()
         self.pentanomial = self.pentanomial.add(pair.points_a)
 
     @property
@@ -86,6 +91,7 @@ class MatchSummary:
             "pentanomial": list(self.pentanomial.counts),
             "reasons": dict(sorted(self.reasons.items())),
             "forfeits": [{"game": n, "side": side, "why": why} for n, side, why in self.forfeits],
+            "restarts": [{"game": n, "side": side, "why": why} for n, side, why in self.restarts],
             "stopped": self.stopped,
             "seconds": round(self.elapsed, 3),
         }
@@ -124,6 +130,9 @@ class MatchSummary:
             lines.extend(f"  game {n}: {side} forfeited: {why}" for n, side, why in self.forfeits)
         else:
             lines.append("forfeits: none")
+        if self.restarts:
+            lines.append(f"engines restarted between games: {len(self.restarts)}")
+            lines.extend(f"  before game {n}: {side}: {why}" for n, side, why in self.restarts)
         if self.sprt is not None:
             s = self.sprt
             low_b, high_b = s.bounds
