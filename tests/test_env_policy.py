@@ -6,6 +6,7 @@ import doctest
 import io
 import json
 import random
+import warnings
 
 import numpy as np
 import numpy.typing as npt
@@ -125,3 +126,82 @@ def test_bad_policies_and_options_say_what_was_wrong() -> None:
         PolicyAgent(lambda obs: obs, temperature=0)
     with pytest.raises(ValueError, match="no legal move"):
         PolicyAgent(lambda obs: obs).choose(state.view(0), [], rng)
+
+
+def test_infinite_scores_are_the_softmax_limits() -> None:
+    """Sampling with an infinite score failed inside random.choices ("Total of weights must be
+    finite"), with a RuntimeWarning."""
+    state = State.new(1)
+    view, legal = state.view(0), state.legal_moves
+    ids = [action_id(m) for m in legal]
+    certain = np.zeros(NUM_ACTIONS)
+    certain[ids[3]] = certain[ids[5]] = np.inf
+    certain[ids[0]] = -np.inf
+    for sample in (False, True):
+        agent = PolicyAgent(lambda obs: certain, sample=sample)
+        picks = {agent.choose(view, legal, random.Random(s)) for s in range(40)}
+        assert picks == ({legal[3], legal[5]} if sample else {legal[3]})
+    ruled_out = np.where(np.isin(np.arange(NUM_ACTIONS), ids[1:]), -np.inf, 0.0)
+    agent = PolicyAgent(lambda obs: ruled_out, sample=True)
+    assert {agent.choose(view, legal, random.Random(s)) for s in range(20)} == {legal[0]}
+    far = np.where(np.isin(np.arange(NUM_ACTIONS), ids[0]), 1e308, -1e308)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        agent = PolicyAgent(lambda obs: far, sample=True, temperature=1e-300)
+        assert agent.choose(view, legal, random.Random(0)) == legal[0]
+    for sample in (False, True):
+        agent = PolicyAgent(lambda obs: np.full(NUM_ACTIONS, -np.inf), sample=sample)
+        with pytest.raises(ValueError, match="every legal move -inf"):
+            agent.choose(view, legal, random.Random(0))
+
+
+@pytest.mark.parametrize("history", [False, True])
+@pytest.mark.parametrize("normalise", [False, True])
+@pytest.mark.parametrize("limit", [3, None])
+def test_it_gives_the_policy_the_layout_of_the_env_it_was_trained_on(
+    history: bool, normalise: bool, limit: int | None
+) -> None:
+    gym = pytest.importorskip("gymnasium")
+    import hanamikoji.env.gym  # noqa: F401
+
+    seen: list[npt.NDArray[np.float32]] = []
+
+    def policy(obs: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+        seen.append(obs.copy())
+        return np.zeros(NUM_ACTIONS)
+
+    agent = PolicyAgent(policy, history=history, normalise=normalise)
+    env = gym.make(
+        "hanamikoji/Hanamikoji-v0",
+        opponent="random",
+        max_rounds=limit,
+        history=history,
+        normalise=normalise,
+    )
+    agent.start(0, Rules(max_rounds=limit))
+    obs, _info = env.reset(seed=2)
+    for _ in range(25):
+        game = env.unwrapped.game
+        if game.to_move is None:
+            break
+        move = agent.choose(game.view(env.unwrapped.seat), game.legal_moves, random.Random(0))
+        assert seen[-1].dtype == np.float32 and np.array_equal(seen[-1], obs)
+        obs, _r, done, _t, _info = env.step(action_id(move))
+        if done:
+            break
+    assert len(seen) > 5
+
+
+def test_its_layout_flags_are_true_or_false() -> None:
+    for bad in ("yes", 1):
+        with pytest.raises(ValueError, match="history must be True or False"):
+            PolicyAgent(lambda obs: obs, history=bad)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="normalise must be True or False"):
+            PolicyAgent(lambda obs: obs, normalise=bad)  # type: ignore[arg-type]
+
+
+def test_a_batch_of_one_is_refused_with_the_fix() -> None:
+    state = State.new(1)
+    agent = PolicyAgent(lambda obs: np.zeros((1, NUM_ACTIONS)))
+    with pytest.raises(ValueError, match=r"shape \(1, 534\) \(a batch of one: return its row"):
+        agent.choose(state.view(0), state.legal_moves, random.Random(0))
