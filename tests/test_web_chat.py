@@ -12,8 +12,8 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient
 
-from hanamikoji.web.chat import MAX_CHAT, MAX_MARKS, clean_text
-from hanamikoji.web.errors import WebError
+from hanamikoji.web.chat import MAX_CHAT, clean_text
+from hanamikoji.web.errors import MAX_MARKS, WebError
 from hanamikoji.web.server import create_app
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import open_store

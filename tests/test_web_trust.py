@@ -19,6 +19,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from hanamikoji.web import server as server_module
+from hanamikoji.web.errors import MAX_MARKS, WebError, clean_name
 from hanamikoji.web.limits import Limits
 from hanamikoji.web.server import SEND_QUEUE, Connection, Hub, Settings, create_app
 from hanamikoji.web.service import GameService
@@ -159,7 +160,15 @@ async def test_no_rematch_of_a_friend_game_nobody_joined(client: Client) -> None
 
 
 @pytest.mark.parametrize(
-    "name", ["\x1b]0;owned\x07", "Bob\x1b[2J", "a\u202eb", "tab\there\x00", "x" * 41]
+    "name",
+    [
+        "\x1b]0;owned\x07",
+        "Bob\x1b[2J",
+        "a\u202eb",
+        "tab\there\x00",
+        "x" * 41,
+        "Zoe" + "\u0301" * 8,  # a stack of accents, drawn over the lines above (as in chat)
+    ],
 )
 async def test_a_bad_name_claims_nothing(client: Client, name: str) -> None:
     data = await create(client, mode="friend", seat=0)
@@ -167,6 +176,16 @@ async def test_a_bad_name_claims_nothing(client: Client, name: str) -> None:
     assert status == 400 and answer["code"] == "bad-request" and "name" in answer["error"]
     status, _, _ = await join(base(client), data["invite"], name="  Bob  ")
     assert status == 201
+
+
+def test_a_name_may_carry_a_languages_accents() -> None:
+    assert (
+        clean_name("Nguy\u00ea\u0303n \u01b0\u0323\u0301", "x")
+        == "Nguy\u00ea\u0303n \u01b0\u0323\u0301"
+    )
+    assert clean_name("e" + "\u0301" * MAX_MARKS, "x") == "e" + "\u0301" * MAX_MARKS
+    with pytest.raises(WebError, match="name: a letter may carry at most 4 marks"):
+        clean_name("e" + "\u0301" * (MAX_MARKS + 1), "x")
 
 
 async def test_a_wrong_invitation_code_is_not_valid(client: Client) -> None:

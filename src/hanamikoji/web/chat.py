@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from hanamikoji.web.errors import WebError, show
+from hanamikoji.web.errors import WebError, check_marks, show
 from hanamikoji.web.game import LiveGame
 from hanamikoji.web.ids import new_id
 from hanamikoji.web.limits import TooMany, Window
@@ -102,24 +102,8 @@ def clean_text(text: Any) -> str:
     )
     if bad:
         raise WebError("bad-request", f"a message must be printable text: {_refused(bad, at)}")
-    longest, start, run = 0, 0, 0
-    for i, c in enumerate(flat):
-        run = run + 1 if unicodedata.combining(c) else 0
-        if run > longest:
-            longest, start = run, i - run + 1
-    if longest > MAX_MARKS:  # a pile of accents on one letter is drawn over the lines above it
-        raise WebError(
-            "bad-request",
-            f"a letter may carry at most {MAX_MARKS} marks (accents); the letter at character "
-            f"{start} has {longest}",
-        )
+    check_marks(flat, "a message")
     return flat
-
-
-MAX_MARKS = 4
-"""Combining marks one letter may carry in a chat message: more than a language's writing puts
-on one letter (Vietnamese two, Hebrew's points three), far fewer than the stacks that smear a
-chat."""
 
 
 _DIRECTION_CONTROLS = frozenset([*range(0x202A, 0x202F), *range(0x2066, 0x206A)])

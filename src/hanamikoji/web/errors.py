@@ -4,11 +4,33 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from typing import Any
 
-__all__ = ["MAX_NAME", "WebError", "clean_name", "read_json", "show"]
+__all__ = ["MAX_MARKS", "MAX_NAME", "WebError", "check_marks", "clean_name", "read_json", "show"]
 
 MAX_NAME = 40
+
+MAX_MARKS = 4
+"""Combining marks one letter may carry in a name or a chat message: more than a language's
+writing puts on one letter (Vietnamese two, Hebrew's points three), far fewer than the stacks
+that smear the lines around them."""
+
+
+def check_marks(text: str, what: str) -> None:
+    """Refuse ``text`` if a letter carries more than :data:`MAX_MARKS` combining marks, saying
+    which (``what`` names the text: "a message", "name")."""
+    longest, start, run = 0, 0, 0
+    for i, c in enumerate(text):
+        run = run + 1 if unicodedata.combining(c) else 0
+        if run > longest:
+            longest, start = run, i - run + 1
+    if longest > MAX_MARKS:  # a pile of accents on one letter is drawn over the lines above it
+        raise WebError(
+            "bad-request",
+            f"{what}: a letter may carry at most {MAX_MARKS} marks (accents); the letter at "
+            f"character {start} has {longest}",
+        )
 
 
 class WebError(Exception):
@@ -43,6 +65,7 @@ def clean_name(name: Any, default: str) -> str:
             "name must be printable text (letters, digits, spaces, punctuation), without control "
             "characters",
         )
+    check_marks(text, "name")
     if _LOOKS_LIKE_A_MARK.search(text):
         raise WebError(
             "bad-request",
