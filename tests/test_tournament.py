@@ -363,6 +363,29 @@ def test_forfeits_are_counted_for_the_engine_that_made_them() -> None:
     assert forfeits == {"greedy": 0, "random": 0, crash: 4}
 
 
+def test_forfeits_are_listed_with_their_reasons() -> None:
+    crash, illegal = broken("crash"), broken("illegal")
+    t = run_tournament(TournamentConfig(("random", crash, illegal), games_per_pair=8, clock_ms=100))
+    listed = t.to_json()["forfeits"]
+    assert len(listed) == 3 * 8  # every game of the three pairings ends in a forfeit
+    first = listed[0]
+    assert first == {"player": crash, "opponent": "random", "game": 1, "why": first["why"]}
+    assert first["why"].startswith("seat 1: crash: crashed (exit status 3)")
+    assert {(f["player"], f["opponent"]) for f in listed} == {
+        (crash, "random"),
+        (crash, illegal),
+        (illegal, "random"),
+        (illegal, crash),
+    }
+    # Between the two engines, the one asked first forfeits; a pairing's games number 1..8.
+    assert all(1 <= f["game"] <= 8 for f in listed)
+    assert all(": illegal: illegal move " in f["why"] for f in listed if f["player"] == illegal)
+    text = t.render()
+    assert "forfeits of " + crash + ": " in text
+    assert "  against random, game 1: seat 1: crash: crashed (exit status 3)" in text
+    assert "... and " in text and "more (--json lists all)" in text
+
+
 def test_json_shape() -> None:
     t = run_tournament(
         TournamentConfig(("random", "greedy"), games_per_pair=2, anchor="random", anchor_elo=100)
@@ -379,6 +402,7 @@ def test_json_shape() -> None:
         "resumed_games",
         "changed",
         "ratings",
+        "forfeits",
         "cross_table",
         "stopped",
         "seconds",

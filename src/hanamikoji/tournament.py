@@ -56,6 +56,8 @@ __all__ = [
 ]
 
 STATE_FORMAT = "hanamikoji-tournament/1"
+FORFEITS_SHOWN = 5
+"""Forfeits listed with their reasons per player in the text output (``--json`` has all)."""
 
 NO_GAUNTLET = "the gauntlet's player cannot start"
 TOO_FEW = "fewer than two players can play"
@@ -289,6 +291,20 @@ class Tournament:
                     out[f] = out.get(f, 0) + 1
         return out
 
+    def forfeited_games(self) -> list[tuple[str, str, int, str]]:
+        """Every game lost by forfeit: (player, opponent, game, why), in the order of the
+        players and then of the games (``game`` numbers the pairing's games from 1, as a
+        match's records do)."""
+        out = []
+        for pr in self.pairs:
+            for k, (f, why) in enumerate(zip(pr.forfeits, pr.whys, strict=True)):
+                if f is not None:
+                    other = pr.b if f == pr.a else pr.a
+                    out.append((f, other, 2 * pr.index + k + 1, why or "?"))
+        rank = {p: k for k, p in enumerate(self.config.all_players)}
+        out.sort(key=lambda x: (rank.get(x[0], len(rank)), rank.get(x[1], len(rank)), x[2]))
+        return out
+
     def fit(self) -> Fit | None:
         """The maximum-likelihood ratings so far (None before any game)."""
         if not self.pairs:
@@ -359,6 +375,10 @@ class Tournament:
             "resumed_games": 2 * self.resumed,
             "changed": list(self.changed),
             "ratings": ratings,
+            "forfeits": [
+                {"player": p, "opponent": q, "game": n, "why": why}
+                for p, q, n, why in self.forfeited_games()
+            ],
             "cross_table": {
                 p: {
                     q: {
@@ -430,12 +450,27 @@ class Tournament:
             lines.append(
                 "not rated (no games linking them to the anchor): " + ", ".join(fit.unrated)
             )
+        lines.extend(self._render_forfeits())
         for p in self.changed:
             lines.append(f"changed since the state file: {p}: its pairs were played again")
         for p, why in self.dropped.items():
             lines.append(f"left out: {p}: {why}")
         lines.append(f"time {self.elapsed:.1f} s")
         return "\n".join(lines) + "\n"
+
+    def _render_forfeits(self) -> list[str]:
+        """Each player's forfeits with their reasons, the first few of each (--json has all)."""
+        by_player: dict[str, list[tuple[str, int, str]]] = {}
+        for p, q, n, why in self.forfeited_games():
+            by_player.setdefault(p, []).append((q, n, why))
+        lines = []
+        for p, games in by_player.items():
+            lines.append(f"forfeits of {p}: {len(games)}")
+            for q, n, why in games[:FORFEITS_SHOWN]:
+                lines.append(f"  against {q}, game {n}: {why}")
+            if len(games) > FORFEITS_SHOWN:
+                lines.append(f"  ... and {len(games) - FORFEITS_SHOWN} more (--json lists all)")
+        return lines
 
 
 def _num(x: float | None) -> float | None:
