@@ -37,6 +37,16 @@ def test_registered_and_passes_check_env() -> None:
     )
 
 
+def test_check_env_with_rendering_gives_no_warning() -> None:
+    """It warned "No render fps was declared" for both render modes."""
+    for mode in ("ansi", "human"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            check_env(gymnasium.make(ENV_ID, opponent="random", render_mode=mode).unwrapped)
+        assert not [str(w.message) for w in caught if "render" in str(w.message)]
+    assert HanamikojiEnv.metadata["render_fps"] == 4
+
+
 def test_making_v0_does_not_say_it_is_out_of_date() -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
