@@ -367,6 +367,17 @@ async def test_spectators_have_a_room_of_their_own(client: Client) -> None:
         await peek.send(type="chat-history", room="spectators")
         assert (await peek.error())["code"] == "not-allowed"
         await peek.ws.close()
+        # ... and so is a browser that opens it by the seat's link
+        held = {c.key: c.value for c in browser.cookie_jar}[f"hk_{game}"]
+        async with new_browser() as elsewhere:
+            by_link = Seat(await elsewhere.ws_connect(f"{url}/ws/{game}/watch?t={held}"))
+            await by_link.until(lambda s: True)
+            await by_link.send(type="chat-history", room="spectators")
+            assert (await by_link.error())["code"] == "not-allowed"
+            # a message for another game is not this socket's, as on a seat's socket
+            await by_link.send(type="ping", game="another")
+            assert (await by_link.error())["code"] == "wrong-game"
+            await by_link.ws.close()
         # A spectator's socket without any session may read, not talk.
         async with new_browser() as nobody:
             anon = await watcher(nobody, url, game)

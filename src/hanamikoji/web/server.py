@@ -1055,9 +1055,10 @@ async def _seat_chat(
 
 
 def _holds_seat(request: web.Request, row: GameRow, player: str | None) -> bool:
-    """Whether the request comes from a player of the game (by the seat's cookie or session)."""
-    held = request.cookies.get(cookie_name(row.id))
-    return token_seat(row, held) is not None or player_seat(row, player) is not None
+    """Whether the request comes from a player of the game (by the seat's cookie, its link's
+    token in the address, or the session)."""
+    held = (request.cookies.get(cookie_name(row.id)), request.query.get("t"))
+    return any(token_seat(row, t) is not None for t in held) or player_seat(row, player) is not None
 
 
 async def _watcher_chat(request: web.Request, game_id: str, conn: Connection, text: str) -> bool:
@@ -1070,8 +1071,8 @@ async def _watcher_chat(request: web.Request, game_id: str, conn: Connection, te
     if not isinstance(data, dict) or data.get("room") != "spectators":
         return False
     kind = data.get("type")
-    if kind not in ("chat", "chat-history"):
-        return False
+    if kind not in ("chat", "chat-history") or data.get("game", game_id) != game_id:
+        return False  # (another game's: the spectator's other answers say so)
     chat = request.app[CHAT]
     try:
         game = await request.app[SERVICE].get(game_id)
@@ -1186,7 +1187,7 @@ async def _watch_socket(request: web.Request) -> web.StreamResponse:
         async for msg in ws:
             if msg.type == WSMsgType.TEXT:
                 if not await _watcher_chat(request, game_id, conn, msg.data):
-                    await conn.send(_spectator_answer(msg.data))
+                    await conn.send(_spectator_answer(msg.data, game_id))
             elif msg.type == WSMsgType.BINARY:
                 await conn.send(_error("bad-request", "send JSON text messages, not binary"))
             elif msg.type == WSMsgType.ERROR:
@@ -1204,7 +1205,7 @@ def _not_an_object(data: Any) -> str:
     return f'a message is a JSON object, e.g. {{"type": "ping"}}; this one is {what}'
 
 
-def _spectator_answer(text: str) -> dict[str, Any]:
+def _spectator_answer(text: str, game_id: str) -> dict[str, Any]:
     """A spectator may only ping: anything a player would send is refused, saying why."""
     try:
         data = read_json(text)
@@ -1212,6 +1213,10 @@ def _spectator_answer(text: str) -> dict[str, Any]:
         return _error("bad-request", f'{e.message}: send a JSON object, e.g. {{"type": "ping"}}')
     if not isinstance(data, dict):
         return _error("bad-request", _not_an_object(data))
+    if "game" in data and data["game"] != game_id:  # as a seat's socket answers
+        return _error(
+            "wrong-game", f"this connection watches game {game_id}, not {show(data['game'])}"
+        )
     kind = data.get("type")
     if kind == "ping":
         return {"type": "pong"}
