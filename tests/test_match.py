@@ -258,6 +258,29 @@ def test_records_path_that_is_a_file_is_said_in_plain_words(tmp_path: Path) -> N
     ]
 
 
+def test_a_records_folder_holding_another_matchs_records_is_refused(tmp_path: Path) -> None:
+    run_match(MatchConfig("greedy", "random", games=4, records=tmp_path / "recs"))
+    before = record_files(tmp_path / "recs")
+    (tmp_path / "recs" / "notes.txt").write_text("mine")
+    with pytest.raises(MatchError, match=r"already holds 4 game records \(game-00001.json, "):
+        run_match(MatchConfig("random", "random", games=2, records=tmp_path / "recs"))
+    assert record_files(tmp_path / "recs") == before  # nothing overwritten
+    done = run_cli("match", "random", "random", "--games", "2", "--records", "recs", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "hanamikoji match: the records folder recs already holds 4 game records (game-00001.json, "
+        "game-00002.json, ...), of another match: give a new or empty folder (or move those "
+        "records away)"
+    ]
+    # A folder with other files but no records is fine.
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    run_match(MatchConfig("random", "random", games=2, records=other))
+    assert len(record_files(other)) == 2
+
+
 def test_greedy_clearly_beats_random() -> None:
     summary = run_match(MatchConfig("greedy", "random", games=100, seed=11))
     assert summary.score > 0.7

@@ -112,9 +112,22 @@ def _make_records_folder(folder: Path) -> None:
             )
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        held = sorted(p.name for p in folder.glob(RECORD_GLOB))
     except OSError as e:
         why = e.strerror or str(e)
         raise MatchError(f"cannot make the records folder {folder}: {why}") from None
+    # The new games would overwrite some of those and leave the rest: two matches in one folder.
+    if held:
+        shown = ", ".join(held[:2]) + (", ..." if len(held) > 2 else "")
+        raise MatchError(
+            f"the records folder {folder} already holds {len(held)} game record"
+            f"{'s' if len(held) != 1 else ''} ({shown}), of another match: give a new or empty "
+            "folder (or move those records away)"
+        )
+
+
+RECORD_GLOB = "game-*.json"
+"""The records a match writes (``game-00001.json``, ...); a folder holding some is refused."""
 
 
 def _write_records(config: MatchConfig, pair: PairResult) -> None:
