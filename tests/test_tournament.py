@@ -535,6 +535,15 @@ def test_a_command_that_cannot_be_split_is_left_out() -> None:
     assert "2 players, 2 of 2 games" in out.stdout
 
 
+def test_the_default_anchor_is_the_first_player_that_plays() -> None:
+    t = run_tournament(
+        TournamentConfig(("cmd:/nonexistent/engine", "random", "greedy"), games_per_pair=2)
+    )
+    fit = t.fit()
+    assert fit is not None and fit.anchor == "random" and not fit.unrated
+    assert all(row["elo"] is not None for row in t.to_json()["ratings"])
+
+
 def test_one_player_left_is_no_tournament() -> None:
     out = run_cli("tournament", "random", "nosuchagent", "--games-per-pair", "2")
     assert "fewer than two players can play" in out.stdout + out.stderr
@@ -549,6 +558,10 @@ def test_one_player_left_is_no_tournament() -> None:
         (
             ["random", "greedy", "--gauntlet", broken("nohello")],
             "the gauntlet's player cannot start",
+        ),
+        (
+            ["random", "greedy", broken("nohello"), "--anchor", broken("nohello") + "=0"],
+            "the --anchor player cannot start, and without it nobody could be rated",
         ),
     ],
 )

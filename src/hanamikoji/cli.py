@@ -283,7 +283,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--anchor",
         default=None,
         metavar="PLAYER=ELO",
-        help="the player whose rating is fixed, e.g. random=0 (default: the first player at 0)",
+        help="the player whose rating is fixed, e.g. random=0 (default: the first player that "
+        "plays, at 0)",
     )
     tour.add_argument(
         "--state",

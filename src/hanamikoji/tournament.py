@@ -61,7 +61,8 @@ FORFEITS_SHOWN = 5
 
 NO_GAUNTLET = "the gauntlet's player cannot start"
 TOO_FEW = "fewer than two players can play"
-"""The two ways a tournament stops before playing anything (:attr:`Tournament.unplayable`)."""
+NO_ANCHOR = "the --anchor player cannot start, and without it nobody could be rated"
+"""The ways a tournament stops before playing anything (:attr:`Tournament.unplayable`)."""
 
 
 @dataclass(frozen=True)
@@ -244,7 +245,7 @@ class Tournament:
     @property
     def unplayable(self) -> bool:
         """Whether it stopped before any pairing could be played (players could not start)."""
-        return self.stopped in (NO_GAUNTLET, TOO_FEW)
+        return self.stopped in (NO_GAUNTLET, TOO_FEW, NO_ANCHOR)
 
     @property
     def pairings(self) -> list[tuple[str, str]]:
@@ -309,7 +310,8 @@ class Tournament:
         """The maximum-likelihood ratings so far (None before any game)."""
         if not self.pairs:
             return None
-        anchor = self.config.anchor or self.config.all_players[0]
+        # By default the first player that plays (the first one named may have been left out).
+        anchor = self.config.anchor or (self.players or self.config.all_players)[0]
         rows = [(pr.a, pr.b, pr.points_a, 2) for pr in self.pairs]
         names = [p for p in self.config.all_players if p not in self.dropped]
         if anchor not in names:
@@ -659,6 +661,9 @@ def run_tournament(
         return t
     if len(live) < 2:
         t.stopped = TOO_FEW
+        return t
+    if config.anchor is not None and config.anchor in dropped:
+        t.stopped = NO_ANCHOR
         return t
     finished = {p.key for p in done}
     # Pair by pair across all pairings, so a tournament stopped early is still balanced.
