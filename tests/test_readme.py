@@ -54,6 +54,7 @@ def test_doc_examples_run(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyP
         "hanamikoji.env.pettingzoo",
         "hanamikoji.env.gym",
         "hanamikoji.env.batch",
+        "hanamikoji.web.lookalike",
     ],
 )
 def test_docstring_examples_run(module: str) -> None:

@@ -507,7 +507,18 @@ def _passes_for() -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("name", ["Deleted  Player", "ai(easy)", *_passes_for()])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Deleted  Player",
+        "ai(easy)",
+        "ＡＩ (Master)",  # fullwidth letters
+        "Al (Master)",  # a lower-case L, drawn as the I in many fonts
+        "Аі (Мастер)",  # Cyrillic and Ukrainian letters
+        "удаленный игрок",
+        *_passes_for(),
+    ],
+)
 async def test_a_display_name_that_passes_for_the_ai_or_a_deleted_account_is_refused(
     server: Server, name: str
 ) -> None:

@@ -7,6 +7,8 @@ import re
 import unicodedata
 from typing import Any
 
+from hanamikoji.web.lookalike import looks_like
+
 __all__ = ["MAX_MARKS", "MAX_NAME", "WebError", "check_marks", "clean_name", "read_json", "show"]
 
 MAX_NAME = 40
@@ -72,7 +74,7 @@ def clean_name(name: Any, default: str) -> str:
             "name must not contain an @ before a name: @name marks an account's user name, "
             "which only the account shows",
         )
-    if _PASSES_FOR.fullmatch(" ".join(text.casefold().split())):
+    if _PASSES_FOR.fullmatch(" ".join(looks_like(text).split())):
         raise WebError(
             "bad-request",
             f"name must not be {text!r}: the pages give that name to a deleted account or the AI",
@@ -85,10 +87,14 @@ def clean_name(name: Any, default: str) -> str:
 _LOOKS_LIKE_A_MARK = re.compile(r"[@\uff20\ufe6b]\s*\w")
 # What the pages call a deleted account's seat and the AI ("AI (Master)"), in each of their
 # languages (static/i18n: game.deleted_player, game.ai_name): a name of a living player's that
-# reads as one of them would pass for it.
+# reads as one of them would pass for it, in whatever letters it looks so (ＡＩ, Al, Аі).
+_DELETED_NAMES = ("deleted player", "удалённый игрок", "smazaný hráč", "joueur supprimé")
+_AI_NAMES = ("ai", "ии", "ia", "počítač")
 _PASSES_FOR = re.compile(
-    r"(?:deleted player|удалённый игрок|удаленный игрок|smazaný hráč|joueur supprimé)"
-    r"|(?:ai|ии|ia|počítač) ?\(.*\)"
+    "|".join(re.escape(looks_like(n)) for n in _DELETED_NAMES)
+    + "|(?:"
+    + "|".join(re.escape(looks_like(n)) for n in _AI_NAMES)
+    + r") ?\(.*\)"
 )
 
 

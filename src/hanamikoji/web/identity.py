@@ -26,6 +26,7 @@ from hanamikoji.clock import Clock
 from hanamikoji.web.errors import WebError, clean_name, show
 from hanamikoji.web.ids import new_id
 from hanamikoji.web.limits import Limits, TooMany, Window
+from hanamikoji.web.lookalike import looks_like
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import Duplicate, GameRow, PlayerRow, Store
 
@@ -65,57 +66,6 @@ GAMES_PAGE = 10
 """Finished games listed a page."""
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9_-]{43}")  # secrets.token_urlsafe(32)
-
-# Characters that look like others, after case folding and without accents: Cyrillic letters
-# that look Latin, Latin letters that look like others, and the digits that read as letters.
-# i, l and 1 (and I, which folds to i) are one letter, as are o and 0.
-_LOOKALIKE = str.maketrans(
-    {
-        "а": "a",
-        "б": "6",
-        "в": "b",
-        "г": "r",
-        "е": "e",
-        "з": "3",
-        "и": "u",
-        "к": "k",
-        "м": "m",
-        "н": "h",
-        "о": "o",
-        "п": "n",
-        "р": "p",
-        "с": "c",
-        "т": "t",
-        "у": "y",
-        "х": "x",
-        "ч": "4",
-        "ъ": "b",
-        "ь": "b",
-        "ы": "bl",
-        "ђ": "h",
-        "є": "e",
-        "ѕ": "s",
-        "і": "l",
-        "ј": "j",
-        "ћ": "h",
-        "џ": "u",
-        "i": "l",
-        "ı": "l",
-        "ł": "l",
-        "1": "l",
-        "0": "o",
-        "ø": "o",
-        "đ": "d",
-        "ð": "d",
-        "ħ": "h",
-        "ŧ": "t",
-        "þ": "p",
-        "ĸ": "k",
-        "ŋ": "n",
-        "æ": "ae",
-        "œ": "oe",
-    }
-)
 
 USERNAME_RULE = (
     f"a user name is {USERNAME_MIN} to {USERNAME_MAX} characters: letters (Latin or Cyrillic), "
@@ -186,9 +136,7 @@ def username_key(name: str) -> str:
     >>> username_key("Bill") == username_key("B1ll") == username_key("BiII")
     True
     """
-    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", name).casefold())
-    bare = "".join(c for c in folded if not unicodedata.combining(c))
-    return bare.translate(_LOOKALIKE)
+    return looks_like(name)
 
 
 _RESERVED = frozenset(username_key(n) for n in _RESERVED_NAMES)

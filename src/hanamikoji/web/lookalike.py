@@ -1,0 +1,74 @@
+"""What a text looks like: the form in which names that read alike are one, so that nobody
+takes a name that passes for another's (``Аnna`` with a Cyrillic А for ``Anna``, ``B1ll`` for
+``Bill``, ``ＡＩ (Master)`` for the AI)."""
+
+from __future__ import annotations
+
+import unicodedata
+
+__all__ = ["looks_like"]
+
+# Characters that look like others, after case folding and without accents: Cyrillic letters
+# that look Latin, Latin letters that look like others, and the digits that read as letters.
+# i, l and 1 (and I, which folds to i) are one letter, as are o and 0.
+_LOOKALIKE = str.maketrans(
+    {
+        "а": "a",
+        "б": "6",
+        "в": "b",
+        "г": "r",
+        "е": "e",
+        "з": "3",
+        "и": "u",
+        "к": "k",
+        "м": "m",
+        "н": "h",
+        "о": "o",
+        "п": "n",
+        "р": "p",
+        "с": "c",
+        "т": "t",
+        "у": "y",
+        "х": "x",
+        "ч": "4",
+        "ъ": "b",
+        "ь": "b",
+        "ы": "bl",
+        "ђ": "h",
+        "є": "e",
+        "ѕ": "s",
+        "і": "l",
+        "ј": "j",
+        "ћ": "h",
+        "џ": "u",
+        "i": "l",
+        "ı": "l",
+        "ł": "l",
+        "1": "l",
+        "0": "o",
+        "ø": "o",
+        "đ": "d",
+        "ð": "d",
+        "ħ": "h",
+        "ŧ": "t",
+        "þ": "p",
+        "ĸ": "k",
+        "ŋ": "n",
+        "æ": "ae",
+        "œ": "oe",
+    }
+)
+
+
+def looks_like(text: str) -> str:
+    """``text`` folded to what it looks like: case, width and compatibility forms (NFKC),
+    accents and look-alike characters folded away.
+
+    >>> looks_like("Аnna") == looks_like("anna")  # Cyrillic А
+    True
+    >>> looks_like("ＡＩ (Ｍaster)") == looks_like("Al (master)") == "al (master)"
+    True
+    """
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    bare = "".join(c for c in folded if not unicodedata.combining(c))
+    return bare.translate(_LOOKALIKE)
