@@ -18,6 +18,7 @@ from hanamikoji.env import policy as policy_module
 from hanamikoji.env.actions import NUM_ACTIONS, action_id
 from hanamikoji.env.observation import OBS_SIZE, observe
 from hanamikoji.env.policy import PolicyAgent
+from hanamikoji.moves import Move
 from hanamikoji.state import Rules, State
 
 
@@ -205,3 +206,13 @@ def test_a_batch_of_one_is_refused_with_the_fix() -> None:
     agent = PolicyAgent(lambda obs: np.zeros((1, NUM_ACTIONS)))
     with pytest.raises(ValueError, match=r"shape \(1, 534\) \(a batch of one: return its row"):
         agent.choose(state.view(0), state.legal_moves, random.Random(0))
+
+
+def test_a_view_and_moves_of_different_positions_are_refused_as_every_agent_does() -> None:
+    """It played a move its view could not make: the same words as the other agents now."""
+    _, agent = linear(3)
+    state = State.new(7)
+    with pytest.raises(ValueError, match=r"P77 is not legal in the view given"):
+        agent.choose(state.view(0), [Move.parse("P77")], random.Random(0))
+    with pytest.raises(ValueError, match="seat 1's, which has no decision to make"):
+        agent.choose(state.view(1), state.legal_moves, random.Random(0))

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from hanamikoji.ai.base import check_legal
 from hanamikoji.env._checks import check_flag
 from hanamikoji.env.actions import NUM_ACTIONS, action_id
 from hanamikoji.env.observation import (
@@ -126,6 +127,7 @@ class PolicyAgent:
         """The policy's move among ``legal`` for the seat of ``view``."""
         if not legal:
             raise ValueError(f"{self.name}: no legal move to choose from")
+        check_legal(view, legal)  # as every agent: a view and moves of one position
         scores = self.scores(view)[[action_id(m) for m in legal]]
         if np.isnan(scores).any():
             raise ValueError(f"{self.name}: the policy returned NaN for a legal move")
