@@ -555,6 +555,22 @@ def test_cli_match_rejects_bad_arguments(args: list[str], says: str) -> None:
     assert says in last
 
 
+@pytest.mark.parametrize("command", ["match", "tournament"])
+def test_cli_refuses_a_hard_limit_under_the_protocols_promise(command: str) -> None:
+    games = "--games" if command == "match" else "--games-per-pair"
+    common = [command, "random", "greedy", games, "2", "--clock-ms", "1000"]
+    done = run_cli(*common, "--hard-limit-ms", "1999")
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"hanamikoji {command}: --hard-limit-ms must be at least --clock-ms + 1000 = 2,000, got "
+        "1,999: the engine protocol promises that an engine answering within clock_ms + 1000 "
+        "ms is never forfeited for time"
+    ]
+    done = run_cli(*common, "--hard-limit-ms", "2000", "--max-rounds", "1")
+    assert done.returncode == 0, done.stderr
+
+
 def test_cli_match_names_the_forfeits() -> None:
     done = run_cli("match", "greedy", broken("crash"), "--games", "2")
     assert done.returncode == 0, done.stderr

@@ -223,7 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--hard-limit-ms",
         type=_up_to(CLOCK_MS_MAX),
         default=None,
-        help="forfeit an engine silent this long (default clock-ms + 1000)",
+        help="forfeit an engine silent this long (default and least: clock-ms + 1000)",
     )
     match.add_argument("--seed", type=int, default=0, help="match seed: deals and agents (0)")
     match.add_argument("--records", type=Path, default=None, metavar="DIR", help="write records")
@@ -273,7 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--hard-limit-ms",
         type=_up_to(CLOCK_MS_MAX),
         default=None,
-        help="forfeit an engine silent this long (default clock-ms + 1000)",
+        help="forfeit an engine silent this long (default and least: clock-ms + 1000)",
     )
     tour.add_argument("--seed", type=int, default=0, help="tournament seed: deals and agents (0)")
     tour.add_argument(
@@ -597,6 +597,7 @@ def _match(args: argparse.Namespace) -> int:
     from hanamikoji.stats import Sprt
 
     try:
+        _check_hard_limit(args.clock_ms, args.hard_limit_ms)
         sprt = Sprt(*args.sprt) if args.sprt else None
         config = MatchConfig(
             a=args.a,
@@ -643,6 +644,7 @@ def _tournament(args: argparse.Namespace) -> int:
     from hanamikoji.tournament import TournamentConfig, run_tournament
 
     try:
+        _check_hard_limit(args.clock_ms, args.hard_limit_ms)
         anchor, anchor_elo = None, 0.0
         if args.anchor is not None:
             name, eq, value = args.anchor.rpartition("=")
@@ -706,6 +708,20 @@ def _tournament(args: argparse.Namespace) -> int:
     else:
         print(printable_lines(result.render()), end="")
     return 130 if result.stopped == "interrupted" else 0
+
+
+def _check_hard_limit(clock_ms: int, hard_limit_ms: int | None) -> None:
+    """Refuse a hard limit that would forfeit engines the protocol says are safe."""
+    from hanamikoji.engine import GRACE_MS
+    from hanamikoji.match import MatchError
+
+    least = clock_ms + GRACE_MS
+    if hard_limit_ms is not None and hard_limit_ms < least:
+        raise MatchError(
+            f"--hard-limit-ms must be at least --clock-ms + {GRACE_MS} = {least:,}, got "
+            f"{hard_limit_ms:,}: the engine protocol promises that an engine answering within "
+            f"clock_ms + {GRACE_MS} ms is never forfeited for time"
+        )
 
 
 def _say_rounded_up(command: str, option: str, games: int) -> None:
