@@ -441,6 +441,8 @@ def test_the_creator_cannot_take_their_own_invitation(server: Server, browser: B
         wait_join(friend, "open")
         assert friend.locator("#join-title").inner_text() == "Anna invites you to play Hanamikoji"
         assert "You start round 1." in friend.locator("#join-text").inner_text()
+        # the friend who starts is the first player, unnamed (it said "Player 2")
+        assert "you play as “Player 1”" in friend.locator("#name-help").inner_text()
         no_page_errors(host)
         no_page_errors(friend)
     finally:

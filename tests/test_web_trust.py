@@ -773,3 +773,25 @@ async def test_a_flood_of_master_games_does_not_delay_another_visitors_ai(
     assert len(ahead) <= 2
     await seat.ws.close()
     await service.close()
+
+
+@pytest.mark.parametrize(
+    ("seat", "host", "friend", "names"),
+    [
+        (1, None, None, ["Player 1", "Player 2"]),
+        (0, None, None, ["Player 1", "Player 2"]),
+        (1, "Player 1", None, ["Player 2", "Player 1"]),  # the number the host took: the other
+    ],
+)
+async def test_a_friend_games_unnamed_players_are_named_by_their_seats(
+    client: Client, seat: int, host: str | None, friend: str | None, names: list[str]
+) -> None:
+    """The host was "Player 1" and the friend "Player 2" whatever their seats, so a friend who
+    starts was told "you will play as 'Player 2'" and the table said "Player 2 starts"."""
+    body: dict[str, Any] = {"mode": "friend", "seat": seat} | ({"name": host} if host else {})
+    data = await create(client, **body)
+    status, _, _ = await join(base(client), data["invite"], name=friend)
+    assert status == 201
+    game = await joined(client, data["game"], data["token"])
+    assert game.state is not None and game.state["game"]["names"] == names
+    await game.ws.close()

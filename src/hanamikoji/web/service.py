@@ -81,6 +81,16 @@ BOT_GONE_MS = 60_000
 
 
 _INVITATION_OVER = "this game is over: its invitation can no longer be taken"
+
+
+def seat_name(seat: int, other: str | None) -> str:
+    """A person's name in a game when they give none: by their seat, "Player 1" for the seat
+    that starts (a friend who starts was told "you will play as 'Player 2'"), the other number
+    if the opponent took that one."""
+    name = f"Player {seat + 1}"
+    return f"Player {2 - seat}" if name == other else name
+
+
 DELETED_SEAT = "this seat's account was deleted: its links no longer open it"
 _NO_SEARCH = ("beginner", "easy")  # levels whose moves take a millisecond: never refused as busy
 
@@ -441,12 +451,8 @@ class GameService:
                 f"max_rounds must be a whole number from 1 to {MAX_ROUNDS}, or null for no "
                 f"limit (e.g. 3), got {show(max_rounds)}",
             )
-        me = clean_name(name, "Player 1")
-        other = (
-            str(level)
-            if mode == "ai"
-            else clean_name(opponent_name, "Player 2" if me != "Player 2" else "Player 1")
-        )
+        me = clean_name(name, "Player 1" if mode == "ai" else seat_name(seat, None))
+        other = str(level) if mode == "ai" else clean_name(opponent_name, seat_name(1 - seat, me))
         names = (me, other) if seat == 0 else (other, me)
         self._admit(client, ai=mode == "ai", level=level)
         mine = secrets.token_urlsafe(18)
@@ -681,8 +687,7 @@ class GameService:
             raise WebError("over", _INVITATION_OVER)
         if seat is None:
             raise WebError("used", "this invitation has been used: ask your friend for a new one")
-        default = "Player 2" if game.row.names[1 - seat] != "Player 2" else "Player 1"
-        chosen = clean_name(name, default)
+        chosen = clean_name(name, seat_name(seat, game.row.names[1 - seat]))
         token = secrets.token_urlsafe(18)
         async with self._lock(game_id):
             if not await self.store.claim(game_id, seat, token, chosen, player):

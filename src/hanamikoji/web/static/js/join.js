@@ -47,9 +47,11 @@ function hostName(inv) {
   return displayName(inv.host, 1 - inv.seat);
 }
 
-/** The name the server gives the guest who leaves the field empty. */
+/** The name the server gives the guest who leaves the field empty: by the seat ("Player 1"
+ * starts), the other number if the host took that one (service.seat_name). */
 function defaultName(inv) {
-  return t("game.player_n", { n: inv.host === "Player 2" ? 1 : 2 });
+  const mine = inv.seat + 1;
+  return t("game.player_n", { n: inv.host === `Player ${mine}` ? 3 - mine : mine });
 }
 
 // ---- rendering ----------------------------------------------------------------------------------
