@@ -33,7 +33,7 @@ from hanamikoji.match import (
 from hanamikoji.match.backends import STOP_GRACE_S
 from hanamikoji.match.config import CLOCK_MS_MAX, local_jobs_max
 from hanamikoji.record import Record
-from hanamikoji.state import State, Termination
+from hanamikoji.state import Rules, State, Termination
 from hanamikoji.stats import Pentanomial, Sprt
 
 PY = shlex.quote(sys.executable)
@@ -827,3 +827,45 @@ def test_a_chaotic_engine_never_stops_the_match() -> None:
     kinds = {why.split(": ")[1] for _, _, why in summary.forfeits}
     assert kinds <= {"crash", "garbage", "illegal", "timeout"}
     assert all(side == "B" for _, side, _ in summary.forfeits)
+
+
+# -- size ------------------------------------------------------------------------------------
+
+
+def test_a_pool_draws_its_work_as_it_goes() -> None:
+    """The pool is handed a few items ahead of the results, never the whole list."""
+    from hanamikoji.match.backends import AHEAD_PER_JOB, in_pool
+
+    drawn = 0
+
+    def items() -> Any:
+        nonlocal drawn
+        for i in range(10**6):
+            drawn += 1
+            if drawn > 1000:
+                raise AssertionError("the work was drawn all at once")
+            yield i
+
+    results = in_pool(2, _nothing, (), abs, items(), count=10**6)
+    got = [next(results) for _ in range(10)]
+    results.close()
+    assert len(got) == 10
+    assert drawn <= 10 + AHEAD_PER_JOB * 2 + 1
+
+
+def _nothing() -> None:
+    """A pool worker's initializer with nothing to set up."""
+
+
+def test_a_match_of_a_trillion_games_starts_at_once_and_stops_cleanly() -> None:
+    seen: list[int] = []
+
+    def stop_after_two(summary: MatchSummary) -> None:
+        seen.append(summary.games)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+
+    config = MatchConfig("random", "random", games=10**12, jobs=2, rules=Rules(1))
+    summary = run_match(config, on_pair=stop_after_two)
+    assert summary.stopped == "interrupted"
+    assert summary.games == 4 and summary.planned == 10**12

@@ -25,6 +25,7 @@ from hanamikoji.ai.greedy import GreedyAgent
 from hanamikoji.ai.levels import LEVELS
 from hanamikoji.match import AgentPlayer, MatchError, make_player, play_pair
 from hanamikoji.rating import RatingError, fit_ratings
+from hanamikoji.state import Rules
 from hanamikoji.stats import score_from_elo
 from hanamikoji.tournament import (
     Tournament,
@@ -653,3 +654,26 @@ def test_a_rating_near_zero_is_never_minus_zero() -> None:
 
     assert [_elo(x) for x in (-0.0, -0.4, 0.4, -315.2, 12.6)] == ["+0", "+0", "+0", "-315", "+13"]
     assert str(_num(-0.0)) == str(_num(-0.04)) == "0.0" and _num(None) is None
+
+
+def test_a_tournament_of_a_trillion_games_a_pairing_starts_at_once() -> None:
+    seen: list[int] = []
+
+    def stop_after_three(t: Tournament) -> None:
+        seen.append(t.games)
+        if len(seen) == 3:
+            raise KeyboardInterrupt
+
+    for jobs in (1, 2):
+        seen.clear()
+        config = TournamentConfig(
+            ("random", "greedy", "level:beginner"),
+            games_per_pair=10**12,
+            jobs=jobs,
+            rules=Rules(1),
+        )
+        t = run_tournament(config, on_pair=stop_after_three)
+        assert t.stopped == "interrupted"
+        assert t.games == 6 and t.planned == 3 * 10**12
+        if jobs == 1:  # pair by pair across the pairings: the first three, one of each
+            assert len({(p.a, p.b) for p in t.pairs}) == 3

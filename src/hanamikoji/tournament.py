@@ -666,16 +666,21 @@ def run_tournament(
         t.stopped = NO_ANCHOR
         return t
     finished = {p.key for p in done}
-    # Pair by pair across all pairings, so a tournament stopped early is still balanced.
-    tasks: list[Task] = [
+    pairings = t.pairings
+    # Pair by pair across all pairings, so a tournament stopped early is still balanced; drawn
+    # as they are played (never a list: a tournament of billions of games is not planned ahead).
+    tasks: Iterator[Task] = (
         (a, b, i)
         for i in range(config.pairs_per_pairing)
-        for a, b in t.pairings
+        for a, b in pairings
         if (a, b, i) not in finished
-    ]
+    )
+    scheduled = set(pairings)
+    count = len(pairings) * config.pairs_per_pairing
+    count -= sum(1 for k in finished if k[:2] in scheduled)
     start = time.monotonic()
     with _Stop() as stop:
-        results = _play(config, tasks)
+        results = _play(config, tasks, count)
         try:
             for a, b, pair in results:
                 # A stop that lands here waits until the pair is both counted and saved, so
@@ -735,14 +740,16 @@ class _Stop:
             raise KeyboardInterrupt
 
 
-def _play(config: TournamentConfig, tasks: list[Task]) -> Iterator[tuple[str, str, PairResult]]:
-    if not tasks:
+def _play(
+    config: TournamentConfig, tasks: Iterator[Task], count: int
+) -> Iterator[tuple[str, str, PairResult]]:
+    if count <= 0:
         return iter(())
     if config.backend == "ray":
-        return _ray(config, tasks)
+        return _ray(config, tasks, count)
     if config.jobs == 1:
         return _serial(config, tasks)
-    return _parallel(config, tasks)
+    return _parallel(config, tasks, count)
 
 
 class _Table:
@@ -769,7 +776,9 @@ class _Table:
         self.players.clear()
 
 
-def _serial(config: TournamentConfig, tasks: list[Task]) -> Iterator[tuple[str, str, PairResult]]:
+def _serial(
+    config: TournamentConfig, tasks: Iterator[Task]
+) -> Iterator[tuple[str, str, PairResult]]:
     table = _Table(config)
     try:
         for task in tasks:
@@ -790,12 +799,16 @@ def _worker_task(task: Task) -> tuple[str, str, PairResult]:
     return _WORKER["table"].play(task)
 
 
-def _parallel(config: TournamentConfig, tasks: list[Task]) -> Iterator[tuple[str, str, PairResult]]:
-    return in_pool(config.jobs, _init_worker, (config,), _worker_task, tasks)
+def _parallel(
+    config: TournamentConfig, tasks: Iterator[Task], count: int
+) -> Iterator[tuple[str, str, PairResult]]:
+    return in_pool(config.jobs, _init_worker, (config,), _worker_task, tasks, count)
 
 
-def _ray(config: TournamentConfig, tasks: list[Task]) -> Iterator[tuple[str, str, PairResult]]:
+def _ray(
+    config: TournamentConfig, tasks: Iterator[Task], count: int
+) -> Iterator[tuple[str, str, PairResult]]:
     """The tasks on Ray actors, each keeping its players (as ``match --backend ray`` does)."""
     from hanamikoji.match.ray import ray_map
 
-    return ray_map(_Table, (config,), config.jobs, tasks)
+    return ray_map(_Table, (config,), config.jobs, tasks, count)

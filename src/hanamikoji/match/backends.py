@@ -9,7 +9,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sized
 from typing import Any
 
 from hanamikoji.engine import kill_all_engines
@@ -91,26 +91,49 @@ def _stops_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
+AHEAD_PER_JOB = 2
+"""Items handed to the pool ahead of the results taken, per worker: the rest are drawn only as
+results come back, so a match of billions of games is never planned in memory."""
+
+
 def in_pool(
     jobs: int,
     initializer: Callable[..., None],
     initargs: tuple[Any, ...],
     work: Callable[[Any], Any],
     items: Iterable[Any],
+    count: int | None = None,
 ) -> Iterator[Any]:
-    """``work(item)`` for each item in ``jobs`` worker processes (no more than there are items),
-    as each finishes; the pool is closed when all are done, terminated when the caller stops
+    """``work(item)`` for each item in ``jobs`` worker processes (no more than ``count``, the
+    items' number, or their ``len``), as each finishes; the items are drawn lazily, a few ahead
+    of the results. The pool is closed when all are done, terminated when the caller stops
     early, its workers stopped when it is stopped while they are being started."""
-    items = list(items)
+    if count is None:
+        count = len(items) if isinstance(items, Sized) else jobs
     ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
     pool = None
     finished = False
+    workers = max(1, min(jobs, count))
+    slots = threading.Semaphore(AHEAD_PER_JOB * workers)
+    stop = threading.Event()
+
+    def fed() -> Iterator[Any]:
+        # Drawn by the pool's task thread: it waits here for a free slot, and gives up once
+        # the caller has stopped (terminating the pool waits for that thread).
+        for item in items:
+            while not slots.acquire(timeout=0.1):
+                if stop.is_set():
+                    return
+            if stop.is_set():
+                return
+            yield item
+
     try:
         with _stops_held():  # an interrupt waiting is raised as this ends, the pool made
-            pool = ctx.Pool(
-                max(1, min(jobs, len(items))), initializer=initializer, initargs=initargs
-            )
-        yield from pool.imap_unordered(work, items)
+            pool = ctx.Pool(workers, initializer=initializer, initargs=initargs)
+        for result in pool.imap_unordered(work, fed()):
+            slots.release()
+            yield result
         finished = True
     except RuntimeError as e:
         # Ctrl-C landing inside the results' Condition.wait can leave its lock released, and
@@ -119,6 +142,7 @@ def in_pool(
             raise KeyboardInterrupt from None
         raise
     finally:
+        stop.set()
         if pool is not None:
             if finished:
                 pool.close()

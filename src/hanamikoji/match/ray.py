@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from hanamikoji.match.config import MatchConfig
@@ -38,12 +38,15 @@ class PairRunner:
 
 def ray_pairs(config: MatchConfig) -> Iterator[PairResult]:
     """Every pair of the match, played on Ray, as each finishes."""
-    return ray_map(PairRunner, (config,), config.jobs, range(config.pairs))
+    return ray_map(PairRunner, (config,), config.jobs, range(config.pairs), config.pairs)
 
 
-def ray_map(actor: type, args: tuple[Any, ...], jobs: int, items: Sequence[Any]) -> Iterator[Any]:
-    """``play(item)`` for each item on up to ``jobs`` Ray actors ``actor(*args)``, as each
-    finishes; each actor keeps its players from item to item and is closed at the end."""
+def ray_map(
+    actor: type, args: tuple[Any, ...], jobs: int, items: Iterable[Any], count: int
+) -> Iterator[Any]:
+    """``play(item)`` for each of the ``count`` items on up to ``jobs`` Ray actors
+    ``actor(*args)``, as each finishes (the items drawn one at a time, as actors come free);
+    each actor keeps its players from item to item and is closed at the end."""
     try:
         import ray
     except ImportError:
@@ -62,7 +65,7 @@ def ray_map(actor: type, args: tuple[Any, ...], jobs: int, items: Sequence[Any])
         )
         started = True
     remote: Any = ray.remote(num_cpus=1)(actor)
-    actors: list[Any] = [remote.remote(*args) for _ in range(min(jobs, len(items)))]
+    actors: list[Any] = [remote.remote(*args) for _ in range(max(1, min(jobs, count)))]
     pending: dict[Any, Any] = {}
     queue = iter(items)
 
