@@ -7,6 +7,7 @@ and PostgreSQL; the schema's migration to the hints.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -308,3 +309,35 @@ def test_a_given_up_game_ends_on_the_table_it_was_given_up_at(seed: int) -> None
         assert last["offer"] == (str(state.offer) if state.offer else None)
     assert last["played"] == [state.played(0), state.played(1)]
     assert last["markers"] == list(state.markers)
+
+
+async def test_one_visitor_cannot_take_every_review_for_themselves(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One visitor asking for the reviews of many finished games (their ids are public) filled
+    the queue, and everyone else's review said "busy": a visitor starts two at a time."""
+    done = asyncio.Event()
+    started: list[str] = []
+
+    async def slow(game: Any, client: str = "") -> None:
+        started.append(client)
+        await done.wait()
+
+    monkeypatch.setattr(service, "_analyse", slow)
+    games = []
+    for _ in range(4):
+        game, _ = await service.create(mode="ai", level="easy", seat=0)
+        await service.resign(game.id, 0)
+        games.append(game.id)
+    answers = [(await service.analysis(g, "10.0.0.1"))["status"] for g in games[:3]]
+    assert answers == ["pending", "pending", "busy"]
+    refused = await service.analysis(games[2], "10.0.0.1")
+    assert "2 reviews asked from your address are being made" in refused["message"]
+    assert (await service.analysis(games[3], "10.0.0.2"))["status"] == "pending"  # others' own
+    done.set()
+    await asyncio.sleep(0)
+    await asyncio.gather(*service._analysing.values(), return_exceptions=True)
+    await asyncio.sleep(0)
+    assert (await service.analysis(games[2], "10.0.0.1"))["status"] == "pending"  # its turn now
+    await asyncio.sleep(0)
+    assert started == ["10.0.0.1", "10.0.0.1", "10.0.0.2", "10.0.0.1"]

@@ -781,7 +781,8 @@ async def _review(request: web.Request) -> web.StreamResponse:
 
 async def _analysis(request: web.Request) -> web.StreamResponse:
     await _finished(request)
-    return web.json_response(await request.app[SERVICE].analysis(request.match_info["game"]))
+    service = request.app[SERVICE]
+    return web.json_response(await service.analysis(request.match_info["game"], client_of(request)))
 
 
 async def _levels(request: web.Request) -> web.Response:

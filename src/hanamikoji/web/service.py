@@ -76,6 +76,9 @@ abandonment claim: far below its 30 s minimum, so a seat connected elsewhere is 
 
 
 BOT_GONE_MS = 60_000
+REVIEWS_PER_CLIENT = 2
+"""Reviews one client may have waiting for the AI at once: one visitor asking for many filled
+the queue, and everyone else's review answered "busy"."""
 """How long a bot's bridge must have been gone before its opponent may claim an untimed game
 (docs/bots.md, "A bot that leaves")."""
 
@@ -141,6 +144,7 @@ class GameService:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._ai_pending: set[tuple[str, int]] = set()
         self._analysing: dict[str, asyncio.Task[Any]] = {}
+        self._reviewer: dict[str, str] = {}  # game -> the client whose request started its review
         self.publish: Publisher = _nobody
         self.online: Callable[[str, int], bool] = lambda game_id, seat: False  # the server's
         self.connected: Callable[[], list[tuple[str, int]]] = list  # (game, seat) held here
@@ -1059,8 +1063,9 @@ class GameService:
         """The game's record (hanamikoji-record/1)."""
         return game.state.record(game.row.names)
 
-    async def analysis(self, game_id: str) -> dict[str, Any]:
-        """The AI's review of a finished game: pending at first, then ready."""
+    async def analysis(self, game_id: str, client: str = "") -> dict[str, Any]:
+        """The AI's review of a finished game: pending at first, then ready; ``client`` (who
+        asks) may start at most :data:`REVIEWS_PER_CLIENT` at once."""
         game = await self.get(game_id)
         if game is None:
             raise WebError("not-found", f"there is no game {game_id!r}")
@@ -1073,8 +1078,17 @@ class GameService:
         if task is None:
             if self.ai.waiting("review") >= self.ai.limit("review"):
                 return {"status": "busy", "message": "the server is busy; reload in a minute"}
-            task = asyncio.create_task(self._analyse(game))
+            mine = [g for g, c in self._reviewer.items() if c == client and client]
+            if len(mine) >= REVIEWS_PER_CLIENT:
+                return {
+                    "status": "busy",
+                    "message": f"{len(mine)} reviews asked from your address are being made; "
+                    "reload this one when they are ready",
+                }
+            task = asyncio.create_task(self._analyse(game, client))
             self._analysing[game_id] = task
+            self._reviewer[game_id] = client
+            task.add_done_callback(lambda _: self._reviewer.pop(game_id, None))
         elif task.done():
             self._analysing.pop(game_id, None)
             error = task.exception()
@@ -1084,7 +1098,7 @@ class GameService:
                 return {"status": "failed", "message": "the analysis failed; reload to try again"}
         return {"status": "pending"}
 
-    async def _analyse(self, game: LiveGame) -> None:
+    async def _analyse(self, game: LiveGame, client: str = "") -> None:
         """Review every decision; a decision where a hint was given shows it (``hint``).
 
         ``noise`` is how far two searches of one position may differ, ``mistake`` the loss
@@ -1097,7 +1111,7 @@ class GameService:
             ai_worker.analyse,
             record,
             self.analysis_iterations,
-            client=self._owners.get(game.id, ""),
+            client=client or self._owners.get(game.id, ""),  # shared fairly among who asks
         )
         hints = {h.ply: h for h in await self.store.hints(game.id)}
         for decision in decisions:
