@@ -343,3 +343,15 @@ def test_an_engine_that_dies_reading_the_result_plays_the_next_game_afresh() -> 
         assert "died reading result" in why and why.endswith(": restarted")
     assert "engines restarted between games: 3" in summary.render()
     assert summary.to_json()["restarts"][0]["game"] == 2
+
+
+def test_a_timeout_forfeit_ends_with_the_engines_last_words_on_stderr() -> None:
+    config = MatchConfig(
+        "random", spec(hostile("hang-saying")), games=2, clock_ms=100, hard_limit_ms=300
+    )
+    summary = run_match(config)
+    assert [why for _, _, why in summary.forfeits] == [
+        f"seat {seat}: timeout: no answer within 300 ms; stderr: hang-saying: thinking hard "
+        "about act 1"
+        for seat in (1, 0)
+    ]

@@ -18,6 +18,7 @@ memory or get its faults misnamed. It plays the first legal move except where MO
   move not in ``legal``, a line that is not JSON, or nothing (reading on); every message received
   is appended to LOG as a JSON line ``[pid, type, reason, why]``, to see what a forfeited
   engine is told.
+- ``hang-saying``: at the first act, writes a line to stderr and never answers (reading on).
 - ``die-on-result``: plays normally, but exits with status 5 (saying so on stderr) when it reads
   a ``result``: it dies between games.
 - ``early``: after ``game``, waits until the first ``act`` has arrived, writes a move before
@@ -101,6 +102,10 @@ def misbehave(mode: str, arg: str, legal: list[str]) -> bool:
         write(b"this is not JSON\n")
         return True
     if mode == "tell-silent":
+        return True
+    if mode == "hang-saying":
+        sys.stderr.write("hang-saying: thinking hard about act 1\n")
+        sys.stderr.flush()
         return True
     if mode == "bad-utf8":
         write(b'{"type": "move", "move": "' + legal[0].encode() + b'\xff\xfe"}\n')

@@ -142,14 +142,26 @@ class EnginePlayer:
                 engine = self._restart(e)
                 engine.new_game(*self._game)
                 move = engine.act(view, legal, clock_ms, hard_limit_ms=self.hard_limit_ms)
-        except EngineError:
+        except EngineError as e:
+            error = self._with_stderr(e)
             if self._engine is not None and self._engine.running():
                 self._forfeited = True  # stopped in finish, once it has the result
             else:
                 self.close()
-            raise
+            raise error from None
         self._answered = True
         return move.move
+
+    def _with_stderr(self, error: EngineError) -> EngineError:
+        """``error`` with the last lines of the engine's stderr, as a crash's message has them
+        (a hang's log says most about it)."""
+        tail: list[str] = getattr(getattr(self._engine, "transport", None), "stderr_tail", [])
+        if not tail or "; stderr: " in str(error):
+            return error
+        said = " | ".join(tail[-3:])[-300:]
+        out = EngineError(error.kind, f"{error}; stderr: {said}")
+        out.unasked = error.unasked
+        return out
 
     def finish(self, view: View, outcome: Outcome) -> None:
         """Send the result (a failure here only restarts the engine); a forfeited engine is
