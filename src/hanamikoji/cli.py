@@ -284,7 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="PLAYER=ELO",
         help="the player whose rating is fixed, e.g. random=0 (default: the first player that "
-        "plays, at 0)",
+        "plays, at 0; with --gauntlet, its player)",
     )
     tour.add_argument(
         "--state",
