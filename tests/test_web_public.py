@@ -154,6 +154,9 @@ def test_a_second_server_on_the_same_sqlite_file_is_refused(server: Server, tmp_
     [
         (["--public-url", "nowhere"], "expected an origin like https://example.org"),
         (["--allow-origin", "example.org"], "expected an origin like https://example.org"),
+        (["--public-url", "ftp://hk.example.org"], "expected an http:// or https:// address"),
+        (["--public-url", "https://example.org/hk/"], "expected the site's root"),
+        (["--allow-origin", "https://example.org?x=1"], "expected the site's root"),
         (["--games-per-minute", "-1"], "must be 0 or more"),
         (["--header-timeout", "nan"], "must be from 0.1 to 3600 seconds"),
     ],
@@ -168,6 +171,20 @@ def test_bad_public_settings_are_one_clear_line(
         timeout=60,
     )
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_database_in_a_folder_that_is_not_there_is_refused_not_made(tmp_path: Path) -> None:
+    """A mistyped --db made the folders (as root, /nonexistent/dir) and an empty database."""
+    missing = tmp_path / "typo" / "deeper" / "games.sqlite3"
+    done = subprocess.run(
+        [*SERVE, "--port", str(free_port()), "--db", str(missing)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert f"no folder '{missing.parent}' for the SQLite database" in done.stderr, done.stderr
+    assert not (tmp_path / "typo").exists()
 
 
 @pytest.fixture

@@ -151,10 +151,19 @@ SETTINGS = web.AppKey("settings", Settings)
 
 
 def origin_of(url: str) -> str:
-    """``scheme://host[:port]`` of a URL, lower case (the form of an ``Origin`` header)."""
+    """``scheme://host[:port]`` of a site's address, lower case (the form of an ``Origin``
+    header); a ValueError for anything a browser would never open the site at (another scheme,
+    a path, a query: the server is served from its root)."""
     parts = urlsplit(url.strip())
     if not parts.scheme or not parts.netloc:
         raise ValueError(f"expected an origin like https://example.org, got {url!r}")
+    if parts.scheme.lower() not in ("http", "https"):
+        raise ValueError(f"expected an http:// or https:// address, got {url!r}")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise ValueError(
+            f"expected the site's root, like https://example.org (the app is served from /), "
+            f"got {url!r}"
+        )
     return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
 
 

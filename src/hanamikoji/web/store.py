@@ -1934,7 +1934,7 @@ async def open_store(url: str | None, *, exclusive: bool = False, create: bool =
     instead of a new, empty database.
     """
     if url is None or not url.strip():
-        return _sqlite(default_db_path(), exclusive, create)
+        return _sqlite(default_db_path(), exclusive, create, made=True)
     text = url.strip()
     scheme = urlparse(text).scheme.lower()
     if scheme in ("postgresql", "postgres"):
@@ -1955,11 +1955,18 @@ async def open_store(url: str | None, *, exclusive: bool = False, create: bool =
     )
 
 
-def _sqlite(path: Path, exclusive: bool, create: bool) -> SQLiteStore:
+def _sqlite(path: Path, exclusive: bool, create: bool, made: bool = False) -> SQLiteStore:
+    """The SQLite store at ``path``; its folder is made only for the default file (``made``):
+    a mistyped ``--db`` made folders where nobody would look for them."""
     if not create and not path.is_file():
         raise StoreError(
             f"no SQLite database at {str(path)!r}: give --db as the server has it "
             "(hanamikoji serve --db URL makes it)"
+        )
+    if not made and not path.parent.is_dir():
+        raise StoreError(
+            f"no folder {str(path.parent)!r} for the SQLite database {str(path)!r}: "
+            "create it first, or give another path"
         )
     return SQLiteStore(path, exclusive=exclusive)
 
