@@ -198,3 +198,39 @@ def test_a_short_clock_runs_out_and_the_right_player_loses(
     finally:
         anna_ctx.close()
         bob_ctx.close()
+
+
+def test_a_started_game_is_followed_by_the_tab_that_waited_and_by_no_other(
+    browser: Browser, server: Server
+) -> None:
+    """A tab that waited on its challenge and was away when it was taken finds its game; every
+    other visit of the lobby stays in the lobby (for a minute after a game started, the creator's
+    and the acceptor's lobbies, reloaded or new, were sent back to that game)."""
+    anna_ctx, bob_ctx = new_context(browser), new_context(browser)
+    try:
+        anna, bob = open_page(anna_ctx), open_page(bob_ctx)
+        open_lobby(anna, server)
+        made = anna.evaluate(
+            """body => fetch('/api/lobby/challenges', {method: 'POST', body,
+                 headers: {'Content-Type': 'application/json'}}).then(r => r.json())""",
+            '{"control": "1d", "seat": 0}',
+        )
+        until(anna, "() => document.querySelector('#lobby').dataset.waiting", why="not waiting")
+        anna.goto("about:blank")  # the waiting tab away (a reload) while the challenge is taken
+        open_lobby(bob, server)
+        until(bob, "() => document.querySelectorAll('#challenges li').length === 1", why="no row")
+        bob.locator("#challenges li button").click()
+        bob.wait_for_url(re.compile(r"/g/[^/?#]+"))
+        game = game_id(bob)
+        anna.goto(f"{server.url}/lobby")  # the tab that waited: to its game
+        anna.wait_for_url(re.compile(rf"/g/{game}"))
+        wait_for_game(anna)
+        for page in (bob, anna, open_page(anna_ctx)):  # no other visit, the acceptor's neither
+            open_lobby(page, server)
+            page.wait_for_timeout(1_000)  # (the lobby's first message has come: no start in it)
+            assert page.url == f"{server.url}/lobby", page.url
+        assert made["challenge"]["id"]
+        no_page_errors(bob)
+    finally:
+        anna_ctx.close()
+        bob_ctx.close()

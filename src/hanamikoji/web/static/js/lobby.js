@@ -135,6 +135,7 @@ function render() {
   const box = $("#lobby-waiting");
   box.hidden = !lobby.waiting && !lobby.starting;
   root.dataset.waiting = lobby.waiting ? lobby.waiting.id : "";
+  if (lobby.waiting) waited(lobby.waiting.id); // (not forgotten when it goes: accepted, its start follows)
   if (lobby.starting) {
     $("#lobby-waiting-text").textContent = t("lobby.starting");
     $("#lobby-waiting-help").textContent = "";
@@ -199,7 +200,24 @@ function fail(answer) {
 }
 
 /** Off to the table (a game was found, or a challenge accepted). */
+/** The challenge this tab waits on, kept across its reloads (sessionStorage is the tab's): a game
+ * one of the player's challenges started is followed by the tab that waited on it, and by no
+ * other (every visit of the lobby, the acceptor's too, was sent back to the game for a minute). */
+const WAITED = "hanamikoji.lobby.waited";
+
+function waited(id) {
+  try {
+    if (id === undefined) return sessionStorage.getItem(WAITED);
+    if (id) sessionStorage.setItem(WAITED, id);
+    else sessionStorage.removeItem(WAITED);
+  } catch {
+    return null; // storage refused (a private window's settings): a reload then finds no game
+  }
+  return id;
+}
+
 function start(url) {
+  waited(null);
   lobby.starting = true;
   socket?.close(); // no reconnect, nor a second start, while the table loads
   render();
@@ -275,6 +293,7 @@ async function cancel(id) {
   if (!answer.ok && answer.body?.code !== "cancelled") return fail(answer);
   lobby.challenges.delete(id);
   if (lobby.waiting?.id === id) lobby.waiting = null;
+  if (waited() === id) waited(null);
   render();
   $("#play-now").focus();
 }
@@ -283,7 +302,9 @@ function onMessage(msg) {
   if (msg.type === "lobby") {
     lobby.challenges = new Map(msg.challenges.map((c) => [c.id, c]));
     lobby.bots = msg.bots || [];
-    if (msg.started?.length) return start(msg.started[0].url); // accepted while this page reloaded
+    // accepted while this tab, which waited on it, reloaded
+    const mine = msg.started?.find((s) => s.challenge === waited());
+    if (mine) return start(mine.url);
     if (!lobby.waiting) lobby.waiting = msg.challenges.find((c) => c.mine) || null;
   } else if (msg.type === "challenge") {
     lobby.challenges.set(msg.challenge.id, msg.challenge);
