@@ -816,6 +816,50 @@ def test_ray_backend_gives_exactly_the_local_results(tmp_path: Path) -> None:
     assert record_files(tmp_path / "ray") == record_files(tmp_path / "local")
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_sigterm_stops_a_ray_match_as_ctrl_c_does() -> None:
+    """ray.init put its own SIGTERM handlers in place of the match's: SIGTERM aborted the match
+    with a stack dump and no result. Now it prints the result so far and leaves nothing behind."""
+    pytest.importorskip("ray", reason="Ray is not installed (pip install 'hanamikoji[ray]')")
+    proc = subprocess.Popen(
+        [*MATCH, "random", "greedy", "--games", "1000000", "--jobs", "2", "--backend", "ray"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_foreground_job,
+        env={**os.environ, "RAY_ADDRESS": ""},  # a Ray of its own, not one found on the machine
+    )
+    seen: list[int] = []
+    try:
+        deadline = time.monotonic() + 120.0
+        while time.monotonic() < deadline and proc.poll() is None:
+            seen = descendants(proc.pid)
+            if any("PairRunner" in _cmdline(pid) for pid in seen):
+                break
+            time.sleep(0.2)
+        assert any("PairRunner" in _cmdline(pid) for pid in seen), "no Ray actor started"
+        time.sleep(1.0)  # pairs under way
+        seen = descendants(proc.pid)
+        proc.send_signal(signal.SIGTERM)
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"still running after SIGTERM: {descendants(proc.pid)} below it")
+    finally:
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert "SIGTERM received" not in err and "Traceback" not in err, err
+    assert "stopped: interrupted" in out, (proc.returncode, err)
+    assert proc.returncode == 130
+    deadline = time.monotonic() + 10.0
+    while any(alive(p) for p in seen) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [p for p in seen if alive(p)] == []
+
+
 def test_a_chaotic_engine_never_stops_the_match() -> None:
     summary = run_match(
         MatchConfig(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
+import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -56,13 +58,14 @@ def ray_map(
     started = False
     if not ray.is_initialized():
         address = os.environ.get("RAY_ADDRESS") or None
-        ray.init(
-            address=address,
-            num_cpus=None if address else jobs,
-            include_dashboard=False,
-            log_to_driver=False,
-            configure_logging=False,
-        )
+        with _sigterm_kept():
+            ray.init(
+                address=address,
+                num_cpus=None if address else jobs,
+                include_dashboard=False,
+                log_to_driver=False,
+                configure_logging=False,
+            )
         started = True
     remote: Any = ray.remote(num_cpus=1)(actor)
     actors: list[Any] = [remote.remote(*args) for _ in range(max(1, min(jobs, count)))]
@@ -91,3 +94,20 @@ def ray_map(
             ray.kill(each)
         if started:
             ray.shutdown()
+
+
+@contextlib.contextmanager
+def _sigterm_kept() -> Iterator[None]:
+    """Keep this process's SIGTERM handler across ``ray.init``, which replaces it twice: in
+    Python (exit at once) and in its C++ core (a stack dump, then abort). Either way a SIGTERM
+    ended the match with no result printed and Ray's helpers left running; with the match's own
+    handler back, SIGTERM stops it as Ctrl-C does (its actors closed, Ray shut down)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # (signal handlers belong to the main thread; Ray leaves them alone there too)
+        return
+    handler = signal.getsignal(signal.SIGTERM)
+    try:
+        yield
+    finally:
+        if handler is not None:  # (None: set outside Python, nothing of ours to put back)
+            signal.signal(signal.SIGTERM, handler)
