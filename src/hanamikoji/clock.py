@@ -400,10 +400,19 @@ class Clock:
     def skip_downtime(self, alive_at: int, now: int) -> Clock:
         """The clock as if paused from ``alive_at`` (the last heartbeat) to ``now``.
 
-        Time before ``alive_at`` is charged as usual; none of the downtime is.
+        Time before ``alive_at`` is charged as usual; none of the downtime is. A start that was
+        still ahead at ``alive_at`` (the grace of a round's scoring) stays as far ahead of ``now``:
+        the part of the grace the downtime took is not lost to the seat that decides next.
+
+        >>> clock = Clock.new(TimeControl.parse("3+2")).start(1, now=10_000)  # a grace to 10 s
+        >>> clock.skip_downtime(1_000, 27_000).since  # down from 1 s to 27 s: 9 s still ahead
+        36000
         """
         if not self.running:
             return self
+        if self.since is not None and self.since > alive_at:
+            ahead = self.since - alive_at
+            return replace(self, since=now + ahead, resumed=now)
         return self.pause(alive_at).resume(now)
 
     def _elapsed(self, now: int) -> int:
