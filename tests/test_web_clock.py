@@ -237,6 +237,24 @@ async def test_the_downtime_is_nobodys(make_site: MakeServer) -> None:
         await again.ws.close()
 
 
+async def test_a_real_time_seek_outlives_the_downtime(make_site: MakeServer) -> None:
+    """A guest waiting in the lobby while no server ran found, once the page reconnected, its
+    seek closed as if it had left (its last sight was before the downtime)."""
+    site = await make_site(tick=None)
+    start = site.now.freeze()
+    async with site.browser() as carol, site.browser() as dan:
+        await visit(carol)
+        made = await call(
+            carol, "POST", "/api/lobby/challenges", 201, json={"control": "10+5", "seat": 0}
+        )
+        await site.service.store.beat(start + 1_000)  # the last heartbeat; then a minute down
+        site.now.freeze(start + 61_000)
+        assert await site.service.resume_clocks() == 0
+        site.now.freeze(start + 61_000 + RECONNECT_MS)  # as long as a page takes to come back
+        listed = await call(dan, "GET", "/api/lobby", 200)
+        assert made["challenge"]["id"] in [c["id"] for c in listed["challenges"]]
+
+
 @pytest.fixture(params=BACKENDS)
 def process_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     with backend_database(request.param, tmp_path) as url:

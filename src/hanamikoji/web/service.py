@@ -206,7 +206,7 @@ class GameService:
                     return text, None
                 return clock.to_json(), clock.deadline
 
-            games = await self.store.skip_downtime(alive_at, now, rewrite)
+            games = await self.store.skip_downtime(alive_at, now, rewrite, RECONNECT_MS)
             if games is not None:
                 moved = len(games)
                 if alive_at > 0:  # 0: no heartbeat yet, a database no server has run on

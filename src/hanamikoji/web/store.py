@@ -1075,6 +1075,10 @@ _ALIVE_AT = "SELECT alive_at FROM heartbeat WHERE id = 1"
 _BEAT = "UPDATE heartbeat SET alive_at = ? WHERE id = 1 AND alive_at < ?"
 # Moved only from the value read: of several servers starting at once, one skips the downtime.
 _TAKE_DOWNTIME = "UPDATE heartbeat SET alive_at = ? WHERE id = 1 AND alive_at = ?"
+_SHIFT_SEEKS = (
+    "UPDATE challenges SET seen_at = seen_at + ? "
+    "WHERE status = 'open' AND expires_at IS NULL AND seen_at IS NOT NULL"
+)
 _RUNNING_CLOCKS = "SELECT id, clock FROM games WHERE status = 'playing' AND deadline IS NOT NULL"
 _SET_CLOCK = "UPDATE games SET clock = ?, deadline = ? WHERE id = ?"
 _OVERDUE = (
@@ -1208,10 +1212,12 @@ class LobbyStore(Protocol):
         ...
 
     async def skip_downtime(
-        self, alive_at: int, now: int, rewrite: ClockRewrite
+        self, alive_at: int, now: int, rewrite: ClockRewrite, reconnect_ms: int = 0
     ) -> list[str] | None:
         """If the heartbeat still reads ``alive_at``, move it to ``now`` and, in the same
-        transaction, replace every running clock by ``rewrite(clock)``; the ids of the games
+        transaction, replace every running clock by ``rewrite(clock)`` and move the last sight
+        of every open real-time challenge's creator on by the downtime and ``reconnect_ms``
+        (their pages come back: their seeks must not close as abandoned); the ids of the games
         rewritten (None: another server had moved the heartbeat first)."""
         ...
 
@@ -1293,11 +1299,12 @@ class _Lobby(_Primitives):
             await tx.run(_BEAT, (now, now))
 
     async def skip_downtime(
-        self, alive_at: int, now: int, rewrite: ClockRewrite
+        self, alive_at: int, now: int, rewrite: ClockRewrite, reconnect_ms: int = 0
     ) -> list[str] | None:
         async with self._atomic() as tx:
             if (await tx.run(_TAKE_DOWNTIME, (now, alive_at))).count != 1:
                 return None
+            await tx.run(_SHIFT_SEEKS, (max(0, now - alive_at) + reconnect_ms,))
             running = (await tx.run(_RUNNING_CLOCKS)).rows
             for game_id, clock in running:
                 text, deadline = rewrite(clock)
