@@ -164,6 +164,29 @@ def test_an_even_match_shows_zero_elo_without_a_sign_slip() -> None:
     assert "Elo +0.0 " in summary.progress()
 
 
+@pytest.mark.parametrize(
+    ("counts", "shown", "low_high"),
+    [
+        ((0, 0, 0, 0, 5), "+inf (95% interval +141.7 to +inf;", (141.67, None)),
+        ((5, 0, 0, 0, 0), "-inf (95% interval -inf to -141.7;", (None, -141.67)),
+        ((0, 0, 5, 0, 0), "+0.0 (95% interval -176.6 to +176.6;", (-176.56, 176.56)),
+    ],
+    ids=["a-sweep", "swept", "all-pairs-even"],
+)
+def test_pairs_all_alike_still_leave_an_honest_interval(
+    counts: tuple[int, int, int, int, int], shown: str, low_high: tuple[float | None, float | None]
+) -> None:
+    """Five pairs all won have no spread: the interval was "+inf to +inf" (certainty), and five
+    even pairs "+0.0 to +0.0". Now the far end stays open and the near one is finite."""
+    summary = MatchSummary("a", "b", 10, pentanomial=Pentanomial(counts))
+    a_points = sum(c * k for c, k in zip(counts, range(5), strict=True))  # half-points
+    summary.wins = [a_points // 2, (20 - a_points) // 2]
+    assert f"Elo of A over B: {shown}" in summary.render()
+    assert summary.to_json()["elo_95"] == [
+        None if x is None else pytest.approx(x, abs=0.01) for x in low_high
+    ]
+
+
 # -- reproducibility -------------------------------------------------------------------------
 
 

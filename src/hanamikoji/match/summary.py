@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from hanamikoji.match.games import PairResult
 from hanamikoji.match.players import SIDES
-from hanamikoji.stats import Pentanomial, Sprt
+from hanamikoji.stats import Z95, Pentanomial, Sprt, elo_from_score
 
-__all__ = ["MatchSummary"]
+__all__ = ["MatchSummary", "elo_interval"]
 
 
 @dataclass
@@ -64,7 +65,7 @@ class MatchSummary:
     def progress(self) -> str:
         """One line: games done, the score, Elo so far."""
         elo = _fmt_elo(self.pentanomial.elo)
-        low, high = self.pentanomial.elo_interval()
+        low, high = elo_interval(self.pentanomial)
         line = (
             f"{self.games}/{self.planned} games  A {self.wins[0]} - B {self.wins[1]} - draws "
             f"{self.draws}  score {100 * self.score:.1f}%  Elo {elo} [{_fmt_elo(low)}, "
@@ -76,7 +77,7 @@ class MatchSummary:
 
     def to_json(self) -> dict[str, Any]:
         """The summary as a JSON-ready object."""
-        low, high = self.pentanomial.elo_interval()
+        low, high = elo_interval(self.pentanomial)
         out: dict[str, Any] = {
             "a": self.a,
             "b": self.b,
@@ -110,7 +111,7 @@ class MatchSummary:
 
     def render(self) -> str:
         """The summary as readable text."""
-        low, high = self.pentanomial.elo_interval()
+        low, high = elo_interval(self.pentanomial)
         lines = [
             f"A = {self.a}",
             f"B = {self.b}",
@@ -147,6 +148,21 @@ class MatchSummary:
             )
         lines.append(f"time {self.elapsed:.1f} s")
         return "\n".join(lines) + "\n"
+
+
+def elo_interval(p: Pentanomial, z: float = Z95) -> tuple[float, float]:
+    """The 95% interval of A's Elo over B from the pairs: the normal approximation around the
+    score, with the pairs' spread taken with one pseudo-pair at each extreme (0 and 2 points),
+    as the SPRT takes it. Without them a sweep (every pair won) has no spread at all, and its
+    interval collapsed to "+inf to +inf", a certainty no number of pairs gives; with them five
+    won pairs are "at least +142". Fewer than two pairs say nothing: -inf to +inf."""
+    n = p.pairs
+    if n < 2:
+        return (-math.inf, math.inf)
+    c = p.counts
+    spread = Pentanomial((c[0] + 1, c[1], c[2], c[3], c[4] + 1)).variance
+    half = z * math.sqrt(spread / n)
+    return (elo_from_score(p.score - half), elo_from_score(p.score + half))
 
 
 def _fmt_elo(x: float) -> str:
