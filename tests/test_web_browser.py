@@ -347,6 +347,15 @@ def test_an_invitation_to_a_game_that_ended_says_so(server: Server, browser: Bro
         host.locator("#resign").click()
         host.locator("#resign-yes").click()
         host.locator("#result").wait_for()
+        # no win for a "Player 2" who never came, no rematch, review or chat with nobody
+        until(
+            host,
+            "() => document.querySelector('#result-title').textContent === 'Invitation withdrawn'",
+            why=f"the result says {host.locator('#result-title').inner_text()!r}",
+        )
+        assert "before anyone took the seat" in host.locator("#result-reason").inner_text()
+        for nothing in ("#rematch", "#review-link", "#chat"):
+            assert host.locator(nothing).is_hidden(), nothing
         late.locator("#take").click()  # the server answers 409 over
         wait_join(late, "over")
         for _ in range(2):

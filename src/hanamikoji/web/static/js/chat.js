@@ -182,7 +182,9 @@ export class ChatBox {
     const players = this.room === "players";
     // Nothing to show: against the AI or a bot (they do not talk), with chat off, before the
     // first state.
-    const silent = msg && (msg.game.mode === "ai" || (msg.game.bots || []).some(Boolean));
+    // Nor a friend game ended before the friend came: nobody to talk to.
+    const alone = msg && msg.game.mode === "friend" && !msg.spectator && !msg.game.opponent_joined && msg.game.status === "over";
+    const silent = msg && (msg.game.mode === "ai" || (msg.game.bots || []).some(Boolean) || alone);
     const shown = Boolean(msg) && this.on && !(players && silent);
     this.root.hidden = !shown;
     if (!shown) return;

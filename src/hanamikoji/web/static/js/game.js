@@ -80,6 +80,9 @@ let share = null; // the seat's links: to watch, and to open it elsewhere (js/sh
 const seatOf = (msg) => msg.view.seat;
 const otherOf = (msg) => 1 - msg.view.seat;
 const playing = (msg) => msg.game.status === "playing";
+/** A friend game its creator ended before anyone took the seat: nothing was played, with nobody
+ * (it read "Player 2 won – You resigned", with a rematch and a chat for no one). */
+const withdrawn = (msg) => !msg.spectator && msg.game.mode === "friend" && !msg.game.opponent_joined && msg.game.status === "over";
 const myDecision = (msg) => playing(msg) && msg.view.to_move === msg.view.seat && msg.legal.length > 0;
 const myAction = (msg) => myDecision(msg) && msg.view.phase === "action";
 const myPick = (msg) => myDecision(msg) && msg.view.phase === "pick";
@@ -1081,11 +1084,18 @@ function renderResult(msg) {
     $("#result-reason").textContent = words.reason;
     $("#result-score").textContent = words.score;
   }
+  const alone = withdrawn(msg);
+  if (alone) {
+    $("#result-title").textContent = t("result.withdrawn");
+    $("#result-reason").textContent = t("result.withdrawn_text");
+    $("#result-score").textContent = "";
+  }
   renderRatingChanges(msg);
   $("#review-link").href = `/review/${encodeURIComponent(gameId)}`;
+  $("#review-link").hidden = alone; // no move to review
   const rematch = $("#rematch");
   // nobody to play it with (the server refuses it), or no socket to ask on
-  rematch.hidden = Boolean(game.deleted?.[other]) || cutOff();
+  rematch.hidden = Boolean(game.deleted?.[other]) || cutOff() || alone;
   rematch.disabled = ui.rematchAsked;
   rematch.textContent = ui.rematchAsked ? t("result.rematch_starting") : t("result.rematch");
   const offer = $("#rematch-offer");
