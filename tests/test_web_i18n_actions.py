@@ -1,4 +1,5 @@
-"""Every text names the four actions as the action buttons do (``actions.X.name``).
+"""Every text names the four actions as the action buttons do (``actions.X.name``), and charm by
+the one word of its language.
 
 A player learns "Обмен" from the button and then reads it in the offer's title, the move list and
 the rules: a second word for the same action ("Соперничество") reads as another thing. The texts
@@ -93,5 +94,24 @@ def test_no_other_word_stands_for_an_action(lang: str) -> None:
         for key, text in texts(lang).items()
         for word in FORMER[lang]
         if word in text
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+CHARM = {"fr": r"\bArt\b", "ru": r"обаяни", "cs": r"šarm"}
+"""Each language's one word for charm (French "points Art", as its rules say)."""
+
+
+@pytest.mark.parametrize("lang", sorted(CHARM))
+def test_every_text_about_charm_uses_the_languages_one_word(lang: str) -> None:
+    """A French result read "… 14 points Art" and right under it "Charme : vous 5": two words
+    for one thing, in one box."""
+    bare = re.compile(r"\{\w+\}")  # the parameters ({charm}) are no words
+    about = [k for k, v in texts("en").items() if re.search(r"\bcharm\b", bare.sub("", v), re.I)]
+    assert len(about) >= 20
+    word = re.compile(CHARM[lang], re.I)
+    found = texts(lang)
+    wrong = [
+        f"{k}: {found.get(k)!r}" for k in about if not word.search(bare.sub("", found.get(k, "")))
     ]
     assert not wrong, "\n".join(wrong)
