@@ -232,7 +232,7 @@ def test_sigterm_stops_a_parallel_match_like_ctrl_c() -> None:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    assert proc.returncode == 130, err
+    assert proc.returncode == 143, err  # 128 + SIGTERM
     assert "Traceback" not in err
     assert "stopped: interrupted" in out
     deadline = time.monotonic() + 3.0
@@ -296,8 +296,37 @@ def test_sigterm_while_a_tournament_waits_for_hello_ends_it_cleanly() -> None:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    assert proc.returncode == 130, err
+    assert proc.returncode == 143, err  # 128 + SIGTERM
     assert "Traceback" not in err and "interrupted" in out
+    assert gone(tag) == []
+
+
+def test_sigterm_while_a_match_waits_for_hello_exits_143() -> None:
+    """Stopped before its players have started, the match has no summary: it says
+    "interrupted" and, after SIGTERM, exits with 143 (it said 130, Ctrl-C's status)."""
+    tag = f"tag-{uuid.uuid4().hex}"
+    cli = [sys.executable, "-m", "hanamikoji.cli", "match", spec(hostile("mute", tag)), "random"]
+    proc = subprocess.Popen(
+        [*cli, "--games", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 10.0
+        while not engines_with(tag) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert engines_with(tag), "the engine did not start"
+        time.sleep(0.5)  # the referee now waits for a hello that never comes
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 143, err
+    assert "Traceback" not in err and "interrupted" in err
     assert gone(tag) == []
 
 

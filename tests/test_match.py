@@ -754,6 +754,49 @@ def test_sigterm_while_the_workers_start_leaves_none_behind() -> None:
     assert left == [], left
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_sigterm_before_the_first_game_ends_says_no_games_and_exits_143() -> None:
+    """Stopped before any game ended, the summary said "score of A: 50.0%", "Elo +0.0" and an
+    empty "endings:", and the status was Ctrl-C's 130: now "no games played", and 143."""
+    proc = subprocess.Popen(
+        [*MATCH, "random", broken("sleep"), "--games", "2", "--clock-ms", "60000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_foreground_job,
+    )
+    try:
+        # The engine is started once to be checked, then again for the game: once a second
+        # one runs, the game is under way (and the engine sleeps at its first act).
+        engines: set[int] = set()
+        deadline = time.monotonic() + 30.0
+        while len(engines) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            engines.update(descendants(proc.pid))
+            time.sleep(0.02)
+        assert len(engines) >= 2, "the game's engine never started"
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=STOP_GRACE_S + 10)
+    finally:
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 143, err
+    assert "games 0 of 2 (0 pairs on shared deals), stopped: interrupted\nno games played\n" in out
+    assert "score" not in out and "Elo" not in out and "endings" not in out
+
+
+def test_a_summary_of_no_games_makes_up_no_score() -> None:
+    summary = MatchSummary("a", "b", 40, stopped="interrupted")
+    text = summary.render()
+    assert "no games played" in text
+    assert "50.0%" not in text and "Elo" not in text and "endings" not in text
+    data = summary.to_json()
+    assert data["games"] == 0
+    assert data["score"] is None and data["elo"] is None and data["elo_95"] == [None, None]
+
+
 def _cmdline(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
@@ -876,7 +919,7 @@ def test_sigterm_stops_a_ray_match_as_ctrl_c_does() -> None:
             proc.wait()
     assert "SIGTERM received" not in err and "Traceback" not in err, err
     assert "stopped: interrupted" in out, (proc.returncode, err)
-    assert proc.returncode == 130
+    assert proc.returncode == 143  # 128 + SIGTERM, as a shell reports it (Ctrl-C: 130)
     deadline = time.monotonic() + 10.0
     while any(alive(p) for p in seen) and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -7,6 +7,7 @@ import json
 import math
 import os
 import shutil
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -17,6 +18,7 @@ from hanamikoji.ai import AGENTS, LEVELS, agent_options
 from hanamikoji.ai.analysis import DEFAULT_ITERATIONS
 from hanamikoji.ai.config import ITERATIONS_MAX
 from hanamikoji.match.config import CLOCK_MS_MAX
+from hanamikoji.match.runner import Terminated
 from hanamikoji.record import Record, RecordError
 from hanamikoji.replay import render_replay
 from hanamikoji.terminal import printable, printable_lines, shown_name, tolerate_unencodable
@@ -473,9 +475,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 record=args.record,
                 name=args.name,
             )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         print("\ninterrupted", file=sys.stderr)
-        return 130
+        return _stopped_status(signal.SIGTERM if isinstance(e, Terminated) else signal.SIGINT)
     except BrokenPipeError:  # the reader stopped reading (``| head``): nothing more to say
         _silence_stdout()
         return EXIT_BROKEN_PIPE
@@ -635,7 +637,7 @@ def _match(args: argparse.Namespace) -> int:
     else:
         # Forfeit reasons quote engines (their stderr, their lines): escaped, line by line.
         print(printable_lines(summary.render()), end="")
-    return 130 if summary.stopped == "interrupted" else 0
+    return _stopped_status(summary.signal) if summary.stopped == "interrupted" else 0
 
 
 def _tournament(args: argparse.Namespace) -> int:
@@ -707,7 +709,12 @@ def _tournament(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_json(), ensure_ascii=True))
     else:
         print(printable_lines(result.render()), end="")
-    return 130 if result.stopped == "interrupted" else 0
+    return _stopped_status(result.signal) if result.stopped == "interrupted" else 0
+
+
+def _stopped_status(signum: int | None) -> int:
+    """A shell's status for a command a signal ended: 130 after Ctrl-C, 143 after SIGTERM."""
+    return 128 + (signum or signal.SIGINT)
 
 
 def _check_hard_limit(clock_ms: int, hard_limit_ms: int | None) -> None:

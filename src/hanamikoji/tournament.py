@@ -239,6 +239,8 @@ class Tournament:
     pairs: list[PairRecord] = field(default_factory=list)
     resumed: int = 0
     stopped: str | None = None
+    signal: int | None = None
+    """The signal that stopped it (``stopped`` is then ``"interrupted"``): SIGINT or SIGTERM."""
     elapsed: float = 0.0
     changed: list[str] = field(default_factory=list)
 
@@ -637,7 +639,8 @@ def run_tournament(
     dropped: dict[str, str] = {}
     identities = dict(known)
     stopped = None
-    with _Stop():  # a stop while engines start (a first numba run takes seconds) ends cleanly
+    # A stop while engines start (a first numba run takes seconds) ends cleanly.
+    with _Stop() as stop:
         try:
             for spec in config.all_players:
                 why, ident = preflight(spec, config)
@@ -654,7 +657,7 @@ def run_tournament(
     done = [pr for pr in done if pr.a not in changed and pr.b not in changed]
     t = Tournament(config, live, dropped, list(done), resumed=len(done), changed=changed)
     if stopped is not None:
-        t.stopped = stopped
+        t.stopped, t.signal = stopped, stop.signum
         return t
     if config.gauntlet is not None and config.gauntlet in dropped:
         t.stopped = NO_GAUNTLET
@@ -692,7 +695,7 @@ def run_tournament(
                 if on_pair is not None:
                     on_pair(t)
         except KeyboardInterrupt:
-            t.stopped = "interrupted"
+            t.stopped, t.signal = "interrupted", stop.signum
         finally:
             close = getattr(results, "close", None)
             if close is not None:
@@ -708,8 +711,12 @@ class _Stop:
         self.requested = False
         self.critical = False
         self._old: dict[int, Any] = {}
+        self.signum: int = signal.SIGINT
+        """The signal that stopped it (SIGINT also for a KeyboardInterrupt raised otherwise)."""
 
     def _handler(self, signum: int, frame: object) -> None:
+        if not self.requested:
+            self.signum = signum
         self.requested = True
         if not self.critical:
             raise KeyboardInterrupt

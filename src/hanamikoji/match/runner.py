@@ -19,7 +19,11 @@ from hanamikoji.match.games import PairResult
 from hanamikoji.match.players import SIDES, EnginePlayer, MatchError, make_player
 from hanamikoji.match.summary import MatchSummary
 
-__all__ = ["run_match"]
+__all__ = ["Terminated", "run_match"]
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM stopped the match before it had a summary to give (its players starting)."""
 
 
 def run_match(
@@ -30,37 +34,46 @@ def run_match(
     """Play the match; ``on_pair`` sees the summary after each pair.
 
     Ctrl-C, or SIGTERM, stops it cleanly: the summary so far comes back with ``stopped``
-    ``"interrupted"``, and every worker and engine it started is stopped.
+    ``"interrupted"`` (and ``signal`` saying which), and every worker and engine it started is
+    stopped.
     """
-    with _sigterm_interrupts():
-        return _run_match(config, on_pair)
+    with _sigterm_interrupts() as received:
+        try:
+            summary = _run_match(config, on_pair)
+        except KeyboardInterrupt:
+            if received:
+                raise Terminated from None
+            raise
+    if summary.stopped == "interrupted":
+        summary.signal = received[0] if received else signal.SIGINT
+    return summary
 
 
 @contextlib.contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """While the match runs, SIGTERM raises KeyboardInterrupt, as Ctrl-C does (main thread only)."""
+def _sigterm_interrupts() -> Iterator[list[int]]:
+    """While the match runs, SIGTERM raises KeyboardInterrupt, as Ctrl-C does (main thread only);
+    the list given holds SIGTERM once it has come, so that the exit status can say which."""
+    received: list[int] = []
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield received
         return
 
     owner = os.getpid()
-    interrupted = False
 
     def interrupt(signum: int, frame: object) -> None:
-        nonlocal interrupted
         if os.getpid() != owner:
             # A worker forked a moment ago, before it set its own handler: nothing to clean up.
             os._exit(0)
         # Once only: a second SIGTERM must not break off the cleanup of the first. (Not by
         # SIG_IGN: a worker forked meanwhile would inherit it, and the pool's SIGTERM, sent
         # before the worker sets its own handler, would be discarded, the worker never ending.)
-        if not interrupted:
-            interrupted = True
+        if not received:
+            received.append(signum)
             raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, interrupt)
     try:
-        yield
+        yield received
     finally:
         signal.signal(signal.SIGTERM, previous)
 

@@ -29,6 +29,9 @@ class MatchSummary:
     reasons: dict[str, int] = field(default_factory=dict)
     sprt: Sprt | None = None
     stopped: str | None = None
+    signal: int | None = None
+    """The signal that stopped it (``stopped`` is then ``"interrupted"``): SIGINT, as Ctrl-C
+    (or a KeyboardInterrupt) stops it, or SIGTERM."""
     elapsed: float = 0.0
 
     @property
@@ -86,8 +89,8 @@ class MatchSummary:
             "pairs": self.pentanomial.pairs,
             "a_results": {"wins": self.wins[0], "draws": self.draws, "losses": self.wins[1]},
             "b_results": {"wins": self.wins[1], "draws": self.draws, "losses": self.wins[0]},
-            "score": self.score,
-            "elo": _json_num(self.pentanomial.elo),
+            "score": self.score if self.games else None,
+            "elo": _json_num(self.pentanomial.elo) if self.games else None,
             "elo_95": [_json_num(low), _json_num(high)],
             "pentanomial": list(self.pentanomial.counts),
             "reasons": dict(sorted(self.reasons.items())),
@@ -117,6 +120,12 @@ class MatchSummary:
             f"B = {self.b}",
             f"games {self.games} of {self.planned} ({self.pentanomial.pairs} pairs on shared deals)"
             + (f", stopped: {self.stopped}" if self.stopped else ""),
+        ]
+        if not self.games:
+            # No score, no Elo, no endings: a 50% or an Elo of +0.0 would be made up.
+            lines += ["no games played", f"time {self.elapsed:.1f} s"]
+            return "\n".join(lines) + "\n"
+        lines += [
             f"A: {self.wins[0]} wins, {self.draws} draws, {self.wins[1]} losses",
             f"B: {self.wins[1]} wins, {self.draws} draws, {self.wins[0]} losses",
             f"score of A: {100 * self.score:.1f}%",
