@@ -56,6 +56,7 @@ TIMINGS = (
 )
 STALLED = "No answer from the server: reconnecting…"
 SENDING = "Sending your move…"
+OFFLINE = "This device is offline – the game goes on when it is back online…"
 
 
 @pytest.fixture
@@ -105,6 +106,20 @@ def says_stalled(page: Page) -> None:
     assert waited > ANSWER_TIMEOUT_MS / 1000 - 1.5, f"said after {waited:.1f} s only"
     assert page.locator("#conn").is_visible()
     assert prompt(page) == STALLED
+
+
+def says_offline(page: Page) -> None:
+    """The device's network is down: the notice says so at once ("The server does not answer"
+    blamed the server), and the late move's prompt the same, the move's buttons off."""
+    assert page.locator("#conn").inner_text() == OFFLINE
+    until(
+        page,
+        "text => document.querySelector('#choices .prompt')?.textContent === text",
+        OFFLINE,
+        why=f"the prompt says {prompt(page)!r}",
+        timeout=ANSWER_TIMEOUT_MS + MARGIN_MS,
+    )
+    assert not page.locator("#game").get_attribute("data-legal")
     assert not page.locator("#game").get_attribute("data-legal")  # nothing to click meanwhile
 
 
@@ -180,7 +195,7 @@ def test_a_move_on_a_stalled_connection_is_not_waited_for_ever(pages: list[Page]
     move = next(m for m in legal(first) if m[0] == "S")
     first.context.set_offline(True)
     click_move(first, move)
-    says_stalled(first)
+    says_offline(first)
     first.context.set_offline(False)  # the online event: it connects again at once
     back_at_the_table(first)
     # What waited left once online (the page had given up on that socket): the move is played,
@@ -262,3 +277,24 @@ def test_a_silent_connection_is_noticed_while_waiting_for_the_opponent(pages: li
     assert to_move(first) == "opponent"
     no_page_errors(first)
     no_page_errors(second)
+
+
+def test_a_device_gone_offline_is_told_so(server: Server, browser: Browser) -> None:
+    """A phone whose own network was down read "The server is not responding": the notice says
+    the device is offline, and goes once it is back."""
+    _, pages = friend_game(browser, server)
+    host = pages[0]
+    try:
+        host.context.set_offline(True)
+        until(
+            host,
+            "() => /offline/.test(document.querySelector('#conn').textContent)"
+            " && !document.querySelector('#conn').hidden",
+            why=f"the notice says {host.locator('#conn').inner_text()!r}",
+        )
+        host.context.set_offline(False)
+        back_at_the_table(host)
+        no_page_errors(host)
+    finally:
+        for page in pages:
+            page.context.close()

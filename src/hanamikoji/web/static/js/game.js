@@ -89,6 +89,9 @@ const myPick = (msg) => myDecision(msg) && msg.view.phase === "pick";
 /** Whether this page's socket is closed for good (a session ended, a newer window, an account
  * disabled): the table stays to be read, but nothing on it can be sent any more. */
 const cutOff = () => FINAL.includes(ui.conn);
+/** Whether the device's own network is down (the browser knows): said so, not "the server does
+ * not answer". */
+const deviceOffline = () => navigator.onLine === false;
 /** Whether the player may act on what is shown (not while later news waits in the feed). */
 const canDecide = (msg) => myDecision(msg) && !ui.sent && !ui.stalled && !feed.queue.length && !scoring?.open && !cutOff();
 
@@ -548,6 +551,9 @@ function renderNotices() {
   const stall = ui.stalled && ["open", "connecting", "lost"].includes(ui.conn);
   conn.classList.toggle("stalled", stall);
   if (stall) text = t("conn.stalled");
+  // the device's own network is down: said so, not "the server does not answer" (the page
+  // reconnects once it is back)
+  if (deviceOffline() && !FINAL.includes(ui.conn)) text = t("conn.offline");
   conn.hidden = !text;
   conn.textContent = text || "";
   const error = $("#error");
@@ -838,7 +844,8 @@ function renderChoices(msg) {
     return;
   }
   if (!canDecide(msg)) {
-    const why = ui.stalled ? t("conn.stalled") : ui.sent ? t("game.prompt_sent") : t("game.prompt_catching_up");
+    const stalled = deviceOffline() ? t("conn.offline") : t("conn.stalled");
+    const why = ui.stalled ? stalled : ui.sent ? t("game.prompt_sent") : t("game.prompt_catching_up");
     fill(box, h("p", { class: `prompt${ui.stalled ? " stalled" : ""}`, text: why }));
     return;
   }
@@ -1293,6 +1300,8 @@ function wire() {
   document.addEventListener("visibilitychange", () => {
     if (!document.hidden && ui.msg) render();
   });
+  // the device's network going and coming: the notice says which (renderNotices)
+  for (const change of ["online", "offline"]) window.addEventListener(change, () => render());
   wirePrefs();
 }
 
