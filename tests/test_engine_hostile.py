@@ -205,6 +205,24 @@ def engines_with(tag: str) -> list[str]:
     return [line for line in running_with(tag) if "hanamikoji.cli" not in line]
 
 
+@pytest.mark.parametrize("mode", ["close-input", "close-input-late"])
+def test_an_engine_that_closes_its_input_is_said_to(mode: str) -> None:
+    """It was "closed its output" (the next message failing to be sent) or, the next question
+    lost in the pipe as it closed, a timeout: the same fault, named two ways, both wrong."""
+    engine = Engine.popen(hostile(mode))
+    try:
+        engine.new_game(0, Rules(), "referee")
+        state = START.apply(engine.act(VIEW, LEGAL, clock_ms=100).move)
+        state = state.apply(state.legal_moves[0])  # the opponent's answer: seat 0 acts again
+        assert state.to_move == 0
+        with pytest.raises(EngineError) as info:
+            engine.act(state.view(0), state.legal_moves, clock_ms=100, hard_limit_ms=1500)
+    finally:
+        engine.close()
+    assert info.value.kind == FailureKind.EXIT
+    assert str(info.value) == "closed its input (standard input) but is still running"
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 def test_sigterm_stops_a_parallel_match_like_ctrl_c() -> None:
     tag = f"tag-{uuid.uuid4().hex}"

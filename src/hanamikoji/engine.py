@@ -24,6 +24,7 @@ import json
 import os
 import queue
 import random
+import select
 import selectors
 import shlex
 import signal
@@ -259,7 +260,7 @@ class FailureKind:
     CRASH = "crash"
     """The process died with an error status or a signal."""
     EXIT = "exit"
-    """The process ended normally, or closed its output, when an answer was due."""
+    """The process ended normally, or closed its output or its input, when an answer was due."""
     GARBAGE = "garbage"
     """A line that is not a JSON object, not the expected message, or not a move."""
     ILLEGAL = "illegal"
@@ -330,6 +331,11 @@ class _Line:
     early: bool
     """Read while part of our last message was still unread by the engine."""
     problem: str | None = None
+
+
+INPUT_CLOSED = "closed its input (standard input) but is still running"
+"""Why an engine that stopped reading for good forfeits, whether a message to it failed or,
+sent just before it closed its input, was lost and so never answered."""
 
 
 class ProcessTransport:
@@ -543,8 +549,31 @@ class ProcessTransport:
                 data = data[os.write(self._in, data) :]
         except BlockingIOError:  # (only after never_block) a full pipe: it does not read
             raise EngineError(FailureKind.TIMEOUT, "does not read its input") from None
-        except OSError:  # BrokenPipeError: it is gone
-            raise self.failure() from None
+        except OSError:  # BrokenPipeError: it is gone, or it closed its input and runs on
+            raise self.input_failure() from None
+
+    def input_closed(self) -> bool:
+        """Whether the engine closed its standard input (nothing sent now reaches it): a pipe
+        whose reading end is closed polls as an error (or a hang-up) on its writing end."""
+        with self._lock:
+            if not self._in_open:
+                return False
+            poller = select.poll()
+            poller.register(self._in, select.POLLOUT)
+            try:
+                events = poller.poll(0)
+            except OSError:
+                return False
+        return any(e & (select.POLLERR | select.POLLHUP) for _, e in events)
+
+    def input_failure(self) -> EngineError:
+        """Why a message could not be written: the engine died (:meth:`failure`) or, still
+        running, closed its standard input (not its output: that is :meth:`failure`'s)."""
+        try:
+            self._proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return EngineError(FailureKind.EXIT, INPUT_CLOSED)
+        return self.failure()
 
     def unread(self) -> int:
         """Bytes sent that the engine has not read yet (0 where the system cannot tell)."""
@@ -793,18 +822,24 @@ class Engine:
     def _send(self, obj: dict[str, Any]) -> None:
         self.transport.send(json.dumps(obj))
 
+    def _no_answer(self, timeout: float) -> EngineError:
+        """A timeout; or, if the engine has closed its input, that: the question sent as it
+        closed was lost, not left unanswered (and the next would fail to be sent)."""
+        closed = getattr(self.transport, "input_closed", None)
+        if closed is not None and closed():
+            return EngineError(FailureKind.EXIT, INPUT_CLOSED)
+        return EngineError(FailureKind.TIMEOUT, f"no answer within {timeout * 1000:.0f} ms")
+
     def _read(self, timeout: float, *, expect: str) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise EngineError(FailureKind.TIMEOUT, f"no answer within {timeout * 1000:.0f} ms")
+                raise self._no_answer(timeout)
             try:
                 line = self.transport.receive(left)
             except TimeoutError:
-                raise EngineError(
-                    FailureKind.TIMEOUT, f"no answer within {timeout * 1000:.0f} ms"
-                ) from None
+                raise self._no_answer(timeout) from None
             if line is None:
                 raise self.transport.failure()
             if not line.strip():

@@ -21,6 +21,9 @@ memory or get its faults misnamed. It plays the first legal move except where MO
 - ``hang-saying``: at the first act, writes a line to stderr and never answers (reading on).
 - ``die-on-result``: plays normally, but exits with status 5 (saying so on stderr) when it reads
   a ``result``: it dies between games.
+- ``close-input``: at the first act, closes its standard input, answers, and runs on (60 s).
+- ``close-input-late``: answers the first act, waits until the next message has arrived, closes
+  its standard input unread (the message is lost), and runs on (60 s).
 - ``early``: after ``game``, waits until the first ``act`` has arrived, writes a move before
   reading it, then answers the act as asked (the first line is an answer out of turn).
 
@@ -107,6 +110,17 @@ def misbehave(mode: str, arg: str, legal: list[str]) -> bool:
         sys.stderr.write("hang-saying: thinking hard about act 1\n")
         sys.stderr.flush()
         return True
+    if mode == "close-input":
+        os.close(0)
+        answer({"type": "move", "move": legal[0]})
+        time.sleep(60)
+        sys.exit(0)
+    if mode == "close-input-late":
+        answer({"type": "move", "move": legal[0]})
+        select.select([0], [], [])
+        os.close(0)
+        time.sleep(60)
+        sys.exit(0)
     if mode == "bad-utf8":
         write(b'{"type": "move", "move": "' + legal[0].encode() + b'\xff\xfe"}\n')
         return True
