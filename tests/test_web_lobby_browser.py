@@ -234,3 +234,27 @@ def test_a_started_game_is_followed_by_the_tab_that_waited_and_by_no_other(
     finally:
         anna_ctx.close()
         bob_ctx.close()
+
+
+def test_the_name_typed_on_the_home_page_goes_to_the_lobby(
+    browser: Browser, server: Server
+) -> None:
+    """A guest typed a name on the home page ("Your opponent sees this name") and went to the
+    lobby from there: the opponent saw "Player 1". The name is kept on the way; one refused
+    keeps the visitor on the page, saying why."""
+    context = new_context(browser)
+    try:
+        page = open_page(context)
+        page.goto(f"{server.url}/")
+        page.locator("#name").fill("@bob")  # an account's mark: refused
+        page.locator("#lobby-link").click()
+        until(page, "() => !document.querySelector('#error').hidden", why="no error")
+        assert "Your name was not kept" in page.locator("#error").inner_text()
+        assert page.url == f"{server.url}/"
+        page.locator("#name").fill("Sakura")
+        page.locator("#lobby-link").click()
+        page.wait_for_url(f"{server.url}/lobby")
+        assert page.request.get(f"{server.url}/api/me").json()["name"] == "Sakura"
+        no_page_errors(page)
+    finally:
+        context.close()

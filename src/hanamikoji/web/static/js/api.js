@@ -33,6 +33,14 @@ export async function createGame(options) {
   return answer.body;
 }
 
+/** POST /api/me: the name the player's new games show, lobby games too; resolves to the
+ * answer's body, rejects with {status, code, error} (a name refused says why). */
+export async function setName(name) {
+  const answer = await request("POST", "/api/me", { name });
+  if (!answer.ok) throw failure(answer);
+  return answer.body;
+}
+
 /** GET a friend game's invitation: {game, status: open | used, host, seat, rules, yours}. */
 export async function getInvitation(gameId, code) {
   const query = new URLSearchParams({ i: code || "" });

@@ -1,6 +1,6 @@
 // The home page: a new game against the AI, or an invitation link for a friend.
 
-import { createGame } from "./api.js";
+import { createGame, setName } from "./api.js";
 import { geishaSvg, GEISHA } from "./cards.js";
 import { controlText } from "./clock.js";
 import { copyButton } from "./copy.js";
@@ -13,6 +13,8 @@ import "./prefs.js"; // the theme chosen at the table (light, dark or the system
 
 const NAME_KEY = "hanamikoji.name";
 let lastError = null;
+let lastErrorKey = "errors.create";
+let myName = ""; // the name the server keeps for this player
 
 function remember(key, value) {
   try {
@@ -48,11 +50,30 @@ function showControls() {
   if (rated.disabled) rated.checked = false;
 }
 
-function showError(error) {
+function showError(error, key = "errors.create") {
   lastError = error;
+  lastErrorKey = key;
   const box = $("#error");
   box.hidden = !error;
-  box.textContent = error ? t("errors.create", { reason: reasonOf(error) }) : "";
+  box.textContent = error ? t(key, { reason: reasonOf(error) }) : "";
+}
+
+/** To the lobby with the name typed here kept first: the lobby has no name field, and a guest's
+ * opponent saw "Player 1" under the name they had typed on this page. */
+async function toLobby(event) {
+  const name = $("#name").value.trim().slice(0, 40);
+  if (!name || name === myName) return; // nothing new to keep: the link goes on
+  event.preventDefault();
+  showError(null);
+  try {
+    await setName(name);
+    myName = name;
+    remember(NAME_KEY, name);
+    location.assign($("#lobby-link").href);
+  } catch (error) {
+    showError(error, "errors.name_not_kept");
+    $("#name").focus();
+  }
 }
 
 async function start(mode, button) {
@@ -101,12 +122,13 @@ async function main() {
   });
   $("#invite").addEventListener("click", () => start("friend", $("#invite")));
   $("#start-guided").addEventListener("click", () => startGuided($("#start-guided")));
+  $("#lobby-link").addEventListener("click", toLobby);
   await initI18n();
   onLanguageChange(() => {
-    showError(lastError);
+    showError(lastError, lastErrorKey);
     showControls();
   });
-  showError(lastError); // (one shown before the translations arrived, now in the player's words)
+  showError(lastError, lastErrorKey); // (one shown before the translations arrived, now in the player's words)
   showControls();
   $("#ai-control").addEventListener("change", showControls);
   fill($("#geisha-row"), GEISHA.map((g) => geishaSvg(g)));
@@ -117,6 +139,7 @@ async function main() {
   }
   // The player's own name (kept by the server, on every device once signed in) comes first.
   showMine().then((me) => {
+    myName = me.name || "";
     if (me.name && document.activeElement !== $("#name")) $("#name").value = me.name;
   });
   copyButton($("#copy-invite"), $("#invite-link"));
