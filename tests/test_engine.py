@@ -610,8 +610,8 @@ def test_act_returns_the_move_and_its_info() -> None:
 
 def test_act_reads_moves_liberally() -> None:
     gift = next(m for m in LEGAL if str(m).startswith("G"))
-    liberal = " " + str(gift)[1:][::-1] + " "
-    engine, _ = fake_engine(("act", [move_reply("g" + liberal.strip())]))
+    liberal = " g" + str(gift)[1:][::-1] + "\t"  # spaces around it, lower case, any order
+    engine, _ = fake_engine(("act", [move_reply(liberal)]))
     assert engine.act(VIEW, LEGAL, clock_ms=100).move == gift
 
 
@@ -659,6 +659,11 @@ def test_act_waits_clock_plus_grace_or_the_hard_limit() -> None:
         ('{"type": "move", "move": "X9"}', "not a move"),
         ('{"type": "move", "move": "G12"}', "not a move"),
         ('{"type": "move", "move": ""}', "not a move"),
+        # interfaces.md §1 allows spaces around a move, not inside it
+        ('{"type": "move", "move": "s 1"}', "not a move: 's 1' (no spaces inside a move)"),
+        ('{"type": "move", "move": " S1 D"}', "(no spaces inside a move)"),
+        # .NET's Console writes one first by default: say so, not just "not JSON"
+        ('\ufeff{"type": "move", "move": "S1"}', "starts with a byte order mark (U+FEFF)"),
     ],
 )
 def test_act_names_garbage(reply: str, says: str) -> None:

@@ -333,6 +333,9 @@ class _Line:
     problem: str | None = None
 
 
+BOM = "\ufeff"
+"""The byte order mark, which no JSON line may start with (RFC 8259)."""
+
 INPUT_CLOSED = "closed its input (standard input) but is still running"
 """Why an engine that stopped reading for good forfeits, whether a message to it failed or,
 sent just before it closed its input, was lost and so never answered."""
@@ -768,6 +771,11 @@ class Engine:
             # The line, not the parsed object: its repr could be huge or nested past the limit.
             said = json.dumps(text)[:60] if isinstance(text, str | int | float | None) else "…"
             raise EngineError(FailureKind.GARBAGE, f"a move message without a move: {said}")
+        if any(c.isspace() for c in text.strip()):
+            # The notation allows spaces around a move, not inside it (interfaces.md §1).
+            raise EngineError(
+                FailureKind.GARBAGE, f"not a move: {text!r:.40} (no spaces inside a move)"
+            )
         try:
             move = Move.parse(text)
         except InvalidMoveError:
@@ -849,6 +857,12 @@ class Engine:
             except RecursionError:
                 raise EngineError(FailureKind.GARBAGE, "JSON nested too deeply") from None
             except ValueError:  # any: a JSONDecodeError, an integer past int's digit limit
+                if line.startswith(BOM):  # what .NET's Console may write first: name it
+                    raise EngineError(
+                        FailureKind.GARBAGE,
+                        "not JSON: the output starts with a byte order mark (U+FEFF): write "
+                        f"UTF-8 without one: {line[:60]!r}",
+                    ) from None
                 raise EngineError(FailureKind.GARBAGE, f"not JSON: {line[:60]!r}") from None
             if not isinstance(msg, dict):
                 raise EngineError(FailureKind.GARBAGE, f"not a JSON object: {line[:60]!r}")
