@@ -383,6 +383,11 @@ async def test_a_rematch_keeps_the_time_control_its_clock_starting_with_the_seco
         assert again.state["game"]["control"] == "10+5"
         assert clock["running"] is False and clock["remaining"] == [600_000, 600_000]
         offered = await guest.until(lambda s: s["game"]["rematch"] is not None)
+        # the home page's lists: Bob's says the rematch waits for him (it said "Anna to play"),
+        # Anna's that she waits for Bob
+        for who, turn in ((bob, "join"), (anna, "joining")):
+            listed = (await call(who, "GET", "/api/me/games", 200))["on"]
+            assert [g["turn"] for g in listed if g["game"] == new_game] == [turn], listed
         site.now.freeze(start + 90_000)  # Bob comes a minute later: the clock starts then
         theirs = offered["game"]["rematch"].split("/g/")[1].split("?t=")
         back = await table(bob, theirs[0], theirs[1])

@@ -447,7 +447,7 @@ class Accounts:
             if game is not None and game.row.status == "playing":
                 now = self.games.now_ms()
                 on.append(_summary(game.row, player, updated, game.state.to_move, now, accounts))
-        on.sort(key=lambda g: g["turn"] != "you")  # stable: the most recent first in each
+        on.sort(key=lambda g: g["turn"] not in ("you", "join"))  # stable: the newest first in each
         finished = [
             _summary(row, player, updated, None, accounts=accounts)
             for row, updated in done[:GAMES_PAGE]
@@ -494,6 +494,10 @@ def _summary(
     if row.status == "playing":
         if row.mode == "friend" and not row.tokens[other]:
             turn = "invite"  # the friend has not taken their seat yet
+        elif not row.joined[seat]:
+            turn = "join"  # a rematch the other asked for: it starts when this player comes
+        elif not row.joined[other]:
+            turn = "joining"  # a rematch this player asked for: the other has not come yet
         else:
             turn = "you" if to_move == seat else "opponent"
     result = row.result or {}

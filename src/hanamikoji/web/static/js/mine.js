@@ -64,13 +64,18 @@ function rules(game) {
 
 function onItem(game) {
   const who = opponent(game);
-  let status =
-    game.turn === "you" ? t("mine.your_turn") : game.turn === "invite" ? t("mine.invite") : t("mine.their_turn", { name: who });
+  const words = {
+    you: () => t("mine.your_turn"),
+    invite: () => t("mine.invite"),
+    join: () => t("mine.join", { name: who }), // a rematch the other asked for: it waits for this player
+    joining: () => t("mine.joining", { name: who }),
+  }[game.turn];
+  let status = words ? words() : t("mine.their_turn", { name: who });
   if (game.left !== null && game.left !== undefined) status = `${status} · ${t("clock.left", { time: formatClock(game.left, game.control) })}`;
   // A friend who has not come yet has no name to show.
   const vs = game.turn === "invite" ? null : against(game);
   const what = vs ? `${vs.text} · ${rules(game)}` : rules(game);
-  const mine = game.turn === "you";
+  const mine = game.turn === "you" || game.turn === "join";
   return h(
     "li",
     { class: `mine-game${mine ? " is-turn" : ""}`, "data-game": game.game, "data-turn": game.turn },
