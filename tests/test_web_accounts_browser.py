@@ -328,8 +328,10 @@ def test_a_table_opened_by_a_session_that_ends_says_so(browser: Browser, server:
             "() => /no longer signed in/.test(document.querySelector('#error').textContent)",
             why=f"said: {page.locator('#error').inner_text()}",
         )
-        # the table stays to be read, but offers nothing it could no longer send
+        # the table stays to be read, but offers nothing it could no longer send, nor shows the
+        # seat's own cards (this may be a shared computer its owner left signed in)
         assert page.locator("#game").get_attribute("data-legal") == ""
+        assert page.locator("#hand button.card").count() == 0
         assert not page.locator("#resign").is_visible() and not page.locator("#hint").is_visible()
         assert "Nothing more can be played" in page.locator("#status").inner_text()
         assert page.locator("#choices").inner_text() == ""  # neither "Your turn" nor a prompt

@@ -355,6 +355,10 @@ function onMessage(msg) {
     if (msg.code === "signed-out") ui.signedOut = true; // the session ended: the page reconnects
     // no seat once reconnected: because the account's session here ended, not a wrong link
     const code = msg.code === "bad-token" && ui.signedOut ? "signed-out-final" : msg.code;
+    // Signed out elsewhere (a password changed on another device: this one may be a shared
+    // computer left signed in): the table forgets the seat's own cards, which its account's
+    // owner may no longer be looking at.
+    if (code === "signed-out-final" && ui.msg) ui.msg = withoutPrivateCards(ui.msg);
     showError({ code, message: msg.message });
     // a rematch refused (a bot gone, a disabled opponent): the button is the player's again
     if (ui.rematchAsked && ui.msg?.game.status === "over" && !ui.msg.game.rematch) ui.rematchAsked = false;
@@ -364,6 +368,13 @@ function onMessage(msg) {
     render();
     if (FINAL.includes(msg.code) && !ui.msg) $("#no-seat-title").focus();
   }
+}
+
+/** ``msg`` without what only its seat may see: its hand, Secret and Discard, its legal moves. */
+function withoutPrivateCards(msg) {
+  const view = { ...msg.view, hand: "", secret: null, discard: null };
+  ui.selected.clear();
+  return { ...msg, view, legal: [], drawn: null };
 }
 
 /** No seat opens here: the page becomes the spectator's table, on a spectator's socket. */
