@@ -649,6 +649,54 @@ def test_a_state_file_with_pairs_this_tournament_cannot_have_played_is_refused(
     assert out.returncode == 2 and "twice" in out.stderr
 
 
+def _damaged(pair: dict[str, Any], how: str) -> None:
+    """Damage one saved pair of ``random`` against ``greedy`` as ``how`` says."""
+    if how == "stranger":
+        pair["winners"] = ["mallory", pair["winners"][1]]
+    elif how == "three-games":
+        pair["winners"] = ["greedy", "greedy", "greedy"]
+    elif how == "swapped":
+        pair["a"], pair["b"] = pair["b"], pair["a"]
+    elif how == "pair-true":
+        pair["pair"] = True
+    elif how == "forfeit-won":
+        pair["winners"], pair["forfeits"] = ["random", None], ["random", None]
+    elif how == "why-number":
+        pair["why"] = [5, None]
+    elif how == "not-object":
+        pair.clear()
+
+
+@pytest.mark.parametrize(
+    ("how", "says"),
+    [
+        ("stranger", "winners names 'mallory', not one of the two"),
+        ("three-games", "winners must list its two games"),
+        ("swapped", "cannot have played: 'greedy' against 'random'"),
+        ("pair-true", "a pair index that is not a whole number"),
+        ("forfeit-won", "'random' forfeited a game won by 'random'"),
+        ("why-number", "why must be two reasons"),
+        ("not-object", "a pair whose players are not two names"),
+    ],
+)
+def test_a_damaged_state_file_is_refused_rather_than_miscounted(
+    tmp_path: Path, how: str, says: str
+) -> None:
+    """Each of these was taken: a game lost from both players' scores, a pair of three games,
+    a pairing played again and counted twice ("6 of 4 games"), ``true`` read as pair 1."""
+    state = tmp_path / "s.json"
+    args = ["tournament", "random", "greedy", "--games-per-pair", "2", "--state", str(state)]
+    args += ["--max-rounds", "1"]
+    assert run_cli(*args).returncode == 0
+    data = json.loads(state.read_text())
+    _damaged(data["pairs"][0], how)
+    state.write_text(json.dumps(data))
+    out = run_cli(*args)
+    assert out.returncode == 2, out.stdout
+    assert says in out.stderr and "internal error" not in out.stderr
+    assert out.stdout == ""
+
+
 def test_a_rating_near_zero_is_never_minus_zero() -> None:
     from hanamikoji.tournament import _elo, _num
 

@@ -223,10 +223,36 @@ class PairRecord:
         }
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> PairRecord:
-        """A pair from its JSON object (as written by ``to_json``)."""
-        w, f, y = obj["winners"], obj["forfeits"], obj.get("why", [None, None])
-        return cls(obj["a"], obj["b"], int(obj["pair"]), (w[0], w[1]), (f[0], f[1]), (y[0], y[1]))
+    def from_json(cls, obj: Any) -> PairRecord:
+        """A pair from its JSON object (as written by ``to_json``), checked as strictly as a
+        game record: a ValueError says what is wrong (a damaged or hand-edited state file once
+        counted games twice, or lost them, without a word)."""
+        if not isinstance(obj, dict):
+            raise ValueError(f"a pair that is not an object: {obj!r:.60}")
+        a, b, index = obj.get("a"), obj.get("b"), obj.get("pair")
+        if not isinstance(a, str) or not isinstance(b, str):
+            raise ValueError(f"a pair whose players are not two names: {a!r:.40}, {b!r:.40}")
+        if type(index) is not int:  # (not a bool, not 1.0)
+            raise ValueError(f"{a!r} against {b!r}: a pair index that is not a whole number")
+        what = f"{a!r} against {b!r}, pair {index}"
+
+        def per_game(key: str, default: Any = None) -> list[Any]:
+            games = obj.get(key, default)
+            if not isinstance(games, list) or len(games) != 2:
+                raise ValueError(f"{what}: {key} must list its two games, got {games!r:.60}")
+            return games
+
+        w, f, y = per_game("winners"), per_game("forfeits"), per_game("why", [None, None])
+        for key, games in (("winners", w), ("forfeits", f)):
+            for g in games:
+                if g not in (a, b, None):
+                    raise ValueError(f"{what}: {key} names {g!r:.40}, not one of the two")
+        for loser, winner in zip(f, w, strict=True):
+            if loser is not None and winner != (b if loser == a else a):
+                raise ValueError(f"{what}: {loser!r} forfeited a game won by {winner!r}")
+        if not all(x is None or isinstance(x, str) for x in y):
+            raise ValueError(f"{what}: why must be two reasons (text or null), got {y!r:.60}")
+        return cls(a, b, index, (w[0], w[1]), (f[0], f[1]), (y[0], y[1]))
 
 
 @dataclass
@@ -524,12 +550,14 @@ def load_state(config: TournamentConfig) -> tuple[list[PairRecord], dict[str, st
 
 def _check_pairs(path: Path, pairs: list[PairRecord], config: TournamentConfig) -> None:
     """Refuse a state whose pairs this tournament could not have played (edited by hand)."""
-    players = set(config.all_players)
+    # In the tournament's own order: a pairing saved as (b, a) would be played again as (a, b)
+    # and counted twice.
+    pairings = set(schedule(config.all_players, config.gauntlet))
     seen: set[tuple[str, str, int]] = set()
     for pair in pairs:
         a, b, index = pair.key
         what = f"the state file {path} holds a pair this tournament cannot have played"
-        if a not in players or b not in players or a == b:
+        if (a, b) not in pairings:
             raise MatchError(f"{what}: {a!r} against {b!r}")
         if not 0 <= index < config.pairs_per_pairing:
             raise MatchError(f"{what}: pair index {index}")
