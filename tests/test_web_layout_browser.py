@@ -462,3 +462,25 @@ def test_a_phones_status_shows_its_newest_line(server: Server, browser: Browser)
         no_page_errors(page)
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("lang", ["ru", "cs", "fr"])
+def test_the_chats_send_button_keeps_its_word_whole(
+    server: Server, browser: Browser, lang: str
+) -> None:
+    """The Russian button read "Отправит / ь", its word broken over two lines."""
+    script = f"localStorage.setItem('hanamikoji.lang', '{lang}')"
+    _, (anna, bob) = friend_game(browser, server, init_script=script)
+    sizes: list[ViewportSize] = [{"width": 1280, "height": 800}, {"width": 1024, "height": 700}]
+    for size in [*sizes, PHONE]:
+        anna.set_viewport_size(size)
+        until(anna, "() => !document.querySelector('#chat').hidden", why="no chat box")
+        button = anna.evaluate(
+            """() => { const b = document.querySelector('#chat-send');
+                 const line = parseFloat(getComputedStyle(b).lineHeight) || 20;
+                 return { h: b.getBoundingClientRect().height, line, text: b.textContent,
+                          w: b.scrollWidth, cw: b.clientWidth }; }"""
+        )
+        assert button["h"] < 2 * button["line"], f"{size}: {button}"
+        assert button["w"] <= button["cw"] + 1, f"{size}: the word spills: {button}"
+    close(anna, bob)
