@@ -304,3 +304,26 @@ def test_spectators_and_the_review_say_how_a_game_was_forfeited(
         no_page_errors(page)
     finally:
         context.close()
+
+
+def test_the_watch_list_says_which_games_are_rated(server: Server, browser: Browser) -> None:
+    """The list is ordered by rating, but did not say which games count for one (the table
+    does: "rated")."""
+    context = new_context(browser)
+    try:
+        page = open_page(context)
+        made = {}
+        for rated in (True, False):
+            made[rated] = page.request.post(
+                f"{server.url}/api/games",
+                data={"mode": "ai", "level": "beginner", "seat": 0, "control": "5+3"}
+                | {"rated": rated},
+            ).json()["game"]
+        page.goto(f"{server.url}/watch")
+        for rated, game in made.items():
+            row = page.locator(f'#games-on li[data-game="{game}"]')
+            row.wait_for()
+            assert ("rated" in row.locator(".mine-what").inner_text().split(" · ")) == rated
+        no_page_errors(page)
+    finally:
+        context.close()

@@ -35,6 +35,7 @@ function item(game) {
   const round = game.rules?.max_rounds ? t("game.round_of", { round: game.round, max: game.rules.max_rounds }) : t("game.round", { round: game.round });
   const parts = [kind(game), round, t("watch.charm", { a: game.charm[0], b: game.charm[1] })];
   if (game.control && game.control !== "none") parts.push(controlText(game.control));
+  if (game.rated) parts.push(t("lobby.rated_tag")); // as the lobby and the table say it
   if (game.spectators) parts.push(t("watch.spectators", { n: game.spectators }));
   const what = parts.join(" · ");
   return h(
