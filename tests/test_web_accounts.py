@@ -392,6 +392,13 @@ async def test_a_deleted_account_leaves_its_games_under_deleted_player(server: S
         async with bob.ws_connect(f"/ws/{game}?t={friend['token']}") as ws:
             refused = json.loads((await ws.receive(timeout=10)).data)
             assert refused["code"] == "bad-token" and "deleted" in refused["message"]
+        # ... nor the players' private chat of the review, nor the review as that seat
+        async with server.browser() as stranger:
+            url = f"/api/games/{game}/chat?t={friend['token']}"
+            assert (await call(stranger, "GET", url, 200))["players"] is None
+            url = f"/api/games/{game}/review?t={friend['token']}"
+            assert (await call(stranger, "GET", url, 200))["game"]["seat"] is None
+        assert (await call(bob, "GET", f"/api/games/{game}/chat", 200))["players"] is not None
         with pytest.raises(WebError) as no_rematch:  # asked on a socket of another server
             await server.service.rematch(over["game"], 0)
         assert no_rematch.value.code == "bad-token"

@@ -758,12 +758,18 @@ async def _record(request: web.Request) -> web.StreamResponse:
 
 
 async def _viewer_seat(request: web.Request, row: GameRow) -> int | None:
-    """The seat of a finished game the request comes from (cookie, ``?t=``, session), or None."""
+    """The seat of a finished game the request comes from (cookie, ``?t=``, session), or None;
+    never a deleted account's seat: its link, kept by anyone, read the players' private chat."""
     token = request.cookies.get(cookie_name(row.id)) or request.query.get("t")
     seat = token_seat(row, token)
     if seat is None:
         identity = await identify(request)
         seat = player_seat(row, identity.player.id if identity else None)
+    player = None if seat is None else row.players[seat]
+    if player is not None:
+        flags = (await request.app[SERVICE].store.chat_flags([player])).get(player, ChatFlags())
+        if flags.deleted:
+            return None
     return seat
 
 
