@@ -187,6 +187,12 @@ def test_pairs_all_alike_still_leave_an_honest_interval(
     ]
 
 
+def test_one_pair_is_one_pair() -> None:
+    summary = MatchSummary("a", "b", 2, pentanomial=Pentanomial((0, 0, 1, 0, 0)))
+    summary.wins = [1, 1]
+    assert "games 2 of 2 (1 pair on shared deals)" in summary.render()  # not "1 pairs"
+
+
 # -- reproducibility -------------------------------------------------------------------------
 
 

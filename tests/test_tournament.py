@@ -697,6 +697,23 @@ def test_a_damaged_state_file_is_refused_rather_than_miscounted(
     assert out.stdout == ""
 
 
+def test_one_pair_is_one_pair_and_escaped_names_keep_the_columns() -> None:
+    """ "(1 duplicate pairs a pairing)"; and a name with a control character, escaped when
+    printed, was measured before escaping: its rows stuck out of the tables."""
+    red = broken("good") + " " + shlex.quote("\x1b[31mRED")
+    out = run_cli("tournament", "random", red, "--games-per-pair", "2", "--max-rounds", "1")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert "(1 duplicate pair a pairing)" in lines[0]
+    assert "\\x1b[31mRED" in out.stdout and "\x1b" not in out.stdout
+    cross = lines.index("cross table (points of the row's player / games):")
+    table = lines[cross + 1 : cross + 4]  # its header and one row a player
+    assert len({len(line) for line in table}) == 1, table
+    header, ratings = lines[2], lines[3:5]  # one row a player: the Elo column ends alike
+    elo_end = header.index("Elo") + len("Elo")
+    assert all(row[elo_end - 1] != " " and row[elo_end] == " " for row in ratings), lines[:5]
+
+
 def test_a_rating_near_zero_is_never_minus_zero() -> None:
     from hanamikoji.tournament import _elo, _num
 

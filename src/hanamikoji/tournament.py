@@ -43,8 +43,10 @@ from hanamikoji.match import (
     play_pair,
     worker_started,
 )
+from hanamikoji.match.summary import plural
 from hanamikoji.rating import Fit, RatingError, fit_ratings
 from hanamikoji.state import Rules
+from hanamikoji.terminal import printable
 
 __all__ = [
     "PairRecord",
@@ -435,10 +437,12 @@ class Tournament:
         """Rating list, cross table, forfeits and dropped players as readable text."""
         fit = self.fit()
         order = self._order(fit)
+        # The names as printed: escaped here, so the columns are measured as they will show.
+        shown = {p: printable(p) for p in order}
         kind = f"gauntlet of {self.config.gauntlet}" if self.config.gauntlet else "round robin"
         lines = [
             f"{kind}: {len(self.players)} players, {self.games} of {self.planned} games "
-            f"({self.config.pairs_per_pairing} duplicate pairs a pairing)"
+            f"({plural(self.config.pairs_per_pairing, 'duplicate pair')} a pairing)"
             + (f", {2 * self.resumed} from the state file" if self.resumed else "")
             + (f", stopped: {self.stopped}" if self.stopped else ""),
         ]
@@ -448,7 +452,7 @@ class Tournament:
                 "95% intervals):"
             )
         data = self.to_json()["ratings"]
-        width = max(len(p) for p in order) if order else 6
+        width = max(len(shown[p]) for p in order) if order else 6
         lines.append(
             f"  {'#':>2}  {'player':<{width}}  {'Elo':>6}  {'95% interval':>15}  "
             f"{'games':>5}  {'score':>6}  {'forfeits':>8}  gap to the next (95%)"
@@ -463,8 +467,8 @@ class Tournament:
                 d, glo, ghi = row["gap_below"]["elo"]
                 gap = f"{_elo(d)} ({_elo(glo)} to {_elo(ghi)})"
             lines.append(
-                f"  {rank:>2}  {row['player']:<{width}}  {e:>6}  {iv:>15}  {row['games']:>5}  "
-                f"{sc:>6}  {row['forfeits']:>8}  {gap}".rstrip()
+                f"  {rank:>2}  {shown[row['player']]:<{width}}  {e:>6}  {iv:>15}  "
+                f"{row['games']:>5}  {sc:>6}  {row['forfeits']:>8}  {gap}".rstrip()
             )
         lines.append("cross table (points of the row's player / games):")
         cross = self.cross()
@@ -475,7 +479,9 @@ class Tournament:
             for q in order:
                 c = cross.get(p, {}).get(q)
                 cells.append("x" if p == q else f"{c[0]:g}/{c[1]:g}" if c else "-")
-            lines.append(f"  {rank:>2}  {p:<{width}}  " + "  ".join(f"{c:>9}" for c in cells))
+            lines.append(
+                f"  {rank:>2}  {shown[p]:<{width}}  " + "  ".join(f"{c:>9}" for c in cells)
+            )
         if fit is not None and fit.unrated:
             lines.append(
                 "not rated (no games linking them to the anchor): " + ", ".join(fit.unrated)

@@ -10,7 +10,7 @@ from hanamikoji.match.games import PairResult
 from hanamikoji.match.players import SIDES
 from hanamikoji.stats import Z95, Pentanomial, Sprt, elo_from_score
 
-__all__ = ["MatchSummary", "elo_interval"]
+__all__ = ["MatchSummary", "elo_interval", "plural"]
 
 
 @dataclass
@@ -118,8 +118,8 @@ class MatchSummary:
         lines = [
             f"A = {self.a}",
             f"B = {self.b}",
-            f"games {self.games} of {self.planned} ({self.pentanomial.pairs} pairs on shared deals)"
-            + (f", stopped: {self.stopped}" if self.stopped else ""),
+            f"games {self.games} of {self.planned} ({plural(self.pentanomial.pairs, 'pair')} on "
+            "shared deals)" + (f", stopped: {self.stopped}" if self.stopped else ""),
         ]
         if not self.games:
             # No score, no Elo, no endings: a 50% or an Elo of +0.0 would be made up.
@@ -172,6 +172,11 @@ def elo_interval(p: Pentanomial, z: float = Z95) -> tuple[float, float]:
     spread = Pentanomial((c[0] + 1, c[1], c[2], c[3], c[4] + 1)).variance
     half = z * math.sqrt(spread / n)
     return (elo_from_score(p.score - half), elo_from_score(p.score + half))
+
+
+def plural(n: int, noun: str) -> str:
+    """``n`` and ``noun``, with an s unless ``n`` is 1: "1 pair", "2 pairs", "0 pairs"."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _fmt_elo(x: float) -> str:
