@@ -369,6 +369,19 @@ def test_an_invitation_to_a_game_that_ended_says_so(server: Server, browser: Bro
         host.goto(invite)  # the creator's own seat is kept
         wait_join(host, "over")
         assert host.locator("#table-link").is_visible()
+        # a spectator reads no win of a "Player 2" either (and nothing to share), the creator's
+        # home page no lost game to review
+        late.goto(f"{server.url}/g/{game}")
+        until(
+            late,
+            "() => document.querySelector('#result-title')?.textContent === 'Invitation withdrawn'",
+            why=f"the spectator reads {late.locator('#result-title').inner_text()!r}",
+        )
+        host.goto(f"{server.url}/")
+        item = host.locator(f'#mine-finished li[data-game="{game}"]')
+        item.wait_for()
+        assert item.get_attribute("data-result") == "withdrawn"
+        assert "Invitation withdrawn" in item.inner_text() and item.locator("a").count() == 0
         no_page_errors(late)
         no_page_errors(host)
     finally:

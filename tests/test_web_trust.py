@@ -156,6 +156,12 @@ async def test_no_rematch_of_a_friend_game_nobody_joined(client: Client) -> None
     await host.send(type="rematch")
     refused = await host.error()
     assert refused["code"] == "not-allowed" and "never joined" in refused["message"], refused
+    await host.send(type="chat", text="anyone?")  # nor a chat with nobody
+    refused = await host.error()
+    assert refused["code"] == "not-allowed" and "nobody to talk to" in refused["message"], refused
+    listed = await (await client.get("/api/me/games")).json()
+    withdrawn = [g for g in listed["finished"] if g["game"] == data["game"]]
+    assert withdrawn and withdrawn[0]["withdrawn"] is True and withdrawn[0]["review"] is None
     await host.ws.close()
 
 

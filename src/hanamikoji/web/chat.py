@@ -232,6 +232,17 @@ class ChatRooms:
             raise WebError(
                 "not-allowed", "a bot does not chat: the players' room is for games between people"
             )
+        row = game.row
+        if (
+            room == "players"
+            and row.status == "over"
+            and row.mode == "friend"
+            and not all(row.tokens)
+        ):
+            # an invitation withdrawn: the game ended before the friend came, nobody will read it
+            raise WebError(
+                "not-allowed", "nobody took the other seat of this game: there is nobody to talk to"
+            )
         kind, body = parse_message(data)
         if author.player is not None:
             flags = (await self.service.store.chat_flags([author.player])).get(author.player)

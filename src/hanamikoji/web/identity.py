@@ -502,6 +502,8 @@ def _summary(
             turn = "you" if to_move == seat else "opponent"
     result = row.result or {}
     winner = result.get("winner")
+    # a friend game its creator ended before the friend came: nothing was played, with nobody
+    withdrawn = row.mode == "friend" and row.status == "over" and not row.tokens[other]
     outcome = None
     if row.status == "over":
         outcome = "draw" if winner is None else "won" if winner == seat else "lost"
@@ -519,7 +521,8 @@ def _summary(
         "result": outcome,
         "reason": result.get("reason"),
         "url": f"/g/{row.id}",
-        "review": f"/review/{row.id}" if row.status == "over" else None,
+        "review": f"/review/{row.id}" if row.status == "over" and not withdrawn else None,
+        **({"withdrawn": True} if withdrawn else {}),
         "created": row.created_at,
         "updated": updated,
     }

@@ -82,7 +82,10 @@ const otherOf = (msg) => 1 - msg.view.seat;
 const playing = (msg) => msg.game.status === "playing";
 /** A friend game its creator ended before anyone took the seat: nothing was played, with nobody
  * (it read "Player 2 won – You resigned", with a rematch and a chat for no one). */
-const withdrawn = (msg) => !msg.spectator && msg.game.mode === "friend" && !msg.game.opponent_joined && msg.game.status === "over";
+const withdrawn = (msg) =>
+  msg.game.mode === "friend" &&
+  msg.game.status === "over" &&
+  (msg.spectator ? (msg.game.joined || []).includes(false) : !msg.game.opponent_joined);
 const myDecision = (msg) => playing(msg) && msg.view.to_move === msg.view.seat && msg.legal.length > 0;
 const myAction = (msg) => myDecision(msg) && msg.view.phase === "action";
 const myPick = (msg) => myDecision(msg) && msg.view.phase === "pick";
@@ -948,7 +951,7 @@ function renderPanel(msg) {
   const link = !ai && !game.opponent_joined && !over ? inviteUrl(msg) : null;
   invite.hidden = !link;
   if (link) $("#invite-link").value = link;
-  share?.update(msg);
+  share?.update(withdrawn(msg) ? null : msg); // a withdrawn invitation: nothing to watch or share
 
   // hint
   const hintText = $("#hint-text");
@@ -1105,7 +1108,7 @@ function renderResult(msg) {
   const alone = withdrawn(msg);
   if (alone) {
     $("#result-title").textContent = t("result.withdrawn");
-    $("#result-reason").textContent = t("result.withdrawn_text");
+    $("#result-reason").textContent = msg.spectator ? t("result.withdrawn_watch") : t("result.withdrawn_text");
     $("#result-score").textContent = "";
   }
   renderRatingChanges(msg);

@@ -86,6 +86,7 @@ function onItem(game) {
 }
 
 function finishedItem(game) {
+  if (game.withdrawn) return withdrawnItem(game);
   const result = t(`mine.${game.result}`);
   const vs = against(game);
   const what = `${vs.text} · ${dateText(game.updated)}`;
@@ -95,6 +96,18 @@ function finishedItem(game) {
     h("span", { class: `mine-status result-${game.result}`, text: result }),
     h("span", { class: "mine-what" }, vs.nodes, ` · ${dateText(game.updated)}`),
     h("a", { class: "btn", href: game.review, text: t("mine.review"), "aria-label": `${t("mine.review")}: ${result}, ${what}` }),
+  );
+}
+
+/** An invitation its creator withdrew (the game ended before the friend came): no result, no
+ * review, nobody to name (it read "Lost against Player 2 · Review"). */
+function withdrawnItem(game) {
+  const what = `${rules(game)} · ${dateText(game.updated)}`;
+  return h(
+    "li",
+    { class: "mine-game", "data-game": game.game, "data-result": "withdrawn" },
+    h("span", { class: "mine-status", text: t("result.withdrawn") }),
+    h("span", { class: "mine-what", text: what }),
   );
 }
 
