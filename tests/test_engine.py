@@ -240,6 +240,19 @@ def test_serve_survives_legal_moves_the_view_does_not_allow(
     assert "Error" not in err[0]  # no exception's name: the referee's mistake, said plainly
 
 
+@pytest.mark.parametrize("agent", ["random", "greedy"])
+def test_an_act_in_a_finished_game_is_named_and_ignored(agent: str) -> None:
+    """A view whose phase is "over" but whose hand and offer still allow moves was answered
+    (the tester's greedy played P6): now one line names it, as for other inconsistent acts."""
+    state = positions(1, 1)[0]
+    view = {**state.view(state.actor).to_json(), "phase": "over"}
+    line = json.dumps({"type": "act", "view": view, "legal": [str(state.legal_moves[0])]})
+    rc, out, err = run_serve([HELLO, line, HELLO], agent=agent)
+    assert rc == 0 and [json.loads(o)["type"] for o in out] == ["hello", "hello"]
+    assert len(err) == 1, err
+    assert "line 2" in err[0] and "the view says the game is over (phase 'over')" in err[0]
+
+
 def test_a_view_of_another_seats_decision_is_named() -> None:
     state = positions(1, 1)[0]
     view = state.view(1 - state.actor).to_json()  # the other seat's view: not its decision

@@ -200,6 +200,8 @@ def _bounded_lines(inp: TextIO, limit: int) -> Iterator[str | None]:
 
 def _act(agent: Agent, msg: dict[str, Any], rng: random.Random) -> Move:
     view = View.from_json(msg.get("view"))
+    if view.phase == "over":  # its hand and offer may still allow moves: no game to play them in
+        raise ValueError("the view says the game is over (phase 'over'): there is no decision")
     legal_text = msg.get("legal")
     if not isinstance(legal_text, list) or not legal_text:
         raise ValueError("'legal' must be a non-empty list of moves")
