@@ -522,6 +522,10 @@ def _passes_for() -> list[str]:
         "ＡＩ (Master)",  # fullwidth letters
         "Al (Master)",  # a lower-case L, drawn as the I in many fonts
         "Аі (Мастер)",  # Cyrillic and Ukrainian letters
+        "ΑΙ (Master)",  # Greek capitals
+        "ᴀɪ (Master)",  # Latin small capitals
+        "ᎪᏆ (Master)",  # Cherokee
+        "ԁeleted player",  # a Komi letter
         "удаленный игрок",
         *_passes_for(),
     ],

@@ -174,6 +174,10 @@ async def test_no_rematch_of_a_friend_game_nobody_joined(client: Client) -> None
         "tab\there\x00",
         "x" * 41,
         "Zoe" + "\u0301" * 8,  # a stack of accents, drawn over the lines above (as in chat)
+        "Bob" + "\u0489" * 12,  # enclosing marks, drawn around the letter
+        "Bo" + "\u0301\u034f" * 7,  # marks counted apart by an invisible joiner
+        "\u3164",  # a Hangul filler: a blank name
+        "\u2800\u2800",  # blank Braille
     ],
 )
 async def test_a_bad_name_claims_nothing(client: Client, name: str) -> None:

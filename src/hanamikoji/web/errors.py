@@ -19,12 +19,24 @@ writing puts on one letter (Vietnamese two, Hebrew's points three), far fewer th
 that smear the lines around them."""
 
 
+# Characters that are letters or symbols to Unicode but draw nothing (the Hangul fillers, the
+# blank Braille pattern): a name of them alone shows as no name.
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def _visible(char: str) -> bool:
+    """Whether ``char`` draws something of its own (not a space, mark, format or blank filler)."""
+    return unicodedata.category(char)[0] in "LNPS" and char not in _BLANK
+
+
 def check_marks(text: str, what: str) -> None:
     """Refuse ``text`` if a letter carries more than :data:`MAX_MARKS` combining marks, saying
     which (``what`` names the text: "a message", "name")."""
     longest, start, run = 0, 0, 0
     for i, c in enumerate(text):
-        run = run + 1 if unicodedata.combining(c) else 0
+        # every nonspacing or enclosing mark, of any combining class: an enclosing one (U+0489)
+        # is drawn around the letter, and one of class 0 (U+034F) hid the marks' count
+        run = run + 1 if unicodedata.category(c) in ("Mn", "Me") else 0
         if run > longest:
             longest, start = run, i - run + 1
     if longest > MAX_MARKS:  # a pile of accents on one letter is drawn over the lines above it
@@ -68,6 +80,11 @@ def clean_name(name: Any, default: str) -> str:
             "characters",
         )
     check_marks(text, "name")
+    if text and not any(_visible(c) for c in text):
+        raise WebError(
+            "bad-request",
+            "name must show something: letters, digits or signs, not blank fillers alone",
+        )
     if _LOOKS_LIKE_A_MARK.search(text):
         raise WebError(
             "bad-request",
