@@ -157,6 +157,8 @@ def test_a_second_server_on_the_same_sqlite_file_is_refused(server: Server, tmp_
         (["--public-url", "ftp://hk.example.org"], "expected an http:// or https:// address"),
         (["--public-url", "https://example.org/hk/"], "expected the site's root"),
         (["--allow-origin", "https://example.org?x=1"], "expected the site's root"),
+        (["--public-url", "http://hk.example.org:99999"], "expected a port from 1 to 65535"),
+        (["--public-url", "http://user:pw@hk.example.org"], "no user name or password"),
         (["--games-per-minute", "-1"], "must be 0 or more"),
         (["--header-timeout", "nan"], "must be from 0.1 to 3600 seconds"),
     ],

@@ -352,6 +352,9 @@ async def test_a_hint_is_a_legal_move_with_a_probability(client: Client) -> None
     await seat.send(type="hint")  # it said "wait for your turn", a turn that never comes
     refused = await seat.error()
     assert refused["code"] == "over" and "the game is over" in refused["message"], refused
+    over_at = seat.state["game"]["version"] if seat.state else 0
+    await seat.send(type="move", move="S1", version=over_at + 3)  # not "decide on the state"
+    assert (await seat.error())["code"] == "over"
     await seat.ws.close()
 
 

@@ -159,6 +159,12 @@ def origin_of(url: str) -> str:
         raise ValueError(f"expected an origin like https://example.org, got {url!r}")
     if parts.scheme.lower() not in ("http", "https"):
         raise ValueError(f"expected an http:// or https:// address, got {url!r}")
+    try:
+        parts.port  # noqa: B018 (read for its check: a port beyond 65535 raises)
+    except ValueError:
+        raise ValueError(f"expected a port from 1 to 65535, got {url!r}") from None
+    if parts.username is not None or parts.password is not None:
+        raise ValueError(f"expected no user name or password in the address, got {url!r}")
     if parts.path not in ("", "/") or parts.query or parts.fragment:
         raise ValueError(
             f"expected the site's root, like https://example.org (the app is served from /), "

@@ -780,6 +780,8 @@ class GameService:
                 game = await self.get(game_id)
                 if game is None:
                     raise WebError("not-found", f"there is no game {game_id!r}")
+                if game.state.is_over:  # whatever version was sent: nothing is decided any more
+                    raise WebError("over", "the game is over")
                 if version is not None and version != game.row.version and attempt == 0:
                     ahead = version > game.row.version  # a version no state has had yet
                     raise WebError(
