@@ -465,3 +465,36 @@ def test_the_table_on_a_phone(server: Server, browser: Browser, lang: str) -> No
             no_page_errors(page)
         finally:
             page.context.close()
+
+
+def test_a_hint_asked_by_keyboard_brings_the_focus_to_its_move(
+    server: Server, browser: Browser
+) -> None:
+    """The Hint button, off while the AI thought, let the focus fall to the page: a keyboard
+    player had to find the suggested move again. It has the focus now, to confirm with Enter."""
+    context = new_context(browser, viewport={"width": 1366, "height": 768})
+    try:
+        page = open_page(context)
+        open_ai_game(page, server)
+        wait_for_my_turn(page)
+        page.locator("#hint").focus()
+        page.keyboard.press("Enter")
+        until(
+            page,
+            "() => document.activeElement?.classList.contains('suggested')",
+            why="the focus is not on the suggested move",
+            timeout=60_000,
+        )
+        move = page.evaluate("() => document.activeElement.dataset.move")
+        assert move in legal(page), move
+        before = page.locator("#game").get_attribute("data-history")
+        page.keyboard.press("Enter")  # confirmed as it is
+        until(
+            page,
+            "h => document.querySelector('#game').dataset.history !== h",
+            before,
+            why="Enter did not play the suggested move",
+        )
+        no_page_errors(page)
+    finally:
+        context.close()

@@ -353,6 +353,7 @@ function onMessage(msg) {
     ui.hintAsked = false;
     applyHint(msg);
     render();
+    focusSuggestion();
   } else if (msg.type === "error") {
     if (msg.code === "bad-token" && !ui.msg && !ui.watching) return watch();
     if (msg.code === "signed-out") ui.signedOut = true; // the session ended: the page reconnects
@@ -390,6 +391,15 @@ function watch() {
   socket.close();
   socket = new GameSocket(gameId, null, handlers, { watch: true });
   render();
+}
+
+/** A hint asked from the keyboard: the focus goes to the suggested move's button, to confirm
+ * it with Enter (the Hint button, off while the AI thought, had let the focus fall to the page). */
+function focusSuggestion() {
+  const at = document.activeElement;
+  if (at && at !== document.body && at.id !== "hint") return; // the player has gone on elsewhere
+  const button = document.querySelector("#choices button.move.suggested, #offer button.pick.suggested");
+  (button ?? $("#hint"))?.focus();
 }
 
 /** Highlight the suggested move: select its cards and action so its button shows. */
