@@ -833,6 +833,14 @@ def test_hint_and_undo_against_the_ai(server: Server, page: Page) -> None:
     )
     assert (legal(page), hand(page)) == before
     assert to_move(page) == "me"
+    # said, not only seen in a shorter move list
+    assert "Your last move was taken back" in page.locator("#status").inner_text()
+    make_move(page, legal(page)[0])  # and no more once the game moves on
+    until(
+        page,
+        "() => !/taken back/.test(document.querySelector('#status').textContent)",
+        why="the undo is still said after the next move",
+    )
     no_page_errors(page)
 
 

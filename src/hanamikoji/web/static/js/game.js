@@ -193,6 +193,11 @@ function show(msg, { still = false } = {}) {
   const other = otherOf(msg);
   if (!before || before.view.hand !== msg.view.hand || before.view.round !== msg.view.round) ui.selected.clear();
   if (!before || before.game.version !== msg.game.version) {
+    // an undo: the same round, moved on, with fewer moves in it (said in the status until the next
+    // move; the log only lost lines)
+    ui.undone = Boolean(
+      before && before.view.round === msg.view.round && msg.view.history.length < before.view.history.length,
+    );
     ui.sent = false;
     ui.hint = null;
     ui.hintAsked = false;
@@ -913,6 +918,7 @@ function renderStatus(msg) {
     const isFresh = k >= news.length - fresh;
     lines.push(h("p", { class: `news${line.reveal ? " reveal" : " opp"}${isFresh ? " fresh" : ""}`, "data-index": line.index, text: line.text }));
   });
+  if (ui.undone && !msg.spectator) lines.push(h("p", { class: "news undone", text: t("status.undone") }));
   let main;
   if (scoring.open) main = t("status.scoring", { round: scoring.progress().round });
   else if (over) main = t("status.over");
