@@ -484,3 +484,35 @@ def test_the_chats_send_button_keeps_its_word_whole(
         assert button["h"] < 2 * button["line"], f"{size}: {button}"
         assert button["w"] <= button["cw"] + 1, f"{size}: the word spills: {button}"
     close(anna, bob)
+
+
+def test_on_a_phone_the_hint_is_said_beside_its_move(server: Server, browser: Browser) -> None:
+    """On a phone the hint's sentence ("The AI suggests … – your chance of winning: 51%") was at
+    the top of the page, out of sight of the hand and the move it highlighted."""
+    for size, beside in ((PHONE, True), ({"width": 1280, "height": 800}, False)):
+        context = new_context(browser, viewport=size)
+        try:
+            page = open_page(context)
+            start_ai_game(page, server)
+            wait_for_my_turn(page)
+            page.locator("#hint").click()
+            until(page, "() => !document.querySelector('#hint-text').hidden", why="no hint")
+            until(page, "() => !!document.querySelector('#choices .hint-echo')", why="no echo")
+            echo = page.locator("#choices .hint-echo")
+            assert echo.is_visible() == beside, size
+            if beside:
+                echo.scroll_into_view_if_needed()
+                box = page.evaluate(
+                    """() => { const e = document.querySelector('#choices .hint-echo')
+                                   .getBoundingClientRect();
+                               const b = (document.querySelector('#choices .move-buttons')
+                                   ?? document.querySelector('#offer')).getBoundingClientRect();
+                               return { gap: Math.abs(b.top - e.bottom), vh: innerHeight,
+                                        top: e.top, bottom: e.bottom }; }"""
+                )
+                assert box["top"] >= 0 and box["bottom"] <= box["vh"], box
+                assert box["gap"] < 120, f"the words are far from the move: {box}"
+                assert "your chance to win" in echo.inner_text()
+            no_page_errors(page)
+        finally:
+            context.close()

@@ -865,7 +865,7 @@ function renderChoices(msg) {
   }
   if (!myAction(msg)) {
     const waiting = playing(msg) && !myDecision(msg) && !scoring.open;
-    fill(box, waiting ? h("p", { class: "prompt echo", text: waitingWords(msg) }) : null);
+    fill(box, waiting ? h("p", { class: "prompt echo", text: waitingWords(msg) }) : hintEcho(msg));
     return;
   }
   if (scoring.open) {
@@ -901,7 +901,14 @@ function renderChoices(msg) {
     const content = m.kind === "C" ? pairs(m) : [h("span", { class: "move-label", text: confirmLabel(move) })];
     return h("button", { type: "button", class: cls, "data-move": move, disabled: ui.sent, "aria-label": confirmLabel(move), onclick: () => play(move) }, content);
   });
-  fill(box, intro, h("div", { class: "move-buttons", role: "toolbar", "aria-labelledby": "choices-prompt" }, buttons));
+  fill(box, hintEcho(msg), intro, h("div", { class: "move-buttons", role: "toolbar", "aria-labelledby": "choices-prompt" }, buttons));
+}
+
+/** The hint's words again beside the move it suggests, for a narrow screen (css: shown there
+ * only), where the hint's own box is at the top of the page, out of sight of the hand. */
+function hintEcho(msg) {
+  if (!ui.hint?.move || !myDecision(msg) || ui.hint.version !== msg.game.version) return null;
+  return h("p", { class: "hint-echo", "aria-hidden": "true", text: t("hint.suggest", { move: moveLabel(ui.hint.move), p: percent(ui.hint.win_probability) }) });
 }
 
 function renderStatus(msg) {
