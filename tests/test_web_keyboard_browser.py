@@ -253,6 +253,13 @@ def test_a_whole_game_by_keyboard_only(
         assert tabs and max(tabs) <= 3, f"Tab presses from the hand to the actions: {tabs}"
         assert tabs.count(1) == len(tabs), f"the hand is not one tab stop: {tabs}"
         findings.check(page, "keyboard: the result")
+        # what a screen reader says of the markers: "in your favour", never "You's favour"
+        labels = page.eval_on_selector_all(
+            "#board .marker", "ms => ms.map(m => [m.dataset.owner, m.getAttribute('aria-label')])"
+        )
+        assert labels and all("You's" not in label for _, label in labels), labels
+        mine = {label for owner, label in labels if owner == "me"}
+        assert mine <= {"Victory marker: in your favour"}, mine
         shot(page, "keyboard-result.png")
         no_page_errors(page)
     finally:

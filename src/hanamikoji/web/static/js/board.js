@@ -26,6 +26,7 @@ function stack(g, n, fresh, side, label) {
 
 function markerLabel(side, names) {
   if (side === "none") return t("board.marker_none_short");
+  if (side === "me" && names.mine) return t("board.marker_mine"); // not "You's favour"
   return t("board.marker_of", { name: side === "me" ? names.near : names.far });
 }
 
@@ -43,7 +44,7 @@ export function renderBoard(root, opts) {
   const far = counts(opts.far);
   const freshNear = counts(opts.freshNear || "");
   const freshFar = counts(opts.freshFar || "");
-  const names = { near: opts.nearName ?? t("board.you"), far: opts.farName ?? t("board.opponent") };
+  const names = { near: opts.nearName ?? t("board.you"), far: opts.farName ?? t("board.opponent"), mine: !opts.nearName };
   const columns = GEISHA.map((g) => {
     const side = markerSide(opts.markers[g - 1], opts.nearSeat);
     const owner = side === "none" ? t("board.marker_none") : side === "me" ? names.near : names.far;

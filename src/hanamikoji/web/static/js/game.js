@@ -530,7 +530,7 @@ function renderAll() {
     freshNear: progress ? "" : ui.fresh.near,
     freshFar: progress ? "" : ui.fresh.far,
     nearSeat: view.seat,
-    nearName: msg.spectator ? spokenName(msg, view.seat) : t("board.you"),
+    nearName: msg.spectator ? spokenName(msg, view.seat) : undefined, // undefined: "you" (board.js)
     farName: msg.spectator ? spokenName(msg, 1 - view.seat) : opponentName(msg),
   });
   renderMine(msg);
