@@ -386,10 +386,80 @@ def test_an_engine_that_dies_reading_the_result_plays_the_next_game_afresh() -> 
     assert "forfeit" not in summary.reasons
     assert [(n, side) for n, side, _ in summary.restarts] == [(2, "B"), (3, "B"), (4, "B")]
     for _, _, why in summary.restarts:
-        assert why.startswith("its engine had ended before the game began (crashed (exit status")
+        assert why.startswith("its engine ended before its first move in this game (crashed (")
         assert "died reading result" in why and why.endswith(": restarted")
     assert "engines restarted between games: 3" in summary.render()
     assert summary.to_json()["restarts"][0]["game"] == 2
+
+
+def _seen_and_played(a: str, b: str, tmp_path: Path) -> tuple[Any, list[Any], list[Any]]:
+    """A match of A (``log``-ging what it is sent) against B: its summary, what A was sent (the
+    opponent's name left out) and the games' deals, moves and results."""
+    log, records = tmp_path / f"{b}.jsonl", tmp_path / b
+    config = MatchConfig(
+        spec(hostile("log", str(log))), spec(hostile(b)), games=4, clock_ms=100, records=records
+    )
+    summary = run_match(config)
+    seen = []
+    for line in log.read_text().splitlines():
+        kind, msg = json.loads(line)
+        seen.append((kind, {k: v for k, v in msg.items() if k != "opponent"}))
+    games = []
+    for path in sorted(records.iterdir()):
+        record = json.loads(path.read_text())
+        games.append((record["rounds"], record["result"]))
+    return summary, seen, games
+
+
+def test_an_engine_that_dies_after_the_result_having_read_the_next_act_plays_that_game(
+    tmp_path: Path,
+) -> None:
+    # It is still running when the next game starts, is sent `game` and its first `act`, reads
+    # them (ahead, as a buffered reader would) and dies unanswering: in either seat, it has
+    # answered nothing in that game, so a fresh process is started and asked the same act.
+    summary, seen, games = _seen_and_played("log", "die-after-result", tmp_path)
+    assert summary.forfeits == [], summary.forfeits
+    assert "forfeit" not in summary.reasons
+    assert [(n, side) for n, side, _ in summary.restarts] == [(2, "B"), (3, "B"), (4, "B")]
+    for _, _, why in summary.restarts:
+        assert why.startswith(
+            "its engine ended before its first move in this game (crashed (exit status 3)"
+        ), why
+        assert "died after result, having read the next act" in why
+    # Its opponent was sent exactly what it is sent against an engine that never dies, and the
+    # games went exactly the same way.
+    _, seen_good, games_good = _seen_and_played("log", "good", tmp_path)
+    assert seen == seen_good
+    assert games == games_good
+
+
+def test_an_engine_that_dies_at_every_first_act_is_restarted_once_then_forfeits(
+    tmp_path: Path,
+) -> None:
+    marker = tmp_path / "played"
+    config = MatchConfig(
+        "random", spec(hostile("die-at-later-games", str(marker))), games=4, clock_ms=100
+    )
+    summary = run_match(config)
+    # Game 2: its process from game 1 dies at its first act and is restarted; the new one dies
+    # too, a second death in that game, which it forfeits. Games 3 and 4: a new process (after
+    # the forfeit), not one that played a game before, dies at its first act: a forfeit.
+    assert [(n, side) for n, side, _ in summary.restarts] == [(2, "B")]
+    assert [(n, side) for n, side, _ in summary.forfeits] == [(2, "B"), (3, "B"), (4, "B")]
+    for (_, _, why), seat in zip(summary.forfeits, (0, 1, 0), strict=True):
+        assert why.startswith(f"seat {seat}: crash: crashed (exit status 3)"), why
+        assert "died at the first act" in why
+
+
+def test_a_restarted_engine_is_not_charged_for_its_start_up() -> None:
+    # A new process takes 600 ms to say hello; the act it is then asked has its hard limit of
+    # 400 ms from when it is sent, as any other.
+    config = MatchConfig(
+        "random", spec(hostile("die-after-result", "600")), games=2, clock_ms=100, hard_limit_ms=400
+    )
+    summary = run_match(config)
+    assert summary.forfeits == [], summary.forfeits
+    assert [(n, side) for n, side, _ in summary.restarts] == [(2, "B")]
 
 
 def test_a_timeout_forfeit_ends_with_the_engines_last_words_on_stderr() -> None:

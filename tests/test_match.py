@@ -371,7 +371,7 @@ def test_an_engine_that_cannot_start_stops_the_match_before_it_begins() -> None:
 
 
 def test_a_flaky_engine_is_restarted_after_each_failure() -> None:
-    # It crashes at the first act of every third game its process plays: games 3 and 6,
+    # It crashes at its second act of every third game its process plays: games 3 and 6,
     # if and only if a fresh process takes over after each crash.
     summary = run_match(MatchConfig("greedy", broken("flaky"), games=8, seed=2))
     assert [n for n, _, _ in summary.forfeits] == [3, 6]

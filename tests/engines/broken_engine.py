@@ -12,7 +12,8 @@ breaks the protocol in the way MODE says, at its first ``act`` unless said other
 - ``sleep``: never answers (sleeps 60 s).
 - ``chatty``: writes a line after ``game``, when no answer is due; otherwise plays like ``good``.
 - ``noisy-stderr``: plays like ``good`` but writes a lot to stderr.
-- ``flaky``: crashes (status 3) at the first act of every third game it plays, else ``good``.
+- ``flaky``: crashes (status 3) at its second act of every third game it plays (mid-game, the
+  first answered), else ``good``.
 - ``nohello``: exits (status 0) before answering ``hello``.
 - ``chaos [SEED]``: plays legal moves, but at each act, one time in ten, crashes, writes garbage,
   plays an illegal move or sleeps (chosen at random; each new process draws anew from SEED).
@@ -68,7 +69,7 @@ def main(argv: list[str]) -> int:
     seed = argv[2] if len(argv) > 2 else None
     rng = random.Random(f"{seed}:{time.time_ns()}" if seed is None else seed)
     games = 0
-    first_act = True
+    acts = 0  # answered in this game
     for raw in sys.stdin:
         line = raw.strip()
         if not line:
@@ -81,7 +82,7 @@ def main(argv: list[str]) -> int:
             answer({"type": "hello", "name": f"broken-{mode}", "version": "1"})
         elif kind == "game":
             games += 1
-            first_act = True
+            acts = 0
             if mode == "chatty":
                 answer({"type": "note", "text": "good luck"})
         elif kind == "act":
@@ -91,7 +92,7 @@ def main(argv: list[str]) -> int:
             if mode == "noisy-stderr":
                 for i in range(50):
                     log(f"thinking hard, step {i}")
-            if mode == "crash" or (mode == "flaky" and first_act and games % 3 == 0):
+            if mode == "crash" or (mode == "flaky" and acts == 1 and games % 3 == 0):
                 log("something went terribly wrong")
                 return 3
             if mode == "exit":
@@ -107,7 +108,7 @@ def main(argv: list[str]) -> int:
                 time.sleep(60)
             else:
                 answer({"type": "move", "move": legal[0]})
-            first_act = False
+            acts += 1
         elif kind == "quit":
             return 0
     return 0

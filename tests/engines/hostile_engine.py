@@ -21,6 +21,16 @@ memory or get its faults misnamed. It plays the first legal move except where MO
 - ``hang-saying``: at the first act, writes a line to stderr and never answers (reading on).
 - ``die-on-result``: plays normally, but exits with status 5 (saying so on stderr) when it reads
   a ``result``: it dies between games.
+- ``die-after-result [MS]``: plays normally, but after a ``result`` it reads on until the next
+  game's first ``act`` has arrived (as a reader that reads ahead would, Python's buffered
+  ``sys.stdin`` say), then exits with status 3 without answering it: it dies between games, but
+  after the referee has found it running and sent it the next game. With MS, each process waits
+  MS ms before it answers ``hello`` (a slow start-up).
+- ``die-at-later-games FILE``: plays the match's first game (FILE absent), creating FILE when it
+  reads the result; at the first act of any game once FILE is there, it exits with status 3, a
+  process started afresh included (it crashes at every game's first act from then on).
+- ``log LOG``: plays normally, appending every message received to LOG as a JSON line
+  ``[type, message]`` (to compare what two matches showed it).
 - ``close-input``: at the first act, closes its standard input, answers, and runs on (60 s).
 - ``close-input-late``: answers the first act, waits until the next message has arrived, closes
   its standard input unread (the message is lost), and runs on (60 s).
@@ -142,6 +152,19 @@ def main(argv: list[str]) -> int:
             with open(arg, "a", encoding="utf-8") as log:
                 seen = [os.getpid(), kind, msg.get("reason"), msg.get("why")]
                 log.write(json.dumps(seen) + "\n")
+        if mode == "log":
+            with open(arg, "a", encoding="utf-8") as log:
+                log.write(json.dumps([kind, msg]) + "\n")
+        if kind == "result" and mode == "die-after-result":
+            while (ahead := read_line()) is not None:  # reading ahead: game, then act
+                if ahead.strip() and json.loads(ahead).get("type") == "act":
+                    break
+            sys.stderr.write("died after result, having read the next act\n")
+            sys.stderr.flush()
+            return 3
+        if kind == "result" and mode == "die-at-later-games":
+            with open(arg, "a", encoding="ascii"):
+                pass
         if kind == "result" and mode == "die-on-result":
             sys.stderr.write("died reading result\n")
             sys.stderr.flush()
@@ -149,6 +172,8 @@ def main(argv: list[str]) -> int:
         if kind == "hello":
             if mode == "mute":  # never says hello: the referee waits until it gives up
                 continue
+            if mode == "die-after-result" and arg:
+                time.sleep(int(arg) / 1000)
             answer({"type": "hello", "name": f"hostile-{mode}", "version": "1"})
         elif kind == "game":
             first_act = True
@@ -158,6 +183,10 @@ def main(argv: list[str]) -> int:
                 time.sleep(0.3)
         elif kind == "act":
             legal: list[str] = msg["legal"]
+            if mode == "die-at-later-games" and first_act and os.path.exists(arg):
+                sys.stderr.write("died at the first act\n")
+                sys.stderr.flush()
+                return 3
             if first_act and misbehave(mode, arg, legal):
                 first_act = False
                 continue

@@ -8,7 +8,7 @@ from typing import Protocol
 
 from hanamikoji.ai import AgentError, parse_agent
 from hanamikoji.ai.base import Agent, start_game
-from hanamikoji.engine import Engine, EngineError
+from hanamikoji.engine import Engine, EngineError, FailureKind
 from hanamikoji.moves import Move
 from hanamikoji.state import Outcome, Rules
 from hanamikoji.view import View
@@ -78,9 +78,15 @@ class EnginePlayer:
     """An external engine, started on first use and restarted after a failure.
 
     An engine forfeited while still running (garbage, an illegal move, a timeout) is told the
-    result, with the forfeit's ``why``, before it is stopped. An engine found dead before a game
-    began (it died after the previous ``result``) is restarted for that game, which it plays in
-    full; :attr:`notes` says so.
+    result, with the forfeit's ``why``, before it is stopped.
+
+    An engine that dies (crash or exit) before it has answered anything in a game, when its
+    process played the game before (it died after that game's ``result``, whether it is found so
+    at the start or only at its first ``act``), or before it was sent this game's first ``act``,
+    is restarted once and the game goes on: the new process is sent ``hello``, ``game`` and the
+    same ``act`` (the act's view holds the whole game so far), and its time for that act counts
+    from when it is sent, as always. A second death in the same game is a forfeit.
+    :attr:`notes` lists the restarts. The opponent sees nothing of it.
     """
 
     def __init__(self, label: str, command: str, *, hard_limit_ms: int | None = None) -> None:
@@ -90,6 +96,8 @@ class EnginePlayer:
         self._engine: Engine | None = None
         self._forfeited = False  # this game: stop the engine once it has the result
         self._answered = False  # this game: the engine has answered an act
+        self._carried = False  # this game: its process played the game before (not restarted)
+        self._restarted = False  # this game: the engine was restarted once already
         self._game: tuple[int, Rules, str] | None = None
         self.notes: list[str] = []
         """What happened beside the games (an engine restarted between games), oldest first;
@@ -100,28 +108,40 @@ class EnginePlayer:
             self._engine = Engine.popen(self.command)
         return self._engine
 
-    def _restart(self, why: EngineError | str) -> Engine:
-        """A fresh engine in place of one that died between games, noted."""
-        self.notes.append(f"its engine had ended before the game began ({why}): restarted")
+    def _restart(self, why: EngineError) -> Engine:
+        """A fresh engine in place of one that died before its first move in this game, noted;
+        the only one this game."""
+        self._restarted, self._carried = True, False
+        self.notes.append(f"its engine ended before its first move in this game ({why}): restarted")
         self.close()
         return self._get()
+
+    def _may_restart(self, error: EngineError) -> bool:
+        """Whether ``error`` is a death to restart the engine for (see the class)."""
+        return (
+            error.kind in (FailureKind.CRASH, FailureKind.EXIT)
+            and not self._answered
+            and not self._restarted
+            and (self._carried or error.unasked)
+        )
 
     def start(self, seat: int, rules: Rules, opponent: str, seed: int) -> None:
         """Start (or restart) the engine and announce the game."""
         if self._forfeited:  # (the result was never sent: the game was abandoned)
             self.close()
-        self._forfeited = self._answered = False
+        self._forfeited = self._answered = self._restarted = False
+        self._carried = self._engine is not None
         self._game = (seat, rules, opponent)
         try:
-            reused = self._engine is not None
             engine = self._get()
-            if reused and not engine.running():
-                engine = self._restart(engine.transport.failure())
-                reused = False
+            if self._carried and not engine.running():
+                failure = engine.transport.failure()
+                if self._may_restart(failure):
+                    engine = self._restart(failure)
             try:
                 engine.new_game(seat, rules, opponent)
             except EngineError as e:
-                if not reused:
+                if not self._may_restart(e):
                     raise
                 self._restart(e).new_game(seat, rules, opponent)
         except EngineError:
@@ -130,15 +150,16 @@ class EnginePlayer:
 
     def act(self, view: View, legal: Sequence[Move], clock_ms: int) -> Move:
         """The engine's move. On failure the engine is stopped (after the result, if it still
-        runs), to be restarted next game; one that died before it was asked is restarted now."""
+        runs), to be restarted next game; one that died before its first move in this game is
+        restarted now, once, and asked again (see the class)."""
         try:
             try:
                 move = self._get().act(view, legal, clock_ms, hard_limit_ms=self.hard_limit_ms)
             except EngineError as e:
-                if not (e.unasked and not self._answered and self._game is not None):
+                if self._game is None or not self._may_restart(e):
                     raise
-                # Dead before this game's first question reached it: the death belongs to the
-                # time between games, and a fresh engine plays this game.
+                # The view holds the whole game so far: a fresh engine, told the game, can be
+                # asked the same act, with all its time from when the act is sent.
                 engine = self._restart(e)
                 engine.new_game(*self._game)
                 move = engine.act(view, legal, clock_ms, hard_limit_ms=self.hard_limit_ms)
