@@ -924,3 +924,26 @@ def test_the_language_can_be_switched_and_is_kept(server: Server, page: Page) ->
     until(page, LANG, "fr", why="the rules page does not keep the chosen language")
     assert page.locator("#lang").input_value() == "fr"
     no_page_errors(page)
+
+
+def test_a_name_cleared_on_the_invitation_page_is_no_name(server: Server, browser: Browser) -> None:
+    """The field came filled with the name this browser remembered; the friend cleared it (the
+    help says "Left empty, you play as 'Player 2'") and still joined under the old name."""
+    host_context, friend_context = new_context(browser), new_context(browser)
+    try:
+        host = open_page(host_context)
+        invite = create_friend_game(host, server, name="Anna")
+        friend_context.add_init_script("localStorage.setItem('hanamikoji.name', 'Alice')")
+        friend = open_page(friend_context)
+        friend.goto(invite)
+        wait_join(friend, "open")
+        assert friend.locator("#name").input_value() == "Alice"
+        friend.locator("#name").fill("")
+        friend.locator("#take").click()
+        friend.wait_for_url(re.compile(r"/g/[^/?#]+"))
+        wait_for_game(friend)
+        assert friend.locator("#my-name").inner_text() == "Player 2"
+        no_page_errors(friend)
+    finally:
+        host_context.close()
+        friend_context.close()

@@ -49,10 +49,12 @@ export async function getInvitation(gameId, code) {
   return answer.body;
 }
 
-/** Claim a friend game's invitation: {game, seat, token, url} (the seat's cookie comes with it). */
+/** Claim a friend game's invitation: {game, seat, token, url} (the seat's cookie comes with it).
+ * ``name`` is sent as typed, "" too: a name the player cleared is no name ("Player 1" or "2"),
+ * not the one the server remembers. */
 export async function joinGame(gameId, code, name) {
   const payload = { invite: code || "" };
-  if (name) payload.name = name;
+  if (typeof name === "string") payload.name = name;
   const answer = await request("POST", `/api/games/${encodeURIComponent(gameId)}/join`, payload);
   if (!answer.ok || !answer.body) throw failure(answer);
   return answer.body;
