@@ -935,6 +935,9 @@ def test_a_name_cleared_on_the_invitation_page_is_no_name(server: Server, browse
         invite = create_friend_game(host, server, name="Anna")
         friend_context.add_init_script("localStorage.setItem('hanamikoji.name', 'Alice')")
         friend = open_page(friend_context)
+        friend.goto(f"{server.url}/")  # a guest who once played as Alice: the server keeps it
+        said = friend.request.post(f"{server.url}/api/me", data={"name": "Alice"})
+        assert said.ok, said.text()
         friend.goto(invite)
         wait_join(friend, "open")
         assert friend.locator("#name").input_value() == "Alice"
