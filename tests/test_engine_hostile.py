@@ -472,3 +472,25 @@ def test_a_timeout_forfeit_ends_with_the_engines_last_words_on_stderr() -> None:
         "about act 1"
         for seat in (1, 0)
     ]
+
+
+def test_the_opponent_is_not_told_a_forfeiting_engines_last_words(tmp_path: Path) -> None:
+    """A forfeit's why ends with the forfeiting engine's stderr, in the report and the record;
+    the result sent to the engines carried it too, and an engine may write its hand there while
+    the same deal is played again from the other seat."""
+    log = tmp_path / "seen.jsonl"
+    config = MatchConfig(
+        spec(hostile("log", str(log))),
+        spec(hostile("hang-saying")),
+        games=2,
+        clock_ms=100,
+        hard_limit_ms=1100,
+    )
+    summary = run_match(config)
+    assert summary.forfeits and all("; stderr: hang-saying" in w for _, _, w in summary.forfeits)
+    told = [
+        msg.get("why")
+        for kind, msg in map(json.loads, log.read_text().splitlines())
+        if kind == "result"
+    ]
+    assert len(told) == 2 and all(w and w.endswith("no answer within 1100 ms") for w in told), told

@@ -74,6 +74,13 @@ class AgentPlayer:
         """Nothing to do."""
 
 
+def told(why: str | None) -> str | None:
+    """A forfeit's ``why`` as the engines are told it: without the forfeiting engine's last words
+    on standard error (the report and the record keep them). An engine may write anything there,
+    its hand too, and in a duplicate pair the opponent plays the same deal from the other seat."""
+    return why.split("; stderr: ", 1)[0] if why else why
+
+
 class EnginePlayer:
     """An external engine, started on first use and restarted after a failure.
 
@@ -196,7 +203,7 @@ class EnginePlayer:
                 never_block = getattr(self._engine.transport, "never_block", None)
                 if never_block is not None:
                     never_block()
-            self._engine.result(view, outcome.winner, outcome.reason.value, why=outcome.why)
+            self._engine.result(view, outcome.winner, outcome.reason.value, why=told(outcome.why))
         except EngineError:
             forfeited = True
         if forfeited:
