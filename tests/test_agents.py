@@ -119,11 +119,11 @@ def test_agents_refuse_a_view_and_moves_of_different_positions(name: str) -> Non
 
 
 def test_an_engine_command_is_no_agent() -> None:
-    for make in (lambda: make_agent("cmd:./my_engine"), lambda: parse_agent("cmd:./my_engine")):
-        with pytest.raises(
-            AgentError, match=r"engine's command, not a built-in agent.*make_player"
-        ):
-            make()
+    said = r"engine's command, not a built-in agent.*make_player"
+    with pytest.raises(AgentError, match=said):
+        make_agent("cmd:./my_engine")
+    with pytest.raises(AgentError, match=said):
+        parse_agent("cmd:./my_engine")
 
 
 def test_greedy_beats_random_clearly() -> None:

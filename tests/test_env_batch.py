@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import random
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -302,11 +303,17 @@ def test_a_round_limit_above_the_largest_is_refused_not_cut_down() -> None:
 
 
 def test_numpy_scalars_are_taken_wherever_a_number_is() -> None:
-    sim = BatchSim(
-        np.int64(3), seed=np.uint32(2), max_rounds=np.int64(2), round_reward=np.float32(0.5)
-    )
+    # (numpy scalars, as RL configurations carry them: typed Any, taken at run time)
+    size: Any = np.int64(3)
+    numbers: dict[str, Any] = {
+        "seed": np.uint32(2),
+        "max_rounds": np.int64(2),
+        "round_reward": np.float32(0.5),
+    }
+    sim = BatchSim(size, **numbers)
     assert sim.max_rounds == 2 and type(sim.max_rounds) is int and sim.round_reward == 0.5
-    assert BatchSim(3, round_reward=np.int64(2)).round_reward == 2.0
+    weight: Any = np.int64(2)
+    assert BatchSim(3, round_reward=weight).round_reward == 2.0
     assert np.array_equal(sim.table, BatchSim(3, seed=2, max_rounds=2).table)
 
 
@@ -317,7 +324,8 @@ def test_auto_reset_is_true_or_false(flag: object) -> None:
         BatchSim(3, auto_reset=flag)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="auto_reset must be True or False"):
         BatchSim.from_deals(random_deals(1, 2, 1), auto_reset=flag)  # type: ignore[arg-type]
-    assert BatchSim(3, auto_reset=np.bool_(False)).auto_reset is False
+    off: Any = np.bool_(False)
+    assert BatchSim(3, auto_reset=off).auto_reset is False
 
 
 @pytest.mark.parametrize("seed", [-1, np.int64(-5), True, 2.5, "7", [1, 2]])

@@ -213,7 +213,7 @@ def test_bad_options_are_refused(kwargs: dict[str, object], message: str) -> Non
 
 def test_numpy_scalars_are_taken_for_the_round_limit_and_the_shaping_weight() -> None:
     """Sweeps built with np.arange or np.linspace pass numpy scalars; they were refused."""
-    env = HanamikojiEnv(opponent="random", max_rounds=np.int64(2), round_reward=np.float32(0.5))
+    env = HanamikojiEnv(opponent="random", max_rounds=np.int64(2), round_reward=np.float32(0.5))  # type: ignore[arg-type]  # (numpy scalars: taken at run time)
     assert env.rules.max_rounds == 2 and type(env.rules.max_rounds) is int
     assert env.round_reward == 0.5 and type(env.round_reward) is float
     env.reset(seed=1)

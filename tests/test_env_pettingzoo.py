@@ -197,7 +197,7 @@ def test_options_are_checked() -> None:
 
 
 def test_numpy_scalars_are_taken_for_the_round_limit_and_the_shaping_weight() -> None:
-    e = raw_env(max_rounds=np.int64(2), round_reward=np.float32(0.5))
+    e = raw_env(max_rounds=np.int64(2), round_reward=np.float32(0.5))  # type: ignore[arg-type]  # (numpy scalars: taken at run time)
     assert e.rules.max_rounds == 2 and type(e.rules.max_rounds) is int and e.round_reward == 0.5
     e.reset(seed=1)
     assert e.game.rules.max_rounds == 2

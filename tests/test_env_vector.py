@@ -162,9 +162,13 @@ def test_bad_options_are_refused(kwargs: dict[str, Any], message: str) -> None:
 
 
 def test_numpy_scalars_are_taken_for_the_round_limit_and_the_shaping_weight() -> None:
-    envs = HanamikojiVectorEnv(
-        2, max_rounds=np.int64(2), round_reward=np.float32(0.5), history=np.bool_(True)
-    )
+    # (numpy scalars, as RL configurations carry them: typed Any, taken at run time)
+    numbers: dict[str, Any] = {
+        "max_rounds": np.int64(2),
+        "round_reward": np.float32(0.5),
+        "history": np.bool_(True),
+    }
+    envs = HanamikojiVectorEnv(2, **numbers)
     assert envs.rules.max_rounds == 2 and type(envs.rules.max_rounds) is int
     assert envs.round_reward == 0.5 and envs.sim.max_rounds == 2 and envs.history is True
 

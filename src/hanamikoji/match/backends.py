@@ -9,7 +9,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sized
+from collections.abc import Callable, Generator, Iterable, Iterator, Sized
 from typing import Any
 
 from hanamikoji.engine import kill_all_engines
@@ -103,7 +103,7 @@ def in_pool(
     work: Callable[[Any], Any],
     items: Iterable[Any],
     count: int | None = None,
-) -> Iterator[Any]:
+) -> Generator[Any, None, None]:
     """``work(item)`` for each item in ``jobs`` worker processes (no more than ``count``, the
     items' number, or their ``len``), as each finishes; the items are drawn lazily, a few ahead
     of the results. The pool is closed when all are done, terminated when the caller stops
