@@ -76,11 +76,11 @@ abandonment claim: far below its 30 s minimum, so a seat connected elsewhere is 
 
 
 BOT_GONE_MS = 60_000
+"""How long a bot's bridge must have been gone before its opponent may claim an untimed game
+(docs/bots.md, "A bot that leaves")."""
 REVIEWS_PER_CLIENT = 2
 """Reviews one client may have waiting for the AI at once: one visitor asking for many filled
 the queue, and everyone else's review answered "busy"."""
-"""How long a bot's bridge must have been gone before its opponent may claim an untimed game
-(docs/bots.md, "A bot that leaves")."""
 
 
 _INVITATION_OVER = "this game is over: its invitation can no longer be taken"
@@ -95,6 +95,8 @@ def seat_name(seat: int, other: str | None) -> str:
 
 
 DELETED_SEAT = "this seat's account was deleted: its links no longer open it"
+"""Why a deleted account's seat does not open (its links, kept by anyone, open nothing)."""
+
 _NO_SEARCH = ("beginner", "easy")  # levels whose moves take a millisecond: never refused as busy
 
 
