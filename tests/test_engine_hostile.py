@@ -291,11 +291,23 @@ def test_an_engine_deaf_to_quit_is_ended_after_a_parallel_run(command: str) -> N
     assert gone(tag) == []
 
 
-def test_sigterm_while_a_tournament_waits_for_hello_ends_it_cleanly() -> None:
+@pytest.mark.parametrize(
+    ("command", "rest", "said_on"),
+    [
+        ("tournament", ["random", "greedy", "--games-per-pair", "2"], "stdout"),
+        ("match", ["random", "--games", "2"], "stderr"),
+    ],
+)
+def test_sigterm_while_the_players_start_ends_cleanly_with_143(
+    command: str, rest: list[str], said_on: str
+) -> None:
+    """Stopped while its referee waits for a hello that never comes, a match or a tournament
+    says "interrupted" and exits with 143, 128 + SIGTERM (a match said 130, Ctrl-C's status),
+    leaving no engine behind."""
     tag = f"tag-{uuid.uuid4().hex}"
-    cli = [sys.executable, "-m", "hanamikoji.cli", "tournament", spec(hostile("mute", tag))]
+    cli = [sys.executable, "-m", "hanamikoji.cli", command, spec(hostile("mute", tag)), *rest]
     proc = subprocess.Popen(
-        [*cli, "random", "greedy", "--games-per-pair", "2"],
+        cli,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -314,37 +326,8 @@ def test_sigterm_while_a_tournament_waits_for_hello_ends_it_cleanly() -> None:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    assert proc.returncode == 143, err  # 128 + SIGTERM
-    assert "Traceback" not in err and "interrupted" in out
-    assert gone(tag) == []
-
-
-def test_sigterm_while_a_match_waits_for_hello_exits_143() -> None:
-    """Stopped before its players have started, the match has no summary: it says
-    "interrupted" and, after SIGTERM, exits with 143 (it said 130, Ctrl-C's status)."""
-    tag = f"tag-{uuid.uuid4().hex}"
-    cli = [sys.executable, "-m", "hanamikoji.cli", "match", spec(hostile("mute", tag)), "random"]
-    proc = subprocess.Popen(
-        [*cli, "--games", "2"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 10.0
-        while not engines_with(tag) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert engines_with(tag), "the engine did not start"
-        time.sleep(0.5)  # the referee now waits for a hello that never comes
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=10)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
     assert proc.returncode == 143, err
-    assert "Traceback" not in err and "interrupted" in err
+    assert "Traceback" not in err and "interrupted" in (out if said_on == "stdout" else err)
     assert gone(tag) == []
 
 
