@@ -638,27 +638,51 @@ async def test_bad_bodies_are_clear_json_errors(server: Server, path: str, body:
 
 
 async def test_sign_in_attempts_are_limited(make: Callable[..., Awaitable[Server]]) -> None:
-    server = await make(limits=Limits(signin_failures=3, signins_per_minute=6))
+    limits = Limits(signin_failures=3, signin_failures_per_name=5, signins_per_minute=6)
+    server = await make(limits=limits, settings=Settings(limits=limits, behind_proxy=True))
+
+    def at(address: str) -> dict[str, str]:
+        return {"X-Forwarded-For": address}
+
+    right = {"username": "jana", "password": PASSWORD}
     async with server.browser() as owner, server.browser() as attacker:
         await sign_up(owner, "Jana")
         wrong = {"username": "JANA", "password": "guess guess"}
         for _ in range(3):
-            await call(attacker, "POST", "/api/account/signin", 401, json=wrong)
-        # The name is closed for a while, to everyone, the right password included.
-        right = {"username": "jana", "password": PASSWORD}
-        answer = await call(attacker, "POST", "/api/account/signin", 429, json=right)
-        assert (
-            answer["code"] == "too-many" and "wrong passwords for this user name" in answer["error"]
+            await call(
+                attacker, "POST", "/api/account/signin", 401, json=wrong, headers=at("6.6.6.6")
+            )
+        # The name is closed for a while to that address, the right password included ...
+        answer = await call(
+            attacker, "POST", "/api/account/signin", 429, json=right, headers=at("6.6.6.6")
         )
+        assert answer["code"] == "too-many"
+        assert "wrong passwords for this user name from your address" in answer["error"]
         assert 1 <= int(answer["_retry"]) <= 900
+        # ... but not to its owner elsewhere: one address cannot lock a player out.
+        async with server.browser() as phone:
+            await call(
+                phone, "POST", "/api/account/signin", 200, json=right, headers=at("10.0.0.2")
+            )
+        # Wrong guesses from many addresses together close the name to everyone for a while.
+        await call(attacker, "POST", "/api/account/signin", 401, json=wrong, headers=at("7.7.7.7"))
+        await call(attacker, "POST", "/api/account/signin", 401, json=wrong, headers=at("8.8.8.8"))
+        async with server.browser() as laptop:
+            answer = await call(
+                laptop, "POST", "/api/account/signin", 429, json=right, headers=at("10.0.0.3")
+            )
+        assert "from many addresses" in answer["error"]
         # Too many attempts from one address, whatever the names: the seventh in a minute.
         for name, expect in (("kim", 401), ("lea", 401), ("max", 429)):
             guess = {"username": name, "password": "guess guess"}
-            answer = await call(attacker, "POST", "/api/account/signin", expect, json=guess)
+            answer = await call(
+                attacker, "POST", "/api/account/signin", expect, json=guess, headers=at("6.6.6.6")
+            )
         assert "sign-in attempts from your address (at most 6 a minute)" in answer["error"]
         assert 1 <= int(answer["_retry"]) <= 60
         # The owner, signed in already, is not signed out by any of it.
-        assert (await call(owner, "GET", "/api/me", 200))["username"] == "Jana"
+        me = await call(owner, "GET", "/api/me", 200)
+        assert me["username"] == "Jana"
 
 
 async def test_account_creation_is_limited(make: Callable[..., Awaitable[Server]]) -> None:

@@ -211,7 +211,15 @@ class Accounts:
             n, 60, f"too many sign-in attempts from your address (at most {n} a minute)"
         )
         self.failures = Window(
-            limits.signin_failures, 900, "too many wrong passwords for this user name"
+            limits.signin_failures,
+            900,
+            "too many wrong passwords for this user name from your address",
+        )
+        self.name_failures = Window(
+            limits.signin_failures_per_name,
+            900,
+            "too many wrong passwords for this user name from many addresses; it is closed to "
+            "sign-in for a while",
         )
         n = limits.accounts_per_hour
         self.creations = Window(
@@ -306,17 +314,22 @@ class Accounts:
                     pass
             return False
 
-    async def _check(self, key: str, password: str) -> PlayerRow:
+    async def _check(self, key: str, password: str, source: str) -> PlayerRow:
         """The account whose user name folds to ``key``, if ``password`` is its own. A wrong
-        password counts against the name (whether an account has it or not)."""
-        self._limited(self.failures, key)
+        password counts against the name (whether an account has it or not) from ``source``
+        (the client's address, or the session asking) and from everywhere together: counted
+        by the name alone, anyone could keep its owner from signing in by guessing wrong."""
+        one = f"{key}\n{source}"
+        self._limited(self.failures, one)
+        self._limited(self.name_failures, key)
         account = await self.store.account(key)
         stored = account.password if account is not None and not account.deleted else None
         right = await self._verify(stored, password)  # always: no name answers faster
         if account is None or not right:
-            self.failures.add(key)
+            self.failures.add(one)
+            self.name_failures.add(key)
             raise WebError("bad-credentials", "the user name or the password is wrong")
-        self.failures.clear(key)
+        self.failures.clear(one)
         return account
 
     @staticmethod
@@ -370,7 +383,7 @@ class Accounts:
         secret = check_password(password)
         self._limited(self.signins, client)
         self.signins.add(client)
-        account = await self._check(username_key(name), secret)
+        account = await self._check(username_key(name), secret, client)
         flags = await self.store.chat_flags([account.id])  # a moderator's (hanamikoji admin)
         if account.id in flags and flags[account.id].disabled:
             raise WebError("disabled", "this account has been disabled by the server's moderators")
@@ -389,7 +402,7 @@ class Accounts:
         account = self._account(identity)
         old = check_password(current)
         secret = check_password(new, "new_password")
-        await self._check(username_key(account.username or ""), old)
+        await self._check(username_key(account.username or ""), old, identity.session)
         hashed = await self._hash(secret)
         session_id = secrets.token_urlsafe(32)
         opened = Identity(account, session_hash(session_id), cookie=session_id)
@@ -402,7 +415,9 @@ class Accounts:
         under "deleted player"; their sessions end and their user names are never given to anyone
         else."""
         account = self._account(identity)
-        await self._check(username_key(account.username or ""), check_password(password))
+        await self._check(
+            username_key(account.username or ""), check_password(password), identity.session
+        )
         for bot in await self.store.bots_of(account.id):
             await self._erase(bot.player_id)
         await self._erase(account.id)

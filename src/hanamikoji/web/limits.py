@@ -32,8 +32,12 @@ class Limits:
     signins_per_minute: int = 10
     """Sign-in attempts one client may make a minute, right or wrong."""
     signin_failures: int = 5
-    """Wrong passwords one user name may get in any 15 minutes (sign-in, password change,
-    account deletion), from anywhere."""
+    """Wrong passwords one user name may get in any 15 minutes from one address (sign-in) or
+    from one of its own sessions (password change, account deletion)."""
+    signin_failures_per_name: int = 50
+    """Wrong passwords one user name may get in any 15 minutes from everywhere together: a
+    guess spread over many addresses is slowed too, while one address alone cannot close the
+    name to its owner."""
     accounts_per_hour: int = 10
     """Accounts one client may create an hour."""
     spectators_per_game: int = 500
