@@ -41,6 +41,7 @@ from bench.svgplot import bar_chart
 from hanamikoji.ai import LEVELS, parse_agent
 from hanamikoji.ai.ismcts import IsmctsAgent
 from hanamikoji.match import MatchConfig, MatchSummary, play_pairs, run_match
+from hanamikoji.match.summary import elo_interval, json_elo
 from hanamikoji.moves import Move
 from hanamikoji.state import State
 from hanamikoji.view import View
@@ -64,15 +65,16 @@ def match(a: str, b: str, args: argparse.Namespace, clock_ms: int | None = None)
 
 
 def row(summary: MatchSummary) -> dict[str, Any]:
-    """The figures of one match."""
-    low, high = summary.pentanomial.elo_interval()
+    """The figures of one match, its Elo and interval as ``hanamikoji match --json`` gives them
+    (null for an unbounded end: a sweep is "+141.7 to null", never "inf to inf")."""
+    data = summary.to_json()
     return {
         "a": summary.a,
         "b": summary.b,
         "games": summary.games,
         "score": round(summary.score, 4),
-        "elo": round(summary.pentanomial.elo, 1),
-        "elo_95": [round(low, 1), round(high, 1)],
+        "elo": data["elo"],
+        "elo_95": data["elo_95"],
         "wins_draws_losses": [summary.wins[0], summary.draws, summary.wins[1]],
     }
 
@@ -215,7 +217,7 @@ def ladder(args: argparse.Namespace, results: dict[str, Any]) -> dict[str, Any]:
     for lower, upper in itertools.pairwise(names):
         s = match(upper, lower, args)
         steps.append(row(s))
-        low, high = s.pentanomial.elo_interval()
+        low, high = elo_interval(s.pentanomial)  # the match report's interval
         base, blow, bhigh = elo[lower]
         elo[upper] = (base + s.pentanomial.elo, blow + low, bhigh + high)
     results["ladder_steps"] = steps
@@ -227,7 +229,7 @@ def ladder(args: argparse.Namespace, results: dict[str, Any]) -> dict[str, Any]:
     (ROOT / "docs/img").mkdir(parents=True, exist_ok=True)
     (ROOT / "docs/img/levels_elo_chained.svg").write_text(svg)
     return {
-        n.removeprefix("level:"): [round(v, 1), round(lo, 1), round(hi, 1)]
+        n.removeprefix("level:"): [json_elo(v), json_elo(lo), json_elo(hi)]
         for n, (v, lo, hi) in elo.items()
     }
 

@@ -10,7 +10,7 @@ from hanamikoji.match.games import PairResult
 from hanamikoji.match.players import SIDES
 from hanamikoji.stats import Z95, Pentanomial, Sprt, elo_from_score
 
-__all__ = ["MatchSummary", "elo_interval", "plural"]
+__all__ = ["MatchSummary", "elo_interval", "json_elo", "plural"]
 
 
 @dataclass
@@ -90,8 +90,8 @@ class MatchSummary:
             "a_results": {"wins": self.wins[0], "draws": self.draws, "losses": self.wins[1]},
             "b_results": {"wins": self.wins[1], "draws": self.draws, "losses": self.wins[0]},
             "score": self.score if self.games else None,
-            "elo": _json_num(self.pentanomial.elo) if self.games else None,
-            "elo_95": [_json_num(low), _json_num(high)],
+            "elo": json_elo(self.pentanomial.elo) if self.games else None,
+            "elo_95": [json_elo(low), json_elo(high)],
             "pentanomial": list(self.pentanomial.counts),
             "reasons": dict(sorted(self.reasons.items())),
             "forfeits": [{"game": n, "side": side, "why": why} for n, side, why in self.forfeits],
@@ -187,5 +187,6 @@ def _fmt_elo(x: float) -> str:
     return f"{x:+.1f}"
 
 
-def _json_num(x: float) -> float | None:
+def json_elo(x: float) -> float | None:
+    """An Elo figure as JSON has it: rounded, and null for an unbounded end (JSON has no inf)."""
     return None if x in (float("inf"), float("-inf")) else round(x, 2)
