@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from aiohttp.test_utils import TestClient
 
 from hanamikoji.web.chat import MAX_CHAT, clean_text
 from hanamikoji.web.errors import MAX_MARKS, WebError
-from hanamikoji.web.server import create_app
+from hanamikoji.web.server import Settings, create_app
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import open_store
 from web_support import POSTGRES, Seat, backend_database, claim_invite, postgres_database
@@ -304,6 +305,45 @@ async def test_a_flood_is_refused_with_when_to_try_again(client: Client) -> None
         await quiet(bob)
         await bob.send(type="chat", text="my turn to talk")  # counted per author
         assert (await next_of(anna, "chat"))["line"]["text"] == "my turn to talk"
+        await anna.ws.close()
+        await bob.ws.close()
+
+
+async def test_many_guests_of_one_address_cannot_flood_the_spectators_room(
+    aiohttp_client: MakeClient, service: GameService
+) -> None:
+    """A new guest is cheap: counted by author alone, one address could post without end."""
+    service.limits.limits = replace(service.limits.limits, chat_per_address=6)
+    client = await aiohttp_client(create_app(service, Settings(limits=service.limits.limits)))
+    game, (anna, bob), browser = await friend_game(client)
+    url = base(client)
+    async with browser, await stranger(client) as far_browser:
+        far = await watcher(far_browser, url, game)
+        await far.send(type="chat-history", room="spectators")
+        await next_of(far, "chat-history")
+        guests = [await stranger(client) for _ in range(3)]
+        try:
+            posted = 0
+            for i, guest in enumerate(guests):
+                spammer = await watcher(guest, url, game)
+                for j in range(2):  # each guest within its own limits
+                    await spammer.send(type="chat", room="spectators", text=f"spam {i}{j}")
+                    await next_of(far, "chat")
+                    posted += 1
+                if posted == 6:
+                    await spammer.send(type="chat", room="spectators", text="one more")
+                    error = await spammer.error()
+                    assert error["code"] == "too-many" and error["about"] == "chat"
+                    assert error["message"].startswith(
+                        "too many messages from your address: at most 6 a minute"
+                    )
+                    assert 1 <= error["retry_after"] <= 60
+                await spammer.ws.close()
+            await quiet(far)
+        finally:
+            for guest in guests:
+                await guest.close()
+        await far.ws.close()
         await anna.ws.close()
         await bob.ws.close()
 

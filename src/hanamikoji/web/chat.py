@@ -72,6 +72,8 @@ class Author:
     player: str | None
     name: str
     key: str
+    client: str = ""
+    """The address posting ("": not counted by address, a seat's two players)."""
 
 
 def clean_text(text: Any) -> str:
@@ -206,6 +208,10 @@ class ChatRooms:
             f"too many messages: at most {limits.chat_per_minute} a minute",
             self.clock,
         )
+        n = limits.chat_per_address
+        self._address = Window(
+            n, 60, f"too many messages from your address: at most {n} a minute", self.clock
+        )
 
     async def start(self) -> None:
         """Hear the messages other server processes store (PostgreSQL)."""
@@ -250,6 +256,8 @@ class ChatRooms:
         try:
             self._burst.check(author.key)
             self._minute.check(author.key)
+            if author.client:
+                self._address.check(author.client)
         except TooMany as e:
             raise WebError("too-many", e.message, e.retry_after) from None
         # Two messages of one millisecond keep their order (a room is read by time).
@@ -268,6 +276,8 @@ class ChatRooms:
         await self.service.store.add_chat(line)
         self._burst.add(author.key)
         self._minute.add(author.key)
+        if author.client:
+            self._address.add(author.client)
         await self.deliver(game.row, line)
         return line
 

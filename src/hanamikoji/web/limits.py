@@ -48,6 +48,10 @@ class Limits:
     """Chat messages one author may send in any 10 seconds (beyond: ``too-many``)."""
     chat_per_minute: int = 20
     """Chat messages one author may send in any 60 seconds (beyond: ``too-many``)."""
+    chat_per_address: int = 60
+    """Spectators' chat messages one client may send in any 60 seconds, all its visitors
+    together (beyond: ``too-many``): a new guest is cheap, so a limit per author alone lets one
+    address flood a room with many."""
 
 
 class TooMany(Exception):

@@ -1117,7 +1117,7 @@ async def _watcher_chat(request: web.Request, game_id: str, conn: Connection, te
                 "not-allowed",
                 "open the game's page in a browser to talk: a spectator needs a visitor's session",
             )
-        author = Author(None, player.id, player.username or "", player.id)
+        author = Author(None, player.id, player.username or "", player.id, client_of(request))
         await chat.post(game, "spectators", author, data)
     except WebError as e:
         await conn.send(_chat_error(e))
