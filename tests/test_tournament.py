@@ -38,6 +38,7 @@ from hanamikoji.tournament import (
 
 PY = shlex.quote(sys.executable)
 BROKEN = Path(__file__).resolve().parent / "engines" / "broken_engine.py"
+HOSTILE = Path(__file__).resolve().parent / "engines" / "hostile_engine.py"
 
 
 def broken(mode: str) -> str:
@@ -387,6 +388,31 @@ def test_forfeits_are_listed_with_their_reasons() -> None:
     assert "... and " in text and "more (--json lists all)" in text
 
 
+def test_engines_restarted_between_games_are_listed_as_a_match_lists_them(
+    tmp_path: Path,
+) -> None:
+    # It dies reading each result: found dead before games 2, 3 and 4 of its pairing, and
+    # restarted for each (no forfeit). The state file keeps them for a resumed run.
+    dies = f"cmd:{PY} {shlex.quote(str(HOSTILE))} die-on-result"
+    config = TournamentConfig(
+        ("random", dies), games_per_pair=4, clock_ms=100, state=tmp_path / "s.json"
+    )
+    for played in (4, 0):
+        t = run_tournament(config)
+        assert t.games == 4 and t.resumed == 2 - played // 2
+        assert t.to_json()["forfeits"] == []
+        listed = t.to_json()["restarts"]
+        assert [(r["player"], r["opponent"], r["game"]) for r in listed] == [
+            (dies, "random", n) for n in (2, 3, 4)
+        ]
+        for r in listed:
+            assert r["why"].startswith("its engine ended before its first move in this game")
+            assert "died reading result" in r["why"] and r["why"].endswith(": restarted")
+        text = t.render()
+        assert "engines restarted between games: 3\n" in text
+        assert f"  {dies}, against random, before game 2: {listed[0]['why']}\n" in text
+
+
 def test_json_shape() -> None:
     t = run_tournament(
         TournamentConfig(("random", "greedy"), games_per_pair=2, anchor="random", anchor_elo=100)
@@ -404,6 +430,7 @@ def test_json_shape() -> None:
         "changed",
         "ratings",
         "forfeits",
+        "restarts",
         "cross_table",
         "stopped",
         "seconds",
@@ -665,6 +692,8 @@ def _damaged(pair: dict[str, Any], how: str) -> None:
         pair["why"] = [5, None]
     elif how == "not-object":
         pair.clear()
+    elif how == "restart-stranger":
+        pair["restarts"] = [[1, "mallory", "its engine ended: restarted"]]
 
 
 @pytest.mark.parametrize(
@@ -677,6 +706,7 @@ def _damaged(pair: dict[str, Any], how: str) -> None:
         ("forfeit-won", "'random' forfeited a game won by 'random'"),
         ("why-number", "why must be two reasons"),
         ("not-object", "a pair whose players are not two names"),
+        ("restart-stranger", "restarts must list [game 0 or 1, player, why]"),
     ],
 )
 def test_a_damaged_state_file_is_refused_rather_than_miscounted(

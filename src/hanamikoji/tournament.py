@@ -59,7 +59,8 @@ __all__ = [
 
 STATE_FORMAT = "hanamikoji-tournament/1"
 FORFEITS_SHOWN = 5
-"""Forfeits listed with their reasons per player in the text output (``--json`` has all)."""
+"""Forfeits (and engines restarted) listed with their reasons per player in the text output
+(``--json`` has all)."""
 
 NO_GAUNTLET = "the gauntlet's player cannot start"
 TOO_FEW = "fewer than two players can play"
@@ -180,7 +181,8 @@ def schedule(players: tuple[str, ...], gauntlet: str | None) -> list[tuple[str, 
 
 @dataclass(frozen=True)
 class PairRecord:
-    """One finished pair of one pairing: per game the winner (a, b or None) and any forfeit."""
+    """One finished pair of one pairing: per game the winner (a, b or None) and any forfeit,
+    and the engines restarted between games (as a match lists them)."""
 
     a: str
     b: str
@@ -188,6 +190,9 @@ class PairRecord:
     winners: tuple[str | None, str | None]
     forfeits: tuple[str | None, str | None]
     whys: tuple[str | None, str | None]
+    restarts: tuple[tuple[int, str, str], ...] = ()
+    """(game of the pair, 0 or 1; player; what happened) for each engine found dead before a
+    game and restarted for it."""
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -211,11 +216,14 @@ class PairRecord:
             (name.get(g0.winner or ""), name.get(g1.winner or "")),
             (name.get(g0.forfeit or ""), name.get(g1.forfeit or "")),
             (g0.why if g0.forfeit else None, g1.why if g1.forfeit else None),
+            tuple(
+                (k, name[side], note) for k, g in enumerate(pair.games) for side, note in g.restarts
+            ),
         )
 
     def to_json(self) -> dict[str, Any]:
         """The pair as a JSON-ready object."""
-        return {
+        out: dict[str, Any] = {
             "a": self.a,
             "b": self.b,
             "pair": self.index,
@@ -223,6 +231,9 @@ class PairRecord:
             "forfeits": list(self.forfeits),
             "why": list(self.whys),
         }
+        if self.restarts:  # (rare: a state file without them reads as before)
+            out["restarts"] = [list(r) for r in self.restarts]
+        return out
 
     @classmethod
     def from_json(cls, obj: Any) -> PairRecord:
@@ -254,7 +265,28 @@ class PairRecord:
                 raise ValueError(f"{what}: {loser!r} forfeited a game won by {winner!r}")
         if not all(x is None or isinstance(x, str) for x in y):
             raise ValueError(f"{what}: why must be two reasons (text or null), got {y!r:.60}")
-        return cls(a, b, index, (w[0], w[1]), (f[0], f[1]), (y[0], y[1]))
+        restarts = obj.get("restarts", [])
+        if not isinstance(restarts, list) or not all(
+            isinstance(r, list)
+            and len(r) == 3
+            and type(r[0]) is int  # (not a bool, not 1.0)
+            and r[0] in (0, 1)
+            and r[1] in (a, b)
+            and isinstance(r[2], str)
+            for r in restarts
+        ):
+            raise ValueError(
+                f"{what}: restarts must list [game 0 or 1, player, why], got {restarts!r:.60}"
+            )
+        return cls(
+            a,
+            b,
+            index,
+            (w[0], w[1]),
+            (f[0], f[1]),
+            (y[0], y[1]),
+            tuple((r[0], r[1], r[2]) for r in restarts),
+        )
 
 
 @dataclass
@@ -332,9 +364,27 @@ class Tournament:
                 if f is not None:
                     other = pr.b if f == pr.a else pr.a
                     out.append((f, other, 2 * pr.index + k + 1, why or "?"))
+        return self._in_players_order(out)
+
+    def restarted_engines(self) -> list[tuple[str, str, int, str]]:
+        """Every engine found dead before a game and restarted for it: (player, opponent, game,
+        what happened), ordered as :meth:`forfeited_games` (``game`` numbers the pairing's
+        games from 1)."""
+        out = []
+        for pr in self.pairs:
+            for k, player, why in pr.restarts:
+                other = pr.b if player == pr.a else pr.a
+                out.append((player, other, 2 * pr.index + k + 1, why))
+        return self._in_players_order(out)
+
+    def _in_players_order(
+        self, rows: list[tuple[str, str, int, str]]
+    ) -> list[tuple[str, str, int, str]]:
+        """(player, opponent, game, ...) rows in the order of the players, then of the games."""
         rank = {p: k for k, p in enumerate(self.config.all_players)}
-        out.sort(key=lambda x: (rank.get(x[0], len(rank)), rank.get(x[1], len(rank)), x[2]))
-        return out
+        return sorted(
+            rows, key=lambda x: (rank.get(x[0], len(rank)), rank.get(x[1], len(rank)), x[2])
+        )
 
     def fit(self) -> Fit | None:
         """The maximum-likelihood ratings so far (None before any game)."""
@@ -410,6 +460,10 @@ class Tournament:
             "forfeits": [
                 {"player": p, "opponent": q, "game": n, "why": why}
                 for p, q, n, why in self.forfeited_games()
+            ],
+            "restarts": [
+                {"player": p, "opponent": q, "game": n, "why": why}
+                for p, q, n, why in self.restarted_engines()
             ],
             "cross_table": {
                 p: {
@@ -487,6 +541,7 @@ class Tournament:
                 "not rated (no games linking them to the anchor): " + ", ".join(fit.unrated)
             )
         lines.extend(self._render_forfeits())
+        lines.extend(self._render_restarts())
         for p in self.changed:
             lines.append(f"changed since the state file: {p}: its pairs were played again")
         for p, why in self.dropped.items():
@@ -506,6 +561,24 @@ class Tournament:
                 lines.append(f"  against {q}, game {n}: {why}")
             if len(games) > FORFEITS_SHOWN:
                 lines.append(f"  ... and {len(games) - FORFEITS_SHOWN} more (--json lists all)")
+        return lines
+
+    def _render_restarts(self) -> list[str]:
+        """The engines restarted between games, in a match's words: the first few of each
+        player (--json has all)."""
+        restarts = self.restarted_engines()
+        if not restarts:
+            return []
+        lines = [f"engines restarted between games: {len(restarts)}"]
+        by_player: dict[str, list[tuple[str, int, str]]] = {}
+        for p, q, n, why in restarts:
+            by_player.setdefault(p, []).append((q, n, why))
+        for p, games in by_player.items():
+            for q, n, why in games[:FORFEITS_SHOWN]:
+                lines.append(f"  {p}, against {q}, before game {n}: {why}")
+            if len(games) > FORFEITS_SHOWN:
+                more = len(games) - FORFEITS_SHOWN
+                lines.append(f"  ... and {more} more of {p} (--json lists all)")
         return lines
 
 
