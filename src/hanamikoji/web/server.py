@@ -728,6 +728,24 @@ async def _seat_link(request: web.Request) -> web.Response:
     return answer
 
 
+async def _page_seat(request: web.Request) -> web.Response:
+    """The seat a game page's socket would open here (``?t=``, else the cookie, else the
+    session, as ``/ws/{game}`` decides), or null: the page then opens the spectator's socket at
+    once, instead of a seat's socket the server refuses (``bad-token``)."""
+    game_id = request.match_info["game"]
+    game = await request.app[SERVICE].get(game_id)
+    if game is None:
+        raise WebError("not-found", f"there is no game {game_id!r}")
+    linked = request.query.get("t")
+    seat = token_seat(game.row, linked or request.cookies.get(cookie_name(game_id)))
+    if seat is None and not linked:  # a link decides alone, as at the socket
+        identity = await identify(request)
+        seat = player_seat(game.row, identity.player.id if identity else None)
+    if seat == game.row.ai_seat:
+        seat = None
+    return web.json_response({"game": game_id, "seat": seat}, headers={"Cache-Control": "no-store"})
+
+
 async def _finished(request: web.Request) -> LiveGame:
     service = request.app[SERVICE]
     game_id = request.match_info["game"]
@@ -1913,6 +1931,7 @@ def create_app(
     r.add_get("/api/games/{game}/invitation", _api(_invitation))
     r.add_post("/api/games/{game}/join", _api(_join))
     r.add_get("/api/games/{game}/seat-link", _api(_seat_link))
+    r.add_get("/api/games/{game}/seat", _api(_page_seat))
     r.add_get("/api/levels", _levels)
     r.add_get("/api/watch", _games_on)
     r.add_get("/api/players/{name}", _profile)

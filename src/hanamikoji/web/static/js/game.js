@@ -4,7 +4,7 @@
 // about a second before the next, its cards travelling to their place; a click or a key shows the
 // rest at once, and a player who prefers reduced motion (or chose "at once") sees them instantly.
 
-import { GameSocket, gameIdFromPath, tokenFromSearch } from "./api.js";
+import { GameSocket, gameIdFromPath, getJSON, tokenFromSearch } from "./api.js";
 import { renderBoard } from "./board.js";
 import { ACTION_SIZE, ACTIONS, actionSvg, backSvg, cardSvg, charmOf } from "./cards.js";
 import { ChatBox, chatOn, setChatOn } from "./chat.js";
@@ -387,15 +387,27 @@ function withoutPrivateCards(msg) {
 }
 
 /** No seat opens here: the page becomes the spectator's table, on a spectator's socket. */
-function watch() {
+function watch(handlers = socket.handlers) {
   ui.watching = true;
   ui.conn = "connecting";
   ui.error = null;
   if (!FINAL.includes("too-many")) FINAL.push("too-many"); // a spectator over the limits: final too
-  const handlers = socket.handlers;
-  socket.close();
+  socket?.close();
   socket = new GameSocket(gameId, null, handlers, { watch: true });
   render();
+}
+
+/** Whether the server says that no seat opens here (`GET /api/games/{id}/seat`): the page then
+ * watches from the start, instead of opening a seat's socket only to be refused (`bad-token`).
+ * When it cannot say (offline, an older server), the seat's socket decides, as it always did. */
+async function noSeatHere() {
+  const query = token ? `?t=${encodeURIComponent(token)}` : "";
+  try {
+    const answer = await getJSON(`/api/games/${encodeURIComponent(gameId)}/seat${query}`);
+    return answer.ok && answer.body?.seat === null;
+  } catch {
+    return false;
+  }
 }
 
 /** A hint asked from the keyboard: the focus goes to the suggested move's button, to confirm
@@ -1370,7 +1382,7 @@ async function main() {
     scoring.render();
   });
   render();
-  socket = new GameSocket(gameId, token, {
+  const handlers = {
     open() {
       ui.conn = "open";
       ui.failures = 0;
@@ -1389,7 +1401,9 @@ async function main() {
       clockLost();
       render();
     },
-  });
+  };
+  if (await noSeatHere()) watch(handlers);
+  else socket = new GameSocket(gameId, token, handlers);
 }
 
 main();
