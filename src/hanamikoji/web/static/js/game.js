@@ -95,6 +95,24 @@ const cutOff = () => FINAL.includes(ui.conn);
 /** Whether the device's own network is down (the browser knows): said so, not "the server does
  * not answer". */
 const deviceOffline = () => navigator.onLine === false;
+/** Whether nothing asked now could reach the server: the device offline, or the connection
+ * down while it reconnects. A resignation, an undo, a hint or a rematch asked then would be lost
+ * without a word (a move is watched for its answer instead, and offered again: js/api.js). */
+const unreachable = () => deviceOffline() || ui.conn !== "open";
+
+/** A button whose request needs the server: off while it cannot reach it (`off` besides), and
+ * then saying why (its title, and the notice that says what is wrong with the connection). */
+function needsServer(button, off) {
+  const cut = unreachable();
+  button.disabled = off || cut;
+  if (cut) {
+    button.title = t("conn.needs_server");
+    button.setAttribute("aria-describedby", "conn");
+  } else {
+    button.removeAttribute("title");
+    button.removeAttribute("aria-describedby");
+  }
+}
 /** Whether the player may act on what is shown (not while later news waits in the feed). */
 const canDecide = (msg) => myDecision(msg) && !ui.sent && !ui.stalled && !feed.queue.length && !scoring?.open && !cutOff();
 
@@ -1010,11 +1028,12 @@ function renderPanel(msg) {
   const undo = $("#undo");
   hintButton.hidden = !ai || game.rated || over || cutOff(); // a rated game has neither (the server refuses them)
   undo.hidden = !ai || game.control !== "none" || over || cutOff(); // nor any timed game (the clock cannot go back)
-  hintButton.disabled = !canDecide(msg) || game.thinking || ui.hintAsked;
-  undo.disabled = !game.can_undo || ui.sent || ui.stalled;
+  needsServer(hintButton, !canDecide(msg) || game.thinking || ui.hintAsked);
+  needsServer(undo, !game.can_undo || ui.sent || ui.stalled);
   const resign = $("#resign");
   resign.hidden = over || cutOff();
-  resign.disabled = ui.resignAsked;
+  needsServer(resign, ui.resignAsked);
+  needsServer($("#resign-yes"), false);
   $("#resign-confirm").hidden = !ui.resignAsked || over;
   if (over) ui.resignAsked = false;
 
@@ -1152,7 +1171,7 @@ function renderResult(msg) {
   const rematch = $("#rematch");
   // nobody to play it with (the server refuses it), or no socket to ask on
   rematch.hidden = Boolean(game.deleted?.[other]) || cutOff() || alone;
-  rematch.disabled = ui.rematchAsked;
+  needsServer(rematch, ui.rematchAsked);
   rematch.textContent = ui.rematchAsked ? t("result.rematch_starting") : t("result.rematch");
   const offer = $("#rematch-offer");
   offer.hidden = !game.rematch || ui.rematchAsked;
