@@ -1,6 +1,6 @@
 // A round's scoring, step by step: the Secrets revealed, then each geisha's marker, then the totals.
-// The steps advance on their own (Continue skips ahead); the table's standing follows them, so
-// nothing of the outcome shows before its step.
+// The steps advance on their own (Continue skips ahead, one step from the one the player saw);
+// the table's standing follows them, so nothing of the outcome shows before its step.
 
 import { markerSide, renderBoard, setMarker } from "./board.js";
 import { backSvg, cardSvg, charmOf, GEISHA } from "./cards.js";
@@ -16,6 +16,9 @@ const SECRETS_MS = 1800;
 const LAST = 8;
 /** A spectator's totals close by themselves after this: the game goes on without them. */
 const WATCH_CLOSE_MS = 3000;
+/** A click on Continue this soon after a step came by itself was meant for the step before it:
+ * that step is what the player saw when they decided, and the one they asked for has come. */
+const GRACE_MS = 400;
 
 /** Charm and geisha per seat for markers (owners by seat or null). */
 export function standingOf(markers) {
@@ -44,10 +47,17 @@ export class ScoringDialog {
     this.current = null;
     this.step = 0;
     this.timer = null;
+    /** How many times what the dialog shows has changed (a step, a round), and the count before
+     * the latest change that came by itself, with when it came (performance.now()). */
+    this.changes = 0;
+    this.auto = { before: 0, at: -Infinity };
+    /** The change on show when the pointer went down on Continue (null: no press pending). */
+    this.pressed = null;
     /** (scoring, step, seat) -> a line explaining the step, or null (the guided game sets it). */
     this.explain = null;
     this.button = $("#scoring-continue", dialog);
-    this.button.addEventListener("click", () => this.next());
+    this.button.addEventListener("pointerdown", () => (this.pressed = this.seen()));
+    this.button.addEventListener("click", (event) => this.onContinue(event));
     dialog.addEventListener("cancel", (event) => {
       event.preventDefault(); // Esc skips to the end of this round's scoring instead of losing it
       this.finishCurrent();
@@ -76,8 +86,31 @@ export class ScoringDialog {
     if (!this.current) this.advanceQueue();
   }
 
+  /** What the player saw last: the change on show, unless one came by itself a moment ago. */
+  seen() {
+    return performance.now() - this.auto.at < GRACE_MS ? this.auto.before : this.changes;
+  }
+
+  /** Continue: one step on from what the player saw when they pressed it (the pointer's going
+   * down; a key's click has none): nothing more when a step came by itself meanwhile, so no step
+   * goes by unseen. */
+  onContinue(event) {
+    const seen = event.detail > 0 && this.pressed !== null ? this.pressed : this.seen();
+    this.pressed = null;
+    if (seen < this.changes) return; // the step asked for is on show already
+    this.next();
+  }
+
+  /** A step that comes by itself (the timers), remembered as such. */
+  byItself(step) {
+    const before = this.changes;
+    step();
+    this.auto = { before, at: performance.now() };
+  }
+
   advanceQueue() {
     clearTimeout(this.timer);
+    this.changes += 1;
     this.current = this.queue.shift() || null;
     if (!this.current) {
       if (this.dialog.open) this.dialog.close();
@@ -167,8 +200,8 @@ export class ScoringDialog {
     clearTimeout(this.timer);
     // A step the guide explains waits for the player; the others go on by themselves. The
     // totals wait for a player's Close, not for a spectator's, who would fall ever further behind.
-    if (this.step < LAST && !explained) this.timer = setTimeout(() => this.next(), this.step === 0 ? SECRETS_MS : STEP_MS);
-    else if (this.step >= LAST && names.watching) this.timer = setTimeout(() => this.advanceQueue(), WATCH_CLOSE_MS);
+    if (this.step < LAST && !explained) this.timer = setTimeout(() => this.byItself(() => this.next()), this.step === 0 ? SECRETS_MS : STEP_MS);
+    else if (this.step >= LAST && names.watching) this.timer = setTimeout(() => this.byItself(() => this.advanceQueue()), WATCH_CLOSE_MS);
     this.onStep?.();
   }
 
@@ -179,11 +212,13 @@ export class ScoringDialog {
       return;
     }
     this.step += 1;
+    this.changes += 1;
     this.render();
   }
 
   finishCurrent() {
     if (!this.current) return;
+    this.changes += 1;
     this.step = LAST;
     this.render();
   }
