@@ -13,6 +13,7 @@ import aiohttp
 import pytest
 
 from hanamikoji.bot import PROTOCOL
+from hanamikoji.web.server import origin_of
 from web_support import SERVE, Server, free_port, sqlite_url
 
 
@@ -158,6 +159,7 @@ def test_a_second_server_on_the_same_sqlite_file_is_refused(server: Server, tmp_
         (["--public-url", "https://example.org/hk/"], "expected the site's root"),
         (["--allow-origin", "https://example.org?x=1"], "expected the site's root"),
         (["--public-url", "http://hk.example.org:99999"], "expected a port from 1 to 65535"),
+        (["--public-url", "http://hk.example.org:0"], "expected a port from 1 to 65535"),
         (["--public-url", "http://user:pw@hk.example.org"], "no user name or password"),
         (["--games-per-minute", "-1"], "must be 0 or more"),
         (["--header-timeout", "nan"], "must be from 0.1 to 3600 seconds"),
@@ -173,6 +175,23 @@ def test_bad_public_settings_are_one_clear_line(
         timeout=60,
     )
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("url", "origin"),
+    [
+        ("https://Hana.Example.org:443", "https://hana.example.org"),
+        ("HTTP://Other.COM:80/", "http://other.com"),
+        ("https://hana.example.org:8443", "https://hana.example.org:8443"),
+        ("http://hana.example.org:443", "http://hana.example.org:443"),
+        ("http://[::1]:8000", "http://[::1]:8000"),
+        ("https://[2001:DB8::1]:443", "https://[2001:db8::1]"),
+    ],
+)
+def test_an_origin_is_kept_as_a_browser_sends_it(url: str, origin: str) -> None:
+    """A browser's Origin leaves out the scheme's own port: kept with it, the site's own pages
+    were refused (403 bad-origin) on every write."""
+    assert origin_of(url) == origin
 
 
 def test_a_database_in_a_folder_that_is_not_there_is_refused_not_made(tmp_path: Path) -> None:

@@ -160,9 +160,11 @@ def origin_of(url: str) -> str:
     if parts.scheme.lower() not in ("http", "https"):
         raise ValueError(f"expected an http:// or https:// address, got {url!r}")
     try:
-        parts.port  # noqa: B018 (read for its check: a port beyond 65535 raises)
+        port = parts.port  # a port beyond 65535 raises
     except ValueError:
-        raise ValueError(f"expected a port from 1 to 65535, got {url!r}") from None
+        port = 0
+    if port == 0:
+        raise ValueError(f"expected a port from 1 to 65535, got {url!r}")
     if parts.username is not None or parts.password is not None:
         raise ValueError(f"expected no user name or password in the address, got {url!r}")
     if parts.path not in ("", "/") or parts.query or parts.fragment:
@@ -170,7 +172,13 @@ def origin_of(url: str) -> str:
             f"expected the site's root, like https://example.org (the app is served from /), "
             f"got {url!r}"
         )
-    return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:  # an IPv6 address is bracketed in an origin
+        host = f"[{host}]"
+    # A browser leaves the scheme's own port out of its Origin: so must the origin kept here.
+    default = {"http": 80, "https": 443}[scheme]
+    return f"{scheme}://{host}" + (f":{port}" if port is not None and port != default else "")
 
 
 def cookie_name(game_id: str) -> str:
