@@ -761,6 +761,81 @@ def test_sigterm_while_the_workers_start_leaves_none_behind() -> None:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+@pytest.mark.parametrize("command", ["match", "tournament"])
+def test_a_killed_match_leaves_no_worker_or_engine_behind(command: str) -> None:
+    """SIGKILL gives the main process no time to stop its pool: its workers played their pairs
+    on (here, waiting a minute on engines that never answer) for nobody. Now they stop, and
+    stop their engines, as soon as it is gone."""
+    games = "--games" if command == "match" else "--games-per-pair"
+    args = [command, "random", broken("sleep"), games, "1000", "--jobs", "2", "--clock-ms", "60000"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hanamikoji.cli", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=_foreground_job,
+    )
+    seen: set[int] = set()
+    try:
+        # Two workers, each with its engine asleep at its first act (the engine started once
+        # to be checked has gone by then).
+        deadline = time.monotonic() + 30.0
+        while len(seen) < 4 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)
+            seen = {p for p in descendants(proc.pid) if alive(p)}
+        assert len(seen) >= 4, seen
+        time.sleep(0.3)
+        seen.update(p for p in descendants(proc.pid) if alive(p))
+        proc.kill()  # the main process alone, as the OOM killer would
+        proc.wait()
+        deadline = time.monotonic() + 5.0
+        while any(alive(p) for p in seen) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [p for p in seen if alive(p)] == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in seen:  # after a failure: workers, and engines in groups of their own
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+
+
+WATCHER = """
+import os, sys, time
+from hanamikoji.match import backends
+if os.fork() == 0:  # the worker, watching as where the kernel cannot be asked
+    print(os.getpid(), flush=True)
+    backends._watch_parent(os.getppid())
+    sys.exit(3)  # (never reached: the watch ends with os._exit)
+time.sleep(60)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_worker_that_watches_its_parent_stops_when_it_dies() -> None:
+    """The fallback where Linux's parent-death signal is not to be had: a thread polling."""
+    proc = subprocess.Popen([sys.executable, "-c", WATCHER], stdout=subprocess.PIPE, text=True)
+    worker = 0
+    try:
+        assert proc.stdout is not None
+        worker = int(proc.stdout.readline())
+        time.sleep(0.3)
+        assert alive(worker)
+        proc.kill()
+        proc.wait()
+        deadline = time.monotonic() + 3.0
+        while alive(worker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not alive(worker)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if worker and alive(worker):
+            os.kill(worker, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 def test_sigterm_before_the_first_game_ends_says_no_games_and_exits_143() -> None:
     """Stopped before any game ended, the summary said "score of A: 50.0%", "Elo +0.0" and an
     empty "endings:", and the status was Ctrl-C's 130: now "no games played", and 143."""

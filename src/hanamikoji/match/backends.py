@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sized
 from typing import Any
 
@@ -66,6 +67,7 @@ def worker_started(close: Callable[[], None]) -> None:
     if hasattr(os, "setpgid"):
         with contextlib.suppress(OSError):
             os.setpgid(0, 0)
+    _exit_with_parent()
     # The pool was started with these held (in_pool): from here on they do what is set above.
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
@@ -73,6 +75,54 @@ def worker_started(close: Callable[[], None]) -> None:
 
 
 _STOPS = {signal.SIGINT, signal.SIGTERM}
+
+PARENT_POLL_S = 0.25
+"""How often a worker that cannot ask the kernel to be told of its parent's death looks."""
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _exit_with_parent() -> None:
+    """Make this worker stop, its engines killed, as soon as the process that started the pool
+    dies: killed (SIGKILL, the OOM killer), the parent cannot stop its pool, and its workers
+    played their pairs on, keeping engines and cores busy for nobody. On Linux the kernel sends
+    SIGTERM (the handler set in :func:`worker_started`); elsewhere a thread watches."""
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.pid is None:
+        return  # not a pool's worker (a test running the initializer): nobody to outlive
+    if not _parent_death_signal(signal.SIGTERM):
+        watch = threading.Thread(
+            target=_watch_parent, args=(parent.pid,), name="parent-watch", daemon=True
+        )
+        watch.start()
+    if os.getppid() != parent.pid:  # it died before the watch began: no engine started yet
+        os._exit(0)
+
+
+def _parent_death_signal(signum: int) -> bool:
+    """Ask Linux to send ``signum`` when the parent dies; whether it agreed.
+
+    (The kernel sends it when the thread that forked us ends: the pool's workers are forked by
+    the thread that drives the pool, or by the pool's own thread, which both outlive the work.)
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(_PR_SET_PDEATHSIG, signum, 0, 0, 0)) == 0
+    except (OSError, AttributeError):  # no libc to ask, or no prctl in it
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    """Poll until ``parent`` is no longer this process's parent, then stop as SIGTERM would."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_S)
+    try:
+        kill_all_engines()
+    finally:
+        os._exit(0)
 
 
 @contextlib.contextmanager
