@@ -60,8 +60,32 @@ export function isolate(text) {
   return `${FSI}${value}${PDI}`;
 }
 
+/** The AI's name ("AI (Easy)", game.ai_name) by level, mapped to how a sentence says it where the
+ * language needs another form: French "l'IA (Facile)" inside a sentence ("faveur de l'IA"), "L'IA
+ * (Facile)" at its start (game.ai_name_in_sentence, game.ai_name_sentence_start); the same name
+ * in the others. Read from the dictionary on each language switch. */
+let aiForms = new Map();
+
+function readAiForms() {
+  aiForms = new Map();
+  for (const level of Object.values(data("levels") ?? {})) {
+    const name = t("game.ai_name", { level });
+    const inner = t("game.ai_name_in_sentence", { level });
+    const start = t("game.ai_name_sentence_start", { level });
+    if (inner !== name || start !== name) aiForms.set(name, { inner, start });
+  }
+}
+
+/** Whether text before a placeholder leaves it at the start of a sentence. */
+const startsSentence = (before) => /(^|[.!?…]\s+)$/u.test(before);
+
 function format(text, params) {
-  return String(text).replace(/\{(\w+)\}/g, (match, name) => (name in params ? isolate(params[name]) : match));
+  return String(text).replace(/\{(\w+)\}/g, (match, name, at, whole) => {
+    if (!(name in params)) return match;
+    const forms = aiForms.get(params[name]);
+    if (forms) return startsSentence(whole.slice(0, at)) ? forms.start : forms.inner;
+    return isolate(params[name]);
+  });
 }
 
 /** The text of key with {params} filled in; a plural entry ({one, few, many, other}) picks by params.n. */
@@ -120,6 +144,7 @@ async function setLanguage(code) {
   lang = code in LANGUAGES ? code : "en";
   dict = lang === "en" ? fallback : await load(lang).catch(() => fallback);
   document.documentElement.lang = lang;
+  readAiForms();
   applyStatic();
   for (const listener of listeners) listener(lang);
 }
