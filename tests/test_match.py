@@ -110,12 +110,35 @@ def test_on_pair_sees_each_pair() -> None:
         {"clock_ms": CLOCK_MS_MAX + 1},
         {"hard_limit_ms": 0},
         {"hard_limit_ms": 10**13},
+        {"hard_limit_ms": 1999},  # under the default clock-ms (1000) + 1000
+        {"clock_ms": 100, "hard_limit_ms": 300},
         {"backend": "gpu"},
     ],
 )
 def test_config_rejects_bad_values(kwargs: dict[str, Any]) -> None:
     with pytest.raises(MatchError):
         MatchConfig("random", "random", **kwargs)
+
+
+@pytest.mark.parametrize("make", ["match", "tournament"])
+def test_a_config_refuses_a_hard_limit_under_the_protocols_promise(make: str) -> None:
+    """Built from Python as from the command line: an engine that answers within clock_ms +
+    1000 ms is never forfeited for time (docs/protocol.md, Time)."""
+    from hanamikoji.tournament import TournamentConfig
+
+    def config(hard_limit_ms: int) -> object:
+        if make == "match":
+            return MatchConfig("random", "greedy", clock_ms=500, hard_limit_ms=hard_limit_ms)
+        return TournamentConfig(("random", "greedy"), clock_ms=500, hard_limit_ms=hard_limit_ms)
+
+    with pytest.raises(MatchError) as refused:
+        config(1499)
+    assert str(refused.value) == (
+        "--hard-limit-ms must be at least --clock-ms + 1000 = 1,500, got 1,499: the engine "
+        "protocol promises that an engine answering within clock_ms + 1000 ms is never "
+        "forfeited for time"
+    )
+    config(1500)
 
 
 def test_a_pool_never_starts_more_workers_than_it_has_work(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -326,7 +349,7 @@ FORFEITS = [
     ("garbage", "garbage", "not JSON"),
     ("wrongtype", "garbage", "expected a 'move' message"),
     ("illegal", "illegal", "illegal move"),
-    ("sleep", "timeout", "no answer within 300 ms"),
+    ("sleep", "timeout", "no answer within 1001 ms"),
     ("chatty", "garbage", ""),
 ]
 
@@ -336,7 +359,7 @@ def test_a_broken_engine_forfeits_every_game(
     tmp_path: Path, mode: str, kind: str, says: str
 ) -> None:
     config = MatchConfig(
-        "greedy", broken(mode), games=2, seed=1, clock_ms=100, hard_limit_ms=300, records=tmp_path
+        "greedy", broken(mode), games=2, seed=1, clock_ms=1, hard_limit_ms=1001, records=tmp_path
     )
     summary = run_match(config)
     assert summary.games == 2
@@ -1010,7 +1033,7 @@ def test_sigterm_stops_a_ray_match_as_ctrl_c_does() -> None:
 def test_a_chaotic_engine_never_stops_the_match() -> None:
     summary = run_match(
         MatchConfig(
-            "greedy", broken("chaos"), games=24, seed=4, clock_ms=50, hard_limit_ms=200, jobs=2
+            "greedy", broken("chaos"), games=24, seed=4, clock_ms=1, hard_limit_ms=1001, jobs=2
         )
     )
     assert summary.games == 24

@@ -599,7 +599,6 @@ def _match(args: argparse.Namespace) -> int:
     from hanamikoji.stats import Sprt
 
     try:
-        _check_hard_limit(args.clock_ms, args.hard_limit_ms)
         sprt = Sprt(*args.sprt) if args.sprt else None
         config = MatchConfig(
             a=args.a,
@@ -646,7 +645,6 @@ def _tournament(args: argparse.Namespace) -> int:
     from hanamikoji.tournament import TournamentConfig, run_tournament
 
     try:
-        _check_hard_limit(args.clock_ms, args.hard_limit_ms)
         anchor, anchor_elo = None, 0.0
         if args.anchor is not None:
             name, eq, value = args.anchor.rpartition("=")
@@ -715,20 +713,6 @@ def _tournament(args: argparse.Namespace) -> int:
 def _stopped_status(signum: int | None) -> int:
     """A shell's status for a command a signal ended: 130 after Ctrl-C, 143 after SIGTERM."""
     return 128 + (signum or signal.SIGINT)
-
-
-def _check_hard_limit(clock_ms: int, hard_limit_ms: int | None) -> None:
-    """Refuse a hard limit that would forfeit engines the protocol says are safe."""
-    from hanamikoji.engine import GRACE_MS
-    from hanamikoji.match import MatchError
-
-    least = clock_ms + GRACE_MS
-    if hard_limit_ms is not None and hard_limit_ms < least:
-        raise MatchError(
-            f"--hard-limit-ms must be at least --clock-ms + {GRACE_MS} = {least:,}, got "
-            f"{hard_limit_ms:,}: the engine protocol promises that an engine answering within "
-            f"clock_ms + {GRACE_MS} ms is never forfeited for time"
-        )
 
 
 def _say_rounded_up(command: str, option: str, games: int) -> None:

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hanamikoji.engine import GRACE_MS
 from hanamikoji.match.players import MatchError
 from hanamikoji.state import Rules
 from hanamikoji.stats import Sprt
@@ -56,6 +57,14 @@ class MatchConfig:
         limit = self.hard_limit_ms
         if limit is not None and not 1 <= limit <= CLOCK_MS_MAX:
             raise MatchError(f"--hard-limit-ms must be 1 to {CLOCK_MS_MAX:,}, got {limit}")
+        least = self.clock_ms + GRACE_MS
+        if limit is not None and limit < least:
+            # The referee's promise (docs/protocol.md, Time), kept however the match is made.
+            raise MatchError(
+                f"--hard-limit-ms must be at least --clock-ms + {GRACE_MS} = {least:,}, got "
+                f"{limit:,}: the engine protocol promises that an engine answering within "
+                f"clock_ms + {GRACE_MS} ms is never forfeited for time"
+            )
         if self.backend not in ("local", "ray"):
             raise MatchError(f"--backend must be local or ray, got {self.backend!r}")
 
