@@ -343,7 +343,7 @@ def test_a_forfeited_engine_still_running_is_told_the_result_before_quit(
 ) -> None:
     log = tmp_path / "received.jsonl"
     config = MatchConfig(
-        "random", spec(hostile(mode, str(log))), games=2, clock_ms=100, hard_limit_ms=300
+        "random", spec(hostile(mode, str(log))), games=2, clock_ms=1, hard_limit_ms=1001
     )
     summary = run_match(config)
     assert [(n, side) for n, side, _ in summary.forfeits] == [(1, "B"), (2, "B")]
@@ -435,10 +435,10 @@ def test_an_engine_that_dies_at_every_first_act_is_restarted_once_then_forfeits(
 
 
 def test_a_restarted_engine_is_not_charged_for_its_start_up() -> None:
-    # A new process takes 600 ms to say hello; the act it is then asked has its hard limit of
-    # 400 ms from when it is sent, as any other.
+    # A new process takes 1500 ms to say hello; the act it is then asked has its hard limit of
+    # 1001 ms from when it is sent, as any other.
     config = MatchConfig(
-        "random", spec(hostile("die-after-result", "600")), games=2, clock_ms=100, hard_limit_ms=400
+        "random", spec(hostile("die-after-result", "1500")), games=2, clock_ms=1, hard_limit_ms=1001
     )
     summary = run_match(config)
     assert summary.forfeits == [], summary.forfeits
@@ -447,11 +447,11 @@ def test_a_restarted_engine_is_not_charged_for_its_start_up() -> None:
 
 def test_a_timeout_forfeit_ends_with_the_engines_last_words_on_stderr() -> None:
     config = MatchConfig(
-        "random", spec(hostile("hang-saying")), games=2, clock_ms=100, hard_limit_ms=300
+        "random", spec(hostile("hang-saying")), games=2, clock_ms=1, hard_limit_ms=1001
     )
     summary = run_match(config)
     assert [why for _, _, why in summary.forfeits] == [
-        f"seat {seat}: timeout: no answer within 300 ms; stderr: hang-saying: thinking hard "
+        f"seat {seat}: timeout: no answer within 1001 ms; stderr: hang-saying: thinking hard "
         "about act 1"
         for seat in (1, 0)
     ]
