@@ -99,8 +99,10 @@ def test_score_and_variance_by_hand() -> None:
     # ((0 - 0.5)^2 + 0 + 0 + (1 - 0.5)^2) / 4 = 0.125
     assert p.variance == pytest.approx(0.125)
     assert p.elo == pytest.approx(0.0)
+    # The interval's spread adds a pseudo-pair at each extreme: per-game 0, 0, 0.5, 0.5, 1, 1.
+    assert p.spread == pytest.approx(1 / 6)
     low, high = p.score_interval()
-    half = Z95 * math.sqrt(0.125 / 4)  # 0.3465
+    half = Z95 * math.sqrt(1 / 6 / 4)
     assert low == pytest.approx(0.5 - half)
     assert high == pytest.approx(0.5 + half)
 
@@ -112,14 +114,15 @@ def test_score_and_variance_uneven() -> None:
     # (0.0625 + 0 + 0 + 0.0625) / 4 = 0.03125
     assert p.variance == pytest.approx(0.03125)
     assert p.elo == pytest.approx(190.85, abs=0.01)
+    # With the pseudo-pairs, per-game 0, 0.5, 0.75, 0.75, 1, 1: mean 2/3, variance 17/144.
+    assert p.spread == pytest.approx(17 / 144)
     low, high = p.score_interval()
-    half = Z95 * math.sqrt(0.03125 / 4)
+    half = Z95 * math.sqrt(17 / 144 / 4)
     assert low == pytest.approx(0.75 - half)
-    assert high == pytest.approx(0.75 + half)
+    assert 0.75 + half > 1 and high == 1.0  # four pairs cannot rule out a sweep
     elo_low, elo_high = p.elo_interval()
     assert elo_low == pytest.approx(elo_from_score(0.75 - half))
-    assert elo_high == pytest.approx(elo_from_score(0.75 + half))
-    assert elo_low < p.elo < elo_high
+    assert elo_low < p.elo < elo_high == math.inf
 
 
 def test_interval_is_clamped_to_scores() -> None:
@@ -130,10 +133,16 @@ def test_interval_is_clamped_to_scores() -> None:
     assert p.elo_interval()[1] == math.inf
 
 
-def test_all_pairs_alike_gives_a_point_interval() -> None:
+def test_pairs_all_alike_still_leave_room_for_doubt() -> None:
+    """No spread among the pairs is no certainty: five drawn pairs, or five won, bound the
+    score only as far as five pairs can."""
     p = Pentanomial((0, 0, 5, 0, 0))
     assert p.variance == 0.0
-    assert p.score_interval() == (0.5, 0.5)
+    low, high = p.score_interval()
+    assert low < 0.5 < high and high - 0.5 == pytest.approx(0.5 - low)
+    sweep = Pentanomial((0, 0, 0, 0, 5))
+    elo_low, elo_high = sweep.elo_interval()
+    assert elo_low == pytest.approx(141.7, abs=0.05) and elo_high == math.inf
 
 
 def test_one_pair_gives_no_information_about_the_spread() -> None:
@@ -169,8 +178,9 @@ def test_interval_narrows_as_pairs_grow(c: tuple[int, int, int, int, int], k: in
     width_p = p.score_interval()[1] - p.score_interval()[0]
     width_q = q.score_interval()[1] - q.score_interval()[0]
     assert width_q <= width_p + 1e-12
-    if p.variance > 0 and p.score_interval()[0] > 0.0 and p.score_interval()[1] < 1.0:
-        assert width_q == pytest.approx(width_p / math.sqrt(k))
+    if p.score_interval()[0] > 0.0 and p.score_interval()[1] < 1.0:
+        # at least as fast as 1/sqrt(k): the pseudo-pairs weigh less among more pairs
+        assert width_q <= width_p / math.sqrt(k) + 1e-12
 
 
 # -- SPRT ------------------------------------------------------------------------------------

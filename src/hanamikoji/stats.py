@@ -79,16 +79,27 @@ class Pentanomial:
         """The Elo difference of the mean score."""
         return elo_from_score(self.score)
 
+    @property
+    def spread(self) -> float:
+        """The variance of one pair's score the intervals use: with one pseudo-pair at each
+        extreme (0 and 2 points), as the SPRT takes it. Without them a sweep (every pair won) has
+        no spread at all, and its interval collapses to a point ("+inf to +inf" in Elo), a
+        certainty no number of pairs gives."""
+        c = self.counts
+        return Pentanomial((c[0] + 1, c[1], c[2], c[3], c[4] + 1)).variance
+
     def score_interval(self, z: float = Z95) -> tuple[float, float]:
-        """Confidence interval of the mean score (normal approximation over pairs)."""
+        """Confidence interval of the mean score (normal approximation over pairs, with
+        :attr:`spread`); fewer than two pairs say nothing: 0 to 1."""
         n = self.pairs
         if n < 2:
             return (0.0, 1.0)
-        half = z * math.sqrt(self.variance / n)
+        half = z * math.sqrt(self.spread / n)
         return (max(0.0, self.score - half), min(1.0, self.score + half))
 
     def elo_interval(self, z: float = Z95) -> tuple[float, float]:
-        """95% (by default) confidence interval of the Elo difference."""
+        """95% (by default) confidence interval of the Elo difference: five won pairs are "at
+        least +142"."""
         low, high = self.score_interval(z)
         return (elo_from_score(low), elo_from_score(high))
 

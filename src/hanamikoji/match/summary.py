@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from hanamikoji.match.games import PairResult
 from hanamikoji.match.players import SIDES
-from hanamikoji.stats import Z95, Pentanomial, Sprt, elo_from_score
+from hanamikoji.stats import Z95, Pentanomial, Sprt
 
 __all__ = ["MatchSummary", "elo_interval", "json_elo", "plural"]
 
@@ -160,18 +159,10 @@ class MatchSummary:
 
 
 def elo_interval(p: Pentanomial, z: float = Z95) -> tuple[float, float]:
-    """The 95% interval of A's Elo over B from the pairs: the normal approximation around the
-    score, with the pairs' spread taken with one pseudo-pair at each extreme (0 and 2 points),
-    as the SPRT takes it. Without them a sweep (every pair won) has no spread at all, and its
-    interval collapsed to "+inf to +inf", a certainty no number of pairs gives; with them five
-    won pairs are "at least +142". Fewer than two pairs say nothing: -inf to +inf."""
-    n = p.pairs
-    if n < 2:
-        return (-math.inf, math.inf)
-    c = p.counts
-    spread = Pentanomial((c[0] + 1, c[1], c[2], c[3], c[4] + 1)).variance
-    half = z * math.sqrt(spread / n)
-    return (elo_from_score(p.score - half), elo_from_score(p.score + half))
+    """The 95% interval of A's Elo over B from the pairs (:meth:`Pentanomial.elo_interval`:
+    one pseudo-pair at each extreme, so that a sweep is "at least +142", not "+inf to +inf");
+    fewer than two pairs say nothing: -inf to +inf."""
+    return p.elo_interval(z)
 
 
 def plural(n: int, noun: str) -> str:
