@@ -4,12 +4,14 @@ someone now" (docs/web.md, "The lobby").
 A challenge is a row of table ``challenges``; the database decides who wins a race for it (one
 conditional update, in the same transaction as the game it starts), so two players clicking at
 once on two servers make one game. A real-time challenge lives while its creator has the lobby
-open; the others for a day.
+open; the others for a day. A player disabled by the moderators has their open challenges
+cancelled, and those addressed to them (every server follows the moderation log).
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -20,10 +22,11 @@ from hanamikoji.web.game import LiveGame
 from hanamikoji.web.identity import FieldError, check_username, username_key
 from hanamikoji.web.ids import new_id
 from hanamikoji.web.limits import TooMany
+from hanamikoji.web.moderation import POLL_S, Follower
 from hanamikoji.web.profiles import standing_json
 from hanamikoji.web.ratings import Standing, family_of, window
 from hanamikoji.web.service import GameService
-from hanamikoji.web.store import ChallengeRow, PlayerRow, Store
+from hanamikoji.web.store import ChallengeRow, ChatFlags, ModerationRow, PlayerRow, Store
 
 __all__ = [
     "GONE_MS",
@@ -54,6 +57,12 @@ REPOLL_MS = 5_000
 """How often a page waiting on a rated Play someone now asks again (its window has widened)."""
 RULES = (3, None)
 """The lobby's rules: at most 3 rounds, or no limit."""
+SWEPT = 10_000
+"""The most open challenges read when looking for those of disabled players."""
+WITHDRAWN = (
+    "this challenge was cancelled: its creator's account has been disabled by the server's "
+    "moderators"
+)
 
 Publisher = Callable[[ChallengeRow], Awaitable[None]]
 
@@ -160,6 +169,10 @@ class Lobby:
         # here and would accept it; the lobby lists those connected.
         self.screen: Callable[[str, TimeControl, bool, str], Awaitable[None]] = _anyone
         self.bots: Callable[[], Awaitable[list[dict[str, Any]]]] = _no_bots
+        # The moderators' acts, read from the log at the heartbeat (every server does it: the
+        # database cancels each challenge once, and tells the other servers).
+        self._moderation = Follower(self.store, self.moderated)
+        self._followed: float | None = None
         games.on_beat.append(self.beat)
 
     # -- reading -------------------------------------------------------------------------------
@@ -241,6 +254,13 @@ class Lobby:
             raise FieldError("to", f"there is no player with the user name {wanted}", "not-found")
         if account.id == me.id:
             raise FieldError("to", "a challenge to yourself: send it to another player", "to-self")
+        if await self._disabled(account.id):
+            raise FieldError(
+                "to",
+                f"{account.username} cannot be challenged: their account has been disabled by "
+                "the server's moderators",
+                "unavailable",
+            )
         return account.username, key
 
     async def _add(
@@ -304,6 +324,9 @@ class Lobby:
         mine = await self._accepted_by(c, me)
         if mine is not None:
             return mine
+        if await self._disabled(c.player):  # before the servers have read the act
+            await self._withdraw([c])
+            raise WebError("cancelled", WITHDRAWN)
         now = self.games.now_ms()
         self._check(c, me, now)
         if not bot:
@@ -334,6 +357,14 @@ class Lobby:
         game = self.games.hold(row)
         accepted = await self._find(c.id)
         await self.publish(accepted)
+        if await self._disabled(c.player):
+            # Disabled between the check and the update: the servers applying the act may have
+            # looked for the player's games before this one existed, so it is forfeited here,
+            # as theirs are (a disable committed after this read finds the game).
+            try:
+                game = await self.games.forfeit(row.id, creator, "disabled")
+            except WebError as e:  # ended meanwhile by a server applying the act
+                log.info("game %s not forfeited on its creator's disabling: %s", row.id, e.message)
         return game, 1 - creator
 
     async def _accepted_by(self, c: ChallengeRow, me: PlayerRow) -> tuple[LiveGame, int] | None:
@@ -437,10 +468,66 @@ class Lobby:
     async def beat(self, now: int) -> None:
         """Each heartbeat: the players in this server's lobby keep their real-time challenges
         alive; challenges past their time close (every server does it: the database closes
-        each once)."""
+        each once); every ``POLL_S`` seconds, the moderators' new acts."""
         await self.store.touch_challenges(sorted(set(self.present())), now)
         for challenge_id in await self.store.expire_challenges(now, now - GONE_MS):
             await self.changed_elsewhere(challenge_id)
+        at = time.monotonic()
+        if self._followed is not None and at - self._followed < POLL_S:
+            return
+        first, self._followed = self._followed is None, at
+        try:
+            if first:  # the acts made so far are in the flags: one sweep covers them
+                await self._moderation.poll(apply=False)
+                await self.withdraw_disabled()
+            else:
+                await self._moderation.poll()
+        except Exception:  # a database hiccup: the next poll reads the same acts again
+            log.exception("following the moderation log in the lobby failed")
+
+    async def moderated(self, entry: ModerationRow) -> None:
+        """A new act of the moderation log: a disable cancels the open challenges of the
+        disabled (and those addressed to them)."""
+        if entry.action == "disable":
+            await self.withdraw_disabled()
+
+    async def withdraw_disabled(self) -> list[str]:
+        """Cancel every open challenge whose creator, or the player it is addressed to, is
+        disabled (they could never play it); their ids."""
+        found = await self.store.open_challenges(SWEPT)
+        addressees: dict[str, str] = {}
+        for key in sorted({c.to_key for c in found if c.to_key is not None}):
+            account = await self.store.account(key)
+            if account is not None:
+                addressees[key] = account.id
+        ids = sorted({c.player for c in found} | set(addressees.values()))
+        flags = await self.store.chat_flags(ids) if ids else {}
+
+        def disabled(player: str | None) -> bool:
+            return player is not None and flags.get(player, ChatFlags()).disabled
+
+        return await self._withdraw(
+            [
+                c
+                for c in found
+                if disabled(c.player)
+                or (c.to_key is not None and disabled(addressees.get(c.to_key)))
+            ]
+        )
+
+    async def _withdraw(self, challenges: Sequence[ChallengeRow]) -> list[str]:
+        """Cancel these open challenges for their creators, telling the lobby; the ids."""
+        now = self.games.now_ms()
+        done = []
+        for c in challenges:
+            if await self.store.cancel_challenge(c.id, c.player, now):
+                done.append(c.id)
+                await self.changed_elsewhere(c.id)
+        return done
+
+    async def _disabled(self, player: str) -> bool:
+        """Whether a moderator has disabled ``player``."""
+        return (await self.store.chat_flags([player])).get(player, ChatFlags()).disabled
 
     async def changed_elsewhere(self, challenge_id: str) -> None:
         """A challenge changed (in another process, or by the sweep): tell the lobby here."""
