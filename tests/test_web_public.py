@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import subprocess
 import time
@@ -163,6 +164,7 @@ def test_a_second_server_on_the_same_sqlite_file_is_refused(server: Server, tmp_
         (["--public-url", "http://user:pw@hk.example.org"], "no user name or password"),
         (["--games-per-minute", "-1"], "must be 0 or more"),
         (["--header-timeout", "nan"], "must be from 0.1 to 3600 seconds"),
+        (["--ai-workers", "1000"], "'1000': must be 256 or less"),
     ],
 )
 def test_bad_public_settings_are_one_clear_line(
@@ -175,6 +177,18 @@ def test_bad_public_settings_are_one_clear_line(
         timeout=60,
     )
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_more_ai_workers_than_cores_start_with_a_note(tmp_path: Path) -> None:
+    """Allowed, but the operator is told they only take turns on the cores."""
+    many = (os.cpu_count() or 1) + 1
+    server = Server(sqlite_url(tmp_path / "x.sqlite3"), args=["--ai-workers", str(many)])
+    server.start()
+    try:
+        log = server.log.read_text()
+        assert f"note: {many} AI workers on {many - 1} cores: they take turns" in log, log
+    finally:
+        server.stop()
 
 
 @pytest.mark.parametrize(

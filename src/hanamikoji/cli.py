@@ -44,6 +44,10 @@ def _max_rounds(text: str) -> int | None:
     return value
 
 
+MAX_AI_WORKERS = 256
+"""The most AI worker processes ``serve`` starts (each a process with its own compiled search)."""
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -323,9 +327,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--ai-workers",
-        type=_positive,
+        type=_up_to(MAX_AI_WORKERS),
         default=None,
-        help="processes that run the AI's moves and hints (default: the machine's cores)",
+        help="processes that run the AI's moves and hints, 1 to "
+        f"{MAX_AI_WORKERS} (default: the machine's cores)",
     )
     serve.add_argument(
         "--public-url",
@@ -515,6 +520,14 @@ def _serve(args: argparse.Namespace) -> int:
     from hanamikoji.web.store import StoreError
 
     host, port = args.host, args.port
+    cores = os.cpu_count() or 1
+    if args.ai_workers is not None and args.ai_workers > cores:
+        # Allowed (a machine shared with other work may want it), but not what it may seem.
+        print(
+            f"hanamikoji serve: note: {args.ai_workers} AI workers on {cores} cores: they take "
+            "turns on the cores (no reply comes sooner), and each holds its own memory",
+            file=sys.stderr,
+        )
     try:
         urls = ([args.public_url] if args.public_url else []) + list(args.allow_origin)
         origins = tuple(origin_of(url) for url in urls)
