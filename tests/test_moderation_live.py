@@ -22,8 +22,11 @@ LIVE_S = 6.0
 """The most an act may take to reach the sockets (the server reads the log every 2 s)."""
 
 
-async def closed_disabled(ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]:
-    """Read ``ws`` until it closes; the ``disabled`` error it got before (within LIVE_S)."""
+async def closed_disabled(
+    ws: aiohttp.ClientWebSocketResponse, states: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Read ``ws`` until it closes; the ``disabled`` error it got before (within LIVE_S); the
+    states that came before it into ``states``."""
     deadline = time.monotonic() + LIVE_S
     error: dict[str, Any] | None = None
     while True:
@@ -32,6 +35,8 @@ async def closed_disabled(ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]
             data = msg.json()
             if data.get("type") == "error":
                 error = data
+            elif data.get("type") == "state" and states is not None and error is None:
+                states.append(data)
             continue
         assert msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED), msg
         break
@@ -73,8 +78,13 @@ async def test_disable_closes_every_socket_of_the_player_at_once(
         started = time.monotonic()
         status, out, _ = await admin(capsys, db, "disable", "anna_k", "--reason", "abuse")
         assert status == 0 and "disable" in out
-        error = await closed_disabled(anna.ws)
+        states: list[dict[str, Any]] = []
+        error = await closed_disabled(anna.ws, states)
         assert "disabled by the server's moderators" in error["message"]
+        # Her own table is told how the game ended before it is cut off (it kept the position,
+        # her hand still in it, and never said the game was lost).
+        assert states and states[-1]["game"]["status"] == "over", states[-1:]
+        assert states[-1]["result"]["winner"] == 1 and states[-1]["result"]["reason"] == "forfeit"
         await closed_disabled(spectator.ws)
         await closed_disabled(lobby)
         refused = await closed_disabled(bot)
@@ -82,8 +92,9 @@ async def test_disable_closes_every_socket_of_the_player_at_once(
         assert time.monotonic() - started < LIVE_S + 2
         # Bob's socket stays, and is told his opponent left: the game is his, by forfeit (she
         # cannot come back, and an untimed game between people has no claim).
-        end = await bob.until(lambda s: s["game"]["status"] == "over")
-        assert not end["game"]["opponent_online"]
+        end = await bob.until(
+            lambda s: s["game"]["status"] == "over" and not s["game"]["opponent_online"]
+        )
         assert end["result"]["winner"] == 1 and end["result"]["reason"] == "forfeit"
         assert end["result"]["why"] == "seat 0 was disabled by the server's moderators"
         assert not bob.ws.closed

@@ -997,11 +997,17 @@ async def _moderated(app: web.Application, entry: ModerationRow) -> None:
         return
     player = subject(entry)
     hub = app[HUB]
+    # The games end first, and the player's own tables are told how (a loss by forfeit) before
+    # their sockets close: closed first, a table kept the position, and never said the game was
+    # lost (on another server the forfeit may be this one's news: sent all the same).
+    await _forfeit_games(app[SERVICE], player)
+    for game_id, held in list(hub.games.items()):
+        if any(c.player == player for c in held):
+            await hub.publish(game_id)
     for conn in _people_sockets(app):
         if conn.player == player:
             hub.spawn(conn.close(4403, DISABLED, "disabled"))
     await app[BOTS].disabled(player)
-    await _forfeit_games(app[SERVICE], player)
 
 
 async def _forfeit_games(service: GameService, player: str) -> None:
