@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import contextlib
 import getpass
+import json
 import logging
 import secrets
 import sys
@@ -203,12 +204,9 @@ async def remove(store: Store, message_id: str, moderator: str, reason: str) -> 
         raise ModerationError(f"no chat message {printable(message_id)!r}")
     if line.removed:
         raise ModerationError(f"the message {line.id} was removed already")
-    # The line's name is the one its room showed (a seat's name, which a guest chooses): quoted,
-    # never "@" (the mark of a user name), beside the player's id.
-    author = (
-        f"{printable(line.name)!r} (player {line.player})" if line.name else f"player {line.player}"
-    )
-    target = f"message {line.id} by {author} in game {line.game} ({line.room})"
+    # The ids first; the name its room showed (a seat's, which a guest types) last, quoted.
+    named = f" named {_quoted(line.name)}" if line.name else ""
+    target = f"message {line.id} by player {line.player} in game {line.game} ({line.room}){named}"
     entry = _entry(moderator, "remove", target, reason)
     if not await store.remove_chat(line.id, entry):
         raise ModerationError(f"the message {line.id} was removed already")
@@ -298,17 +296,28 @@ def _entry(moderator: str, action: str, target: str, reason: str) -> ModerationR
     )
 
 
+def _quoted(text: str) -> str:
+    """What a player typed (a name, a message), as a JSON string, so that nothing in it passes
+    for the listing's own words: ``"Nice (player 3eArf...)"`` is a name, never an id."""
+    return printable(json.dumps(text, ensure_ascii=False))
+
+
 def _entry_line(entry: ModerationRow) -> str:
     return f"{entry.at}  {entry.moderator}  {entry.action}  {entry.target}  (why: {entry.reason})"
 
 
 def _chat_line(line: ChatRow, deleted: bool = False) -> str:
+    """One message as ``messages`` prints it: the ids and whether it was removed at fixed places,
+    then the author's name and the text as typed, quoted (docs/web.md, "Moderation")."""
     when = datetime.fromtimestamp(line.at / 1000, UTC).isoformat(timespec="seconds")
-    unnamed = "deleted account" if deleted else "guest"
-    who = f"seat {line.seat} {line.name}" if line.room == "players" else (line.name or unnamed)
-    said = f"[{line.body}]" if line.kind == "phrase" else line.body
-    removed = "  (removed)" if line.removed else ""
+    named = _quoted(line.name) if line.name else ""
+    if line.room == "players":
+        who = f"seat {line.seat} {named}".rstrip()
+    else:
+        who = named or ("deleted account" if deleted else "guest")
+    said = f"[{printable(line.body)}]" if line.kind == "phrase" else _quoted(line.body)
+    status = "removed" if line.removed else "shown"
     return (
-        f"{line.id}  {when}  game {line.game}  {line.room}  {printable(who)} "
-        f"(player {line.player}): {printable(said)}{removed}"
+        f"{line.id}  {when}  game {line.game}  {line.room}  player {line.player}  {status}  "
+        f"{who}: {said}"
     )
