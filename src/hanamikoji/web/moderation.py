@@ -39,6 +39,7 @@ from hanamikoji.web.store import (
 
 __all__ = [
     "FLAGS",
+    "MOST_LISTED",
     "POLL_S",
     "Follower",
     "ModerationError",
@@ -71,6 +72,8 @@ _HELP = {
     "disable": "stop a player signing in or opening a seat; their sessions end",
     "enable": "let a disabled player sign in again",
 }
+MOST_LISTED = 10_000
+"""The most lines ``messages`` and ``log`` print (``--limit``)."""
 
 
 class ModerationError(Exception):
@@ -79,7 +82,15 @@ class ModerationError(Exception):
 
 def configure(parser: argparse.ArgumentParser, count: Callable[[str], int]) -> None:
     """The ``admin`` command's arguments (its actions, each with ``--db`` and ``--by``);
-    ``count`` reads ``--limit``, a whole number of 1 or more, as the command line's others."""
+    ``count`` reads ``--limit``, a whole number of 1 or more, as the command line's others (and
+    at most ``MOST_LISTED``)."""
+
+    def limit(text: str) -> int:
+        value = count(text)
+        if value > MOST_LISTED:
+            raise argparse.ArgumentTypeError(f"{text!r}: must be at most {MOST_LISTED}")
+        return value
+
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--db",
@@ -105,14 +116,18 @@ def configure(parser: argparse.ArgumentParser, count: Callable[[str], int]) -> N
     listing.add_argument(
         "--player", default=None, metavar="PLAYER", help="only this player's (user name or id)"
     )
-    listing.add_argument("--limit", type=count, default=50, metavar="N", help="at most N (50)")
+    listing.add_argument(
+        "--limit", type=limit, default=50, metavar="N", help=f"at most N (50; {MOST_LISTED} most)"
+    )
     removal = actions.add_parser(
         "remove", parents=[common], help="remove a chat message (kept, marked, for the log)"
     )
     removal.add_argument("message", metavar="MESSAGE", help="the message's id (see messages)")
     removal.add_argument("--reason", required=True, help="why, for the log")
     log = actions.add_parser("log", parents=[common], help="the moderation log, the newest first")
-    log.add_argument("--limit", type=count, default=50, metavar="N", help="at most N (50)")
+    log.add_argument(
+        "--limit", type=limit, default=50, metavar="N", help=f"at most N (50; {MOST_LISTED} most)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
