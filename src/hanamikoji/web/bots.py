@@ -411,7 +411,6 @@ class BotHub:
             if game is not None and bot.player_id in game.row.players:
                 seat = game.row.players.index(bot.player_id)
                 await self._open(link, game, seat)
-                await self.service.seen(game.id, seat)
                 await self.service.publish(game.id)  # its opponent learns it is back
         now = self.service.now_ms()
         for c in await self.store.open_challenges(SHOWN):
@@ -450,11 +449,12 @@ class BotHub:
         untimed game: docs/bots.md, "A bot that leaves")."""
         if self.online(game_id, seat):
             return  # back already
-        try:
-            await self.service.seen(game_id, seat)
-            await self.service.publish(game_id)
-        except Exception:  # the database failed: the absence counts from an earlier sight
-            log.exception("the departure of bot %s from game %s", link.bot.player_id, game_id)
+        await self.service.went(game_id, seat)
+        if not self.service.presence.elsewhere(game_id, seat):
+            try:
+                await self.service.publish(game_id)
+            except Exception:  # the database failed
+                log.exception("the departure of bot %s from game %s", link.bot.player_id, game_id)
 
     async def _handle(self, link: BotLink, text: str) -> None:
         data, wrong = _read(text)
@@ -606,6 +606,7 @@ class BotHub:
         row = game.row
         link.games[game.id] = seat
         self._by_game.setdefault(game.id, set()).add(link.bot.player_id)
+        await self.service.came(game.id, seat)  # an absence counts from here; the others told
         await link.wire.send(
             {
                 "type": "game",

@@ -299,9 +299,15 @@ class Hub:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    def online(self, game_id: str, seat: int) -> bool:
+    def here(self, game_id: str, seat: int) -> bool:
+        """Whether ``seat`` is connected to this process (a socket, or its bot's link)."""
         here = any(c.seat == seat for c in self.games.get(game_id, ()))
         return here or (self.bot_online is not None and self.bot_online(game_id, seat))
+
+    def online(self, game_id: str, seat: int) -> bool:
+        """Whether ``seat`` is connected to any server process (this one, or another that
+        announced it: :mod:`hanamikoji.web.presence`)."""
+        return self.here(game_id, seat) or self.service.presence.elsewhere(game_id, seat)
 
     async def publish(self, game_id: str) -> None:
         """Send every seat of ``game_id`` connected here its new state, and every spectator
@@ -869,6 +875,7 @@ async def _socket(request: web.Request) -> web.StreamResponse:
     if hub.on_connect is not None:
         hub.on_connect(conn)
     conns = hub.games.setdefault(game_id, set())
+    was_here = hub.here(game_id, seat)
     was_online = hub.online(game_id, seat)
     same = sorted((c for c in conns if c.seat == seat), key=lambda c: c.opened)
     limit = request.app[SETTINGS].limits.sockets_per_seat
@@ -877,8 +884,8 @@ async def _socket(request: web.Request) -> web.StreamResponse:
         hub.spawn(old.close(4409, "this seat was opened in too many windows: this one closed"))
     conns.add(conn)
     try:
-        if not was_online:
-            await service.seen(game_id, seat)  # an absence (the claim) counts from a last sight
+        if not was_here:  # an absence (the claim) counts from a last sight; the others told
+            await service.came(game_id, seat)
         if was_online:  # only this socket needs a state: nobody's view of the table changed
             game = await service.get(game_id)
             if game is not None:
@@ -899,22 +906,20 @@ async def _socket(request: web.Request) -> web.StreamResponse:
             held.discard(conn)
             if not held:
                 del hub.games[game_id]
-        if not hub.online(game_id, seat):
+        if not hub.here(game_id, seat):
             # Apart from this handler, which aiohttp cancels once the peer has gone.
             hub.spawn(_left(hub, game_id, seat))
     return ws
 
 
 async def _left(hub: Hub, game_id: str, seat: int) -> None:
-    """A seat's last socket here closed: record when (the abandonment claim counts from it)
-    and tell the opponent."""
-    if hub.online(game_id, seat):
+    """A seat's last socket here closed: record when (the abandonment claim counts from it),
+    tell the other servers, and the opponent unless the seat is still connected to another."""
+    if hub.here(game_id, seat):
         return  # back already (a reload)
-    try:
-        await hub.service.seen(game_id, seat)
-    except Exception:  # the database failed: the absence counts from an earlier sight
-        log.exception("the departure of a seat of game %s was not recorded", game_id)
-    await hub.publish(game_id)
+    await hub.service.went(game_id, seat)
+    if not hub.online(game_id, seat):
+        await hub.publish(game_id)
 
 
 async def _handle(hub: Hub, game_id: str, conn: Connection, text: str) -> None:

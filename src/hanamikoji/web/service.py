@@ -13,6 +13,7 @@ import logging
 import os
 import random
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -55,6 +56,7 @@ from hanamikoji.web.game import (
 )
 from hanamikoji.web.ids import new_id
 from hanamikoji.web.limits import ClientLimits, Limits, TooMany
+from hanamikoji.web.presence import ASK, Presence, encode
 from hanamikoji.web.scheduler import AiScheduler, Busy
 from hanamikoji.web.store import ChatFlags, GameRow, HintRow, Store, stamp
 
@@ -157,6 +159,11 @@ class GameService:
         self.on_beat: list[Callable[[int], Awaitable[None]]] = []  # each heartbeat (the lobby)
         self._ticker: asyncio.Task[None] | None = None
         self._presence_at = 0
+        # The seats connected to the other servers (PostgreSQL), and when this one last said
+        # its own and looked for the others' gone silent (monotonic seconds).
+        self.presence = Presence()
+        self._said_at = 0.0
+        self._expired_at = 0.0
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -168,7 +175,8 @@ class GameService:
         # Start the workers now, so the first AI move does not wait for the search to load.
         self.ai.warm_up()
         await self.resume_clocks()
-        await self.store.listen(self._changed_elsewhere, lobby)
+        await self.store.listen(self._changed_elsewhere, lobby, self._presence_elsewhere)
+        await self._tell_presence(ASK)  # the others say their seats at once
         if self.tick is not None:
             self._ticker = asyncio.create_task(self._keep_time())
         for game_id in await self.store.ai_due():
@@ -237,6 +245,7 @@ class GameService:
                         await hook(now)
                 for game_id in await self.store.overdue(now):
                     await self.flag(game_id)
+                await self._keep_presence()
             except asyncio.CancelledError:
                 raise
             except Exception:  # a database hiccup: the next tick tries again
@@ -286,6 +295,69 @@ class GameService:
             seen = list(held.row.seen)
             seen[seat] = now
             held.row = replace(held.row, seen=(seen[0], seen[1]))
+
+    # -- presence across servers (docs/web.md, "Several servers") ---------------------------------
+
+    async def came(self, game_id: str, seat: int) -> None:
+        """``seat``'s first connection to this process (a socket, a bot's link): its last sight
+        recorded, then the other processes told."""
+        await self.seen(game_id, seat)
+        self.presence.announced.add((game_id, seat))
+        await self._tell_presence(*encode("+", [(game_id, seat)]))
+
+    async def went(self, game_id: str, seat: int) -> None:
+        """``seat``'s last connection to this process closed: its last sight recorded (the
+        abandonment claim counts from it), then the other processes told."""
+        try:
+            await self.seen(game_id, seat)
+        except Exception:  # the database failed: the absence counts from an earlier sight
+            log.exception("the departure of a seat of game %s was not recorded", game_id)
+        if (game_id, seat) in self.connected():
+            return  # back meanwhile: its arrival was told
+        self.presence.announced.discard((game_id, seat))
+        await self._tell_presence(*encode("-", [(game_id, seat)]))
+
+    async def _tell_presence(self, *texts: str) -> None:
+        for text in texts:
+            try:
+                await self.store.announce_presence(text)
+            except Exception:  # the next round says it again
+                log.exception("the seats here were not announced")
+
+    async def _keep_presence(self) -> None:
+        """Every ``presence.every_s``, announce every seat connected here (and, gone without a
+        word, the seats no longer here); forget the other servers' seats not announced again
+        (their server died)."""
+        now = time.monotonic()
+        if now - self._said_at >= self.presence.every_s:
+            self._said_at = now
+            await self._say_seats()
+        if now - self._expired_at >= 1.0:
+            self._expired_at = now
+            for game_id in sorted(self.presence.expire(now)):
+                await self._presence_changed(game_id)
+
+    async def _say_seats(self) -> None:
+        here = set(self.connected())
+        gone, self.presence.announced = self.presence.announced - here, here
+        await self._tell_presence(*encode("-", gone), *encode("+", here))
+
+    async def _presence_elsewhere(self, origin: str, text: str) -> None:
+        """Another process's announcement: a seat that came or went there is told to this
+        process's seats."""
+        if text == ASK:
+            await self._say_seats()
+            return
+        for game_id in sorted(self.presence.heard(origin, text, time.monotonic())):
+            await self._presence_changed(game_id)
+
+    async def _presence_changed(self, game_id: str) -> None:
+        """A seat of ``game_id`` came to, or left, every other process: its state is sent again,
+        read again first (a seat gone elsewhere recorded its last sight there: the claim)."""
+        if game_id in self._games:
+            async with self._lock(game_id):
+                await self._reload(game_id)
+        await self.publish(game_id)
 
     async def flag(self, game_id: str) -> bool:
         """End ``game_id`` if the seat to decide is out of time; whether it did."""

@@ -371,6 +371,8 @@ _GAME_COLUMNS = (
 _GAME_WIDTH = _GAME_COLUMNS.count(",") + 1  # a game's values in a row, before any others
 
 Listener = Callable[[str], Awaitable[None]]
+PresenceListener = Callable[[str, str], Awaitable[None]]
+"""Another server's presence announcement: its id, then what it says (:mod:`.presence`)."""
 
 # The statements both databases run, with ``?`` placeholders (PostgreSQL's are ``%s``: see _pg).
 _SCHEMA_VERSION = "SELECT value FROM meta WHERE key = 'schema_version'"
@@ -1910,13 +1912,24 @@ class Store(PlayerStore, LobbyStore, ChatStore, BotStore, Protocol):
         """Store a finished game's analysis."""
         ...
 
-    async def listen(self, callback: Listener, lobby: Listener | None = None) -> None:
-        """Call ``callback(game_id)`` when another process changes a game, and
-        ``lobby(challenge_id)`` when it changes a challenge (no-op if alone).
+    async def listen(
+        self,
+        callback: Listener,
+        lobby: Listener | None = None,
+        presence: PresenceListener | None = None,
+    ) -> None:
+        """Call ``callback(game_id)`` when another process changes a game,
+        ``lobby(challenge_id)`` when it changes a challenge, and ``presence(server, text)``
+        when it announces the seats connected to it (no-op if alone).
 
         Every change (append, truncate, update) is announced to the other processes in the same
         transaction, so they hear of it exactly when it is committed.
         """
+        ...
+
+    async def announce_presence(self, text: str) -> None:
+        """Tell the other processes which seats come or go here (:mod:`.presence`; no-op if
+        alone): nothing is written."""
         ...
 
     async def close(self) -> None:
@@ -2135,8 +2148,16 @@ class SQLiteStore(_Players, _Lobby, _Ratings, _Chat, _Bots):
     async def save_analysis(self, game_id: str, data: dict[str, Any]) -> None:
         self._db.execute(_SAVE_ANALYSIS, (game_id, json.dumps(data), _now()))
 
-    async def listen(self, callback: Listener, lobby: Listener | None = None) -> None:
+    async def listen(
+        self,
+        callback: Listener,
+        lobby: Listener | None = None,
+        presence: PresenceListener | None = None,
+    ) -> None:
         return None
+
+    async def announce_presence(self, text: str) -> None:
+        return None  # one server on an SQLite file: nobody else to tell
 
     async def _one(self, sql: str, values: Sequence[Any]) -> tuple[Any, ...] | None:
         row: tuple[Any, ...] | None = self._db.execute(sql, values).fetchone()
@@ -2298,6 +2319,7 @@ def _updates(fields: dict[str, Any]) -> tuple[str, list[Any]]:
 _CHANNEL = "hanamikoji_games"
 _LOBBY_CHANNEL = "hanamikoji_lobby"
 _CHAT_CHANNEL = "hanamikoji_chat"
+_PRESENCE_CHANNEL = "hanamikoji_presence"
 
 
 class PostgresStore(_Players, _Lobby, _Ratings, _Chat, _Bots):
@@ -2444,6 +2466,12 @@ class PostgresStore(_Players, _Lobby, _Ratings, _Chat, _Bots):
         async with self._pool.connection() as conn, conn.transaction():
             yield _PgAtomic(self, conn)
 
+    async def announce_presence(self, text: str) -> None:
+        async with self._pool.connection() as conn:
+            await conn.execute(
+                "SELECT pg_notify(%s, %s)", (_PRESENCE_CHANNEL, f"{self._origin}:{text}")
+            )
+
     async def _announce_chat(self, item: str) -> None:
         async with self._pool.connection() as conn:
             await conn.execute(
@@ -2532,21 +2560,32 @@ class PostgresStore(_Players, _Lobby, _Ratings, _Chat, _Bots):
         except psycopg.errors.UniqueViolation as e:
             raise Duplicate(str(e)) from None
 
-    async def listen(self, callback: Listener, lobby: Listener | None = None) -> None:
+    async def listen(
+        self,
+        callback: Listener,
+        lobby: Listener | None = None,
+        presence: PresenceListener | None = None,
+    ) -> None:
         import psycopg
 
         self._listener = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
         await self._listener.execute(f"LISTEN {_CHANNEL}")
         if lobby is not None:
             await self._listener.execute(f"LISTEN {_LOBBY_CHANNEL}")
+        if presence is not None:  # on the same connection: heard in order with the games'
+            await self._listener.execute(f"LISTEN {_PRESENCE_CHANNEL}")
 
         async def pump() -> None:
             async for note in self._listener.notifies():
                 origin, _, item = note.payload.partition(":")
                 if origin == self._origin or not item:
                     continue
-                heard = lobby if note.channel == _LOBBY_CHANNEL else callback
                 try:
+                    if note.channel == _PRESENCE_CHANNEL:
+                        if presence is not None:
+                            await presence(origin, item)
+                        continue
+                    heard = lobby if note.channel == _LOBBY_CHANNEL else callback
                     if heard is not None:
                         await heard(item)
                 except Exception:  # one bad game must not stop the others' updates
