@@ -11,6 +11,7 @@ import { ChatBox, chatOn, setChatOn } from "./chat.js";
 import { clockEnding, clockError, clockFor, clockLost, clockReceived, controlText, initClocks } from "./clock.js";
 import { copyButton } from "./copy.js";
 import { $, $$, fill, h, keepFocus } from "./dom.js";
+import { reasonOf } from "./errors.js";
 import { Guide } from "./guide.js";
 import { initI18n, isolate, onLanguageChange, percent, t } from "./i18n.js";
 import { rectOf, travel } from "./motion.js";
@@ -621,6 +622,9 @@ function renderNotices() {
     const key = `errors.${ui.error.code}`;
     let text = t(key);
     if (text === key) text = clockError(ui.error.code) ?? (ui.error.message || t("errors.unknown"));
+    // "not-allowed" answers many refusals (a claim too early, an opponent still connected): on a
+    // page in English the server's own reason says which; in another language our words.
+    if (ui.error.code === "not-allowed") text = reasonOf({ code: ui.error.code, error: ui.error.message });
     error.textContent = text;
     error.hidden = false;
   } else {
@@ -1169,8 +1173,10 @@ function renderResult(msg) {
   $("#review-link").href = `/review/${encodeURIComponent(gameId)}`;
   $("#review-link").hidden = alone; // no move to review
   const rematch = $("#rematch");
-  // nobody to play it with (the server refuses it), or no socket to ask on
-  rematch.hidden = Boolean(game.deleted?.[other]) || cutOff() || alone;
+  // nobody to play it with (the server refuses it: an account deleted, or disabled by the
+  // moderators, which ended this game), or no socket to ask on
+  const disabled = new RegExp(`^seat ${other} was disabled by the server's moderators$`).test(msg.result?.why || "");
+  rematch.hidden = Boolean(game.deleted?.[other]) || disabled || cutOff() || alone;
   needsServer(rematch, ui.rematchAsked);
   rematch.textContent = ui.rematchAsked ? t("result.rematch_starting") : t("result.rematch");
   const offer = $("#rematch-offer");
