@@ -6,6 +6,7 @@ there is sent to this server's sockets."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -185,4 +186,44 @@ async def test_a_seat_is_offline_soon_after_its_server_is_killed(
             gone = await anna.until(lambda s: not online(s), timeout=15)
             assert time.monotonic() - killed < 8.0 + 2
             assert claim_at(gone) is not None
+            await anna.ws.close()
+
+
+def states(seat: Seat) -> list[tuple[int, bool]]:
+    """The states a seat received (version, opponent online), emptied."""
+    got = [(m["game"]["version"], online(m)) for m in seat.messages if m["type"] == "state"]
+    seat.messages.clear()
+    return got
+
+
+async def quiet(seat: Seat, seconds: float = 0.5) -> None:
+    """Read whatever arrives within ``seconds``."""
+    with contextlib.suppress(TimeoutError):
+        while True:
+            await seat.receive(timeout=seconds)
+
+
+@needs_postgres
+async def test_each_state_of_a_seat_carries_a_change(aiohttp_client: MakeClient) -> None:
+    """A seat connecting on another server is one change to its opponent: one state (the last
+    sight it records there is read when it goes, not announced as a change of the game)."""
+    with postgres_database() as url:
+        async with (
+            two_servers(aiohttp_client, url) as (one, two),
+            one.browser() as host,
+            two.browser() as guest,
+        ):
+            made = await challenge(host, control="3+2", seat=0)
+            taken = await accept(guest, made["challenge"]["id"])
+            anna = Seat(await host.ws_connect(f"/ws/{taken['game']}"))
+            await quiet(anna)
+            assert states(anna) == [(0, False)]
+            bob = Seat(await guest.ws_connect(f"/ws/{taken['game']}?t={taken['token']}"))
+            await quiet(bob)
+            await quiet(anna)
+            assert states(bob) == [(0, True)]
+            assert states(anna) == [(0, True)]
+            await bob.ws.close()
+            await quiet(anna)
+            assert states(anna) == [(0, False)]
             await anna.ws.close()

@@ -283,14 +283,15 @@ class GameService:
         return max(game.row.seen[absent] or 0, self._started_ms) + BOT_GONE_MS
 
     async def seen(self, game_id: str, seat: int) -> None:
-        """``seat`` connected or left now, in a game whose absences can be claimed: record it
-        (told to the other processes), so that an absence counts from here."""
+        """``seat`` connected or left now, in a game whose absences can be claimed: record it,
+        so that an absence counts from here (the other processes read it when the seat's
+        presence changes: :meth:`came`, :meth:`went`)."""
         game = self._games.get(game_id)
         if game is None or game.state.is_over or not self._claimable(game, seat):
             return
         now = self.now_ms()
         async with self._lock(game_id):
-            await self.store.update(game_id, **{f"seen{seat}": now})
+            await self.store.touch_seats([(game_id, seat)], now)
             held = self._games.get(game_id, game)
             seen = list(held.row.seen)
             seen[seat] = now
