@@ -152,6 +152,9 @@ def play_game(
     if problem is not None:
         err.print(Text(f"hanamikoji play: {problem}", style="bold red"))
         return EXIT_USAGE
+    # A seed the player did not choose is told only when the game is over: every deal of the
+    # game follows from it, so knowing it mid-game would show the opponent's hand and the pile.
+    chosen = seed is not None
     if seed is None:
         seed = random.SystemRandom().randrange(1 << 32)
     human = seat if seat is not None else random.Random(f"hanamikoji-seat-{seed}").randrange(2)
@@ -178,11 +181,12 @@ def play_game(
     if hints:
         prepare_search(notice)
     start_game(agent, 1 - human, rules)
-    _intro(game, seed, rules)
+    _intro(game, seed if chosen else None, rules)
     try:
         end = _run(game)
     except KeyboardInterrupt:
         game.say(Text("\nInterrupted; game abandoned.", style="yellow"))
+        _tell_seed(game, seed, chosen)
         _save(game, record, (name, agent.name), err)
         return EXIT_INTERRUPTED
     if end is _End.OVER:
@@ -192,6 +196,7 @@ def play_game(
         view = game.state.view(game.seat)
         where = f"round {view.round}, turn {turn_number(view)} of 8"
         game.say(Text(f"{why}; game abandoned in {where}.", style="yellow"))
+    _tell_seed(game, seed, chosen)
     return _save(game, record, (name, agent.name), err)
 
 
@@ -246,7 +251,15 @@ def _save(game: _Game, path: Path | None, players: tuple[str, str], err: Console
     return EXIT_OK
 
 
-def _intro(game: _Game, seed: int, rules: Rules) -> None:
+def _tell_seed(game: _Game, seed: int, chosen: bool) -> None:
+    """Say the seed drawn at random once the game is over (or abandoned), to play it again."""
+    if not chosen:
+        game.say(
+            Text(f"The deal's seed was {seed}: --seed {seed} plays this game again.", style="dim")
+        )
+
+
+def _intro(game: _Game, seed: int | None, rules: Rules) -> None:
     limit = (
         "no round limit"
         if rules.max_rounds is None
@@ -259,7 +272,8 @@ def _intro(game: _Game, seed: int, rules: Rules) -> None:
         " and play first in round 1."
         if game.seat == 0
         else "; the computer plays first in round 1.",
-        f"\nSeed {seed}, {limit}; 11 charm or 4 geisha wins.",
+        f"\nSeed {seed}, {limit}" if seed is not None else f"\nA random deal, {limit}",
+        "; 11 charm or 4 geisha wins.",
         "\nType a move (G147) or its number; ? for help, q to quit.",
     )
     game.say(Panel(body, title=title, title_align="left", border_style="bold"))

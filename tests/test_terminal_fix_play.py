@@ -1,0 +1,61 @@
+"""``hanamikoji play``: what it must not give away, and how it copes with odd terminals, input
+and signals (faults found by an outside review of the terminal game)."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+from rich.console import Console
+
+from hanamikoji.play import play_game
+
+
+def run(
+    answers: str,
+    *,
+    opponent: str = "random",
+    seed: int | None = 3,
+    seat: int | None = 0,
+    record: Path | None = None,
+    width: int = 120,
+) -> tuple[int, str]:
+    """Play in-process with ``answers`` as standard input; the exit status and the output."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, width=width)
+    status = play_game(
+        opponent=opponent,
+        seed=seed,
+        seat=seat,
+        record=record,
+        input=io.StringIO(answers),
+        console=console,
+    )
+    return status, out.getvalue()
+
+
+# -- the seed --------------------------------------------------------------------------------
+
+
+def test_a_random_seed_is_told_only_when_the_game_is_over() -> None:
+    """Every deal follows from the seed: shown at the start, it gave away the opponent's hand
+    and the pile (``play --seed N --record peek.json </dev/null`` in another terminal)."""
+    status, out = run("1\nq\n", seed=None, seat=0)
+    assert status == 0
+    during, _, after = out.partition("You quit")
+    assert after, out
+    assert "Seed" not in during and "seed" not in during.lower()
+    found = re.search(r"seed was (\d+): --seed \1 plays this game again", after)
+    assert found, after
+    # the seed told plays the same deal again
+    again = run("1\nq\n", seed=int(found.group(1)), seat=0)[1]
+    hand = re.search(r"Your hand\s+([1-7 ]+)", during)
+    assert hand and hand.group(0) in again
+
+
+def test_a_chosen_seed_is_shown_at_the_start_and_not_repeated() -> None:
+    status, out = run("q\n", seed=12, seat=0)
+    assert status == 0
+    assert "Seed 12, at most 3 rounds" in out
+    assert "plays this game again" not in out
