@@ -14,9 +14,16 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from playwright.sync_api import Page, WebSocketRoute
+from playwright.sync_api import Browser, Page, WebSocketRoute
 
-from browser_support import error_text, no_page_errors, start_ai_game, until, wait_for_my_turn
+from browser_support import (
+    error_text,
+    friend_game,
+    no_page_errors,
+    start_ai_game,
+    until,
+    wait_for_my_turn,
+)
 from web_support import Server
 
 STILL_HERE = (
@@ -90,3 +97,27 @@ def test_no_rematch_is_offered_against_a_disabled_opponent(server: Server, page:
     assert "disabled" in page.locator("#result-reason").inner_text()
     assert page.locator("#rematch").is_hidden()
     no_page_errors(page)
+
+
+def test_words_typed_while_offline_stay_in_the_chat_box(server: Server, browser: Browser) -> None:
+    """An open socket takes a message while the device is offline and may drop it: the box
+    was emptied as if it had been sent."""
+    _, (anna, bob) = friend_game(browser, server)
+    for page in (anna, bob):
+        until(page, "() => !document.querySelector('#chat').hidden", why="the chat box shows")
+    anna.context.set_offline(True)
+    until(anna, "() => navigator.onLine === false", why="the device never went offline")
+    anna.locator("#chat-input").fill("are you there?")
+    anna.locator("#chat-input").press("Enter")
+    assert anna.locator("#chat-input").input_value() == "are you there?"
+    anna.context.set_offline(False)
+    until(anna, "() => document.querySelector('#conn').hidden", why="never back online")
+    anna.locator("#chat-input").press("Enter")
+    until(
+        bob,
+        "() => [...document.querySelectorAll('#chat-lines .chat-line')]"
+        ".some((li) => li.textContent.includes('are you there?'))",
+        why="the words sent once back online never came",
+    )
+    assert anna.locator("#chat-input").input_value() == ""
+    no_page_errors(anna)

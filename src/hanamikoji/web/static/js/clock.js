@@ -51,7 +51,8 @@ export function initClocks({ claim }) {
   document.body.append(alert);
   $("#claim")?.addEventListener("click", () => {
     $("#claim").disabled = true;
-    clocks.claim?.();
+    // not sent (the device offline, the connection down): the button is the player's again
+    if (clocks.claim?.() === false) $("#claim").disabled = false;
   });
   clocks.timer = setInterval(update, TICK_MS);
 }

@@ -470,6 +470,13 @@ function showError(error) {
 }
 
 function send(message) {
+  // While the device is offline an open socket takes a message and may drop it unsent: said
+  // so instead (a move is watched for its answer: play() sends it all the same).
+  if (message.type !== "move" && deviceOffline()) {
+    showError({ code: "offline" });
+    render();
+    return false;
+  }
   if (socket && socket.send(message)) return true;
   showError({ code: "offline" });
   render();
@@ -1334,7 +1341,9 @@ function wire() {
   });
   copyButton($("#copy-invite"), $("#invite-link"));
   share = new ShareBox(gameId, token);
-  chat = new ChatBox($("#chat"), { send: (message) => socket?.send(message) ?? false, seatName });
+  // offline: not sent, and the words stay in the box (an open socket would take and lose them)
+  const chatSend = (message) => (deviceOffline() ? false : (socket?.send(message) ?? false));
+  chat = new ChatBox($("#chat"), { send: chatSend, seatName });
   const chatPref = $("#pref-chat");
   chatOn().then((on) => {
     chatPref.checked = on;
