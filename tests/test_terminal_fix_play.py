@@ -4,7 +4,10 @@ and signals (faults found by an outside review of the terminal game)."""
 from __future__ import annotations
 
 import io
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -59,3 +62,35 @@ def test_a_chosen_seed_is_shown_at_the_start_and_not_repeated() -> None:
     assert status == 0
     assert "Seed 12, at most 3 rounds" in out
     assert "plays this game again" not in out
+
+
+# -- a terminal that is not UTF-8 --------------------------------------------------------------
+
+
+def command(
+    args: list[str], answers: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``hanamikoji play ARGS`` as a subprocess with ``answers`` piped in."""
+    return subprocess.run(
+        [sys.executable, "-m", "hanamikoji.cli", "play", *args],
+        input=answers,
+        env={**os.environ, "COLUMNS": "100", **(env or {})},
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        timeout=120,
+        check=False,
+    )
+
+
+def test_an_ascii_terminal_plays_without_crashing() -> None:
+    """``PYTHONIOENCODING=ascii hanamikoji play`` ended at once with an internal error (the
+    ``·`` of the board's title); a name in another script too."""
+    args = ["--opponent", "random", "--seat", "0", "--seed", "7", "--name", "Алиса"]
+    done = command(args, "1\nresign\n", {"PYTHONIOENCODING": "ascii"})
+    assert done.returncode == 0, done.stderr
+    assert "internal error" not in done.stderr
+    assert "Round 1 - turn 1 of 8 - your turn" in done.stdout
+    assert "Game over" in done.stdout
+    assert "\\u0410" in done.stdout  # the name, escaped

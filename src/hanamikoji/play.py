@@ -26,8 +26,18 @@ from hanamikoji.ai.analysis import suggest
 from hanamikoji.ai.base import start_game
 from hanamikoji.ai.prepare import prepare, prepare_search
 from hanamikoji.moves import IllegalMoveError, InvalidMoveError, Move
-from hanamikoji.screen import THEM, YOU, board, move_list, offer_panel, show_scoring, turn_number
+from hanamikoji.screen import (
+    THEM,
+    YOU,
+    board,
+    move_list,
+    offer_panel,
+    show_scoring,
+    turn_number,
+    unicode_console,
+)
 from hanamikoji.state import Phase, Rules, State, Termination
+from hanamikoji.terminal import tolerate_unencodable
 from hanamikoji.view import Reveal, SeenMove, View, describe_seen
 
 __all__ = ["play_game"]
@@ -127,6 +137,10 @@ def play_game(
     game record to at the end (also when the game is abandoned). ``input`` and ``console``
     default to standard input and a console on standard output.
     """
+    if console is None:
+        # A terminal that is not UTF-8 (PYTHONIOENCODING=ascii, an old code page) shows what it
+        # cannot encode (a name in another script) as escapes instead of ending the game.
+        tolerate_unencodable()
     out = console if console is not None else Console(highlight=False)
     err = console if console is not None else Console(stderr=True, highlight=False)
     if opponent.strip().lower().startswith("cmd:"):
@@ -168,7 +182,7 @@ def play_game(
         console=out,
         input=stream,
         echo=not _isatty(stream),
-        arrows=("◀", "▶") if (out.encoding or "").lower().startswith("utf") else ("<", ">"),
+        arrows=("◀", "▶") if unicode_console(out) else ("<", ">"),
         hints=hints,
     )
 

@@ -25,10 +25,16 @@ __all__ = [
     "offer_panel",
     "show_scoring",
     "turn_number",
+    "unicode_console",
 ]
 
 YOU = "cyan"
 THEM = "magenta"
+
+
+def unicode_console(console: Console) -> bool:
+    """Whether ``console`` writes UTF-8 (else the few symbols drawn have ASCII stand-ins)."""
+    return (console.encoding or "").lower().replace("-", "").startswith("utf")
 
 
 def turn_number(view: View) -> int:
@@ -79,7 +85,7 @@ class _Board:
         self.game, self.view = game, view
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield _board(self.game, self.view, compact=options.max_width < WIDE)
+        yield _board(self.game, self.view, compact=options.max_width < WIDE, dot=_dot(console))
 
 
 def board(game: Scene, view: View) -> RenderableType:
@@ -88,7 +94,11 @@ def board(game: Scene, view: View) -> RenderableType:
     return _Board(game, view)
 
 
-def _board(game: Scene, view: View, *, compact: bool) -> Panel:
+def _dot(console: Console) -> str:
+    return " · " if unicode_console(console) else " - "
+
+
+def _board(game: Scene, view: View, *, compact: bool, dot: str = " · ") -> Panel:
     me, opp = game.seat, game.opp
     sep = "" if compact else " "
     table = Table(expand=False, pad_edge=False, box=None, padding=(0, 1 if compact else 2))
@@ -144,7 +154,9 @@ def _board(game: Scene, view: View, *, compact: bool) -> Panel:
         title = Text(f"Final position after round {view.round}", style="bold")
     else:
         doing = "pick from an offer" if view.phase == Phase.PICK.value else "your turn"
-        title = Text(f"Round {view.round} · turn {turn_number(view)} of 8 · {doing}", style="bold")
+        title = Text(
+            f"Round {view.round}{dot}turn {turn_number(view)} of 8{dot}{doing}", style="bold"
+        )
     return Panel(Group(*parts), title=title, title_align="left", border_style=YOU)
 
 
