@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from hanamikoji.play import play_game
@@ -94,3 +95,43 @@ def test_an_ascii_terminal_plays_without_crashing() -> None:
     assert "Round 1 - turn 1 of 8 - your turn" in done.stdout
     assert "Game over" in done.stdout
     assert "\\u0410" in done.stdout  # the name, escaped
+
+
+# -- the record's path -----------------------------------------------------------------------
+
+
+def test_a_record_name_too_long_is_refused_before_the_game(tmp_path: Path) -> None:
+    """A 300-character name was ``internal error: OSError: [Errno 36]``, exit 1."""
+    status, out = run("1\n", record=tmp_path / ("a" * 300 + ".json"))
+    assert status == 2
+    assert "cannot write the record to" in out and "too long" in out
+    assert "Your move" not in out
+
+
+def test_a_record_that_cannot_be_written_is_refused_before_the_game() -> None:
+    """``--record /dev/full`` let the whole game be played, then failed."""
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    status, out = run("1\n", record=Path("/dev/full"))
+    assert status == 2
+    assert "cannot write the record to /dev/full: No space left on device" in out
+    assert "Your move" not in out
+
+
+def test_the_probe_leaves_no_file_and_an_existing_file_as_it_was(tmp_path: Path) -> None:
+    new = tmp_path / "new.json"
+    old = tmp_path / "old.json"
+    old.write_text("keep")
+    status, out = run("q\n", record=new)
+    assert status == 0 and new.exists()  # written at the end, not left by the probe alone
+    status, out = run("", record=old, seed=4)
+    assert status == 0 and "saved to" in out
+    assert set(tmp_path.iterdir()) == {new, old}
+
+
+def test_the_record_path_is_shown_escaped(tmp_path: Path) -> None:
+    """A path with an escape sequence was printed raw, as replay and analyze never do."""
+    status, out = run("1\n", record=tmp_path / "no\x1b[31mdir" / "x.json")
+    assert status == 2
+    assert "\x1b" not in out
+    assert "no\\x1b[31mdir" in out

@@ -9,6 +9,7 @@ Secret and Discard stay hidden until the scoring reveals the Secrets. Input is r
 from __future__ import annotations
 
 import enum
+import os
 import random
 import sys
 from collections import Counter
@@ -37,7 +38,7 @@ from hanamikoji.screen import (
     unicode_console,
 )
 from hanamikoji.state import Phase, Rules, State, Termination
-from hanamikoji.terminal import tolerate_unencodable
+from hanamikoji.terminal import printable, tolerate_unencodable
 from hanamikoji.view import Reveal, SeenMove, View, describe_seen
 
 __all__ = ["play_game"]
@@ -233,15 +234,48 @@ def _isatty(stream: TextIO) -> bool:
 
 
 def _record_problem(path: Path | None) -> str | None:
-    """Why the record could not be written to ``path`` (checked before the game starts)."""
+    """Why the record could not be written to ``path``, found before the game starts (a record
+    that fails only after the whole game is a game lost)."""
     if path is None:
         return None
-    if path.is_dir():
-        return f"cannot write the record to {path}: it is a directory"
-    parent = path.parent
-    if not parent.is_dir():
-        return f"cannot write the record to {path}: the folder {parent} does not exist"
+    try:
+        if path.is_dir():
+            return _cannot_write(path, "it is a directory")
+        parent = path.parent
+        if not parent.is_dir():
+            return _cannot_write(path, f"the folder {printable(str(parent))} does not exist")
+        _probe(path)
+    except OSError as e:
+        return _cannot_write(path, e.strerror or str(e))
     return None
+
+
+def _probe(path: Path) -> None:
+    """Write to ``path`` as the record will, leaving what was there: an OSError if it cannot.
+
+    A new file is written, flushed and removed again; an existing file is only opened for
+    appending (its content is replaced at the end); a device (``/dev/full``) gets one byte.
+    """
+    if not path.exists():
+        f = path.open("x", encoding="utf-8")  # never removes a file made meanwhile
+        try:
+            with f:
+                f.write("{}\n")
+                f.flush()
+                os.fsync(f.fileno())
+        finally:
+            path.unlink(missing_ok=True)
+    elif path.is_file():
+        with path.open("a", encoding="utf-8"):
+            pass
+    elif path.is_char_device():
+        with path.open("w", encoding="utf-8") as f:
+            f.write("\n")
+            f.flush()
+
+
+def _cannot_write(path: Path, why: str) -> str:
+    return f"cannot write the record to {printable(str(path))}: {why}"
 
 
 def _save(game: _Game, path: Path | None, players: tuple[str, str], err: Console) -> int:
@@ -255,13 +289,13 @@ def _save(game: _Game, path: Path | None, players: tuple[str, str], err: Console
     except OSError as e:
         err.print(
             Text(
-                f"hanamikoji play: cannot write the record to {path}: {e.strerror or e}",
+                f"hanamikoji play: {_cannot_write(path, e.strerror or str(e))}",
                 style="bold red",
             )
         )
         return EXIT_FAILED
     kind = "finished game" if state.is_over else "unfinished game"
-    game.say(Text(f"Record of the {kind} saved to {path}", style="green"))
+    game.say(Text(f"Record of the {kind} saved to {printable(str(path))}", style="green"))
     return EXIT_OK
 
 
