@@ -28,7 +28,7 @@ from hanamikoji.web.ids import new_id
 from hanamikoji.web.limits import Limits, TooMany, Window
 from hanamikoji.web.lookalike import looks_like
 from hanamikoji.web.service import GameService
-from hanamikoji.web.store import Duplicate, GameRow, PlayerRow, Store
+from hanamikoji.web.store import ChatFlags, Duplicate, GameRow, PlayerRow, Store
 
 __all__ = [
     "DELETED_NAME",
@@ -285,10 +285,30 @@ class Accounts:
 
     async def rename(self, identity: Identity, name: Any) -> str | None:
         """Keep the name a player typed (their new games show it); the name, None if empty (the
-        games then show "Player 1" or "Player 2")."""
-        chosen = clean_name(name, "") or None
+        games then show "Player 1" or "Player 2"). A player the moderators muted or disabled
+        keeps the name they have (:meth:`check_rename`)."""
+        chosen = await self.check_rename(identity, name)
         if chosen != identity.player.name:
             await self.store.set_player_name(identity.player.id, chosen)
+        return chosen
+
+    async def check_rename(self, identity: Identity, name: Any) -> str | None:
+        """The name a player typed, as :meth:`rename` keeps it; a new one is refused, saying
+        why, to a player the moderators muted (a name is shown to the whole lobby: it would say
+        what their messages may not) or disabled."""
+        chosen = clean_name(name, "") or None
+        if chosen == identity.player.name:
+            return chosen
+        player = identity.player.id
+        flags = (await self.store.chat_flags([player])).get(player, ChatFlags())
+        if flags.disabled:
+            raise WebError("disabled", "this account has been disabled by the server's moderators")
+        if flags.muted:
+            raise FieldError(
+                "name",
+                "a moderator has muted you: your name cannot be changed until you are unmuted",
+                "muted",
+            )
         return chosen
 
     async def _hash(self, password: str) -> str:

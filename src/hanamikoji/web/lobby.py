@@ -22,7 +22,7 @@ from hanamikoji.web.game import LiveGame
 from hanamikoji.web.identity import FieldError, check_username, username_key
 from hanamikoji.web.ids import new_id
 from hanamikoji.web.limits import TooMany
-from hanamikoji.web.moderation import POLL_S, Follower
+from hanamikoji.web.moderation import POLL_S, Follower, subject
 from hanamikoji.web.profiles import standing_json
 from hanamikoji.web.ratings import Standing, family_of, window
 from hanamikoji.web.service import GameService
@@ -487,9 +487,15 @@ class Lobby:
 
     async def moderated(self, entry: ModerationRow) -> None:
         """A new act of the moderation log: a disable cancels the open challenges of the
-        disabled (and those addressed to them)."""
+        disabled (and those addressed to them); a reset name, the player's own open challenges,
+        which show the old name."""
         if entry.action == "disable":
             await self.withdraw_disabled()
+        elif entry.action == "reset-name":
+            player = subject(entry)
+            await self._withdraw(
+                [c for c in await self.store.open_challenges(SWEPT) if c.player == player]
+            )
 
     async def withdraw_disabled(self) -> list[str]:
         """Cancel every open challenge whose creator, or the player it is addressed to, is

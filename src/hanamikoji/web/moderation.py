@@ -1,14 +1,16 @@
 """Moderation: ``hanamikoji admin`` over a server's database.
 
-Mute or disable a player (an account, a bot's account, or a guest by its id), list and remove chat
-messages; every act is written to the moderation log (who, what, to whom, when, why) in the same
-transaction, and ``hanamikoji admin log`` shows it. The servers read the flags at each chat
-message and each seat's connection: a muted player's messages are refused, a disabled player
-cannot sign in or open a seat and their sessions end (docs/web.md, "Moderation").
+Mute or disable a player (an account, a bot's account, or a guest by its id), reset their display
+name, list and remove chat messages; every act is written to the moderation log (who, what, to
+whom, when, why) in the same transaction, and ``hanamikoji admin log`` shows it. The servers read
+the flags at each chat message and each seat's connection: a muted player's messages (and new
+display names) are refused, a disabled player cannot sign in or open a seat and their sessions
+end (docs/web.md, "Moderation").
 
 A server follows the log (:class:`Follower`, every ``POLL_S`` seconds) and applies each new act
 to its own sockets at once: a disabled player's sockets close, a removed message leaves the
-pages open, on SQLite as on PostgreSQL.
+pages open, on SQLite as on PostgreSQL; its lobby follows it too (a disabled player's open
+challenges are cancelled).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ __all__ = [
     "find_player",
     "moderate",
     "remove",
+    "reset_name",
     "run",
     "subject",
 ]
@@ -67,10 +70,14 @@ FLAGS = {
 }
 """Each act on a player: the flag it sets or clears."""
 _HELP = {
-    "mute": "refuse a player's chat messages (in every game, until unmuted)",
+    "mute": "refuse a player's chat messages (in every game, until unmuted); their display name "
+    "can no longer be changed",
     "unmute": "let a muted player talk again",
-    "disable": "stop a player signing in or opening a seat; their sessions end",
+    "disable": "stop a player signing in or opening a seat; their sessions end, their games are "
+    "forfeited and their open challenges cancelled",
     "enable": "let a disabled player sign in again",
+    "reset-name": "clear a player's display name (their new games and the lobby show their user "
+    "name, or a guest's default name); their open challenges are cancelled",
 }
 MOST_LISTED = 10_000
 """The most lines ``messages`` and ``log`` print (``--limit``)."""
@@ -150,6 +157,9 @@ async def _act(args: argparse.Namespace) -> list[str]:
             flag, on = FLAGS[args.action]
             entry = await moderate(store, player, flag, on, moderator, args.reason)
             return [_entry_line(entry)]
+        if args.action == "reset-name":
+            player = await find_player(store, args.player)
+            return [_entry_line(await reset_name(store, player, moderator, args.reason))]
         if args.action == "remove":
             entry = await remove(store, args.message, moderator, args.reason)
             return [_entry_line(entry)]
@@ -209,6 +219,23 @@ async def moderate(
         raise ModerationError(f"{_who(player)} is {state}: nothing to {action}")
     entry = _entry(moderator, action, _who(player), reason)
     await store.moderate_player(player.id, flag, on, entry)
+    return entry
+
+
+async def reset_name(store: Store, player: PlayerRow, moderator: str, reason: str) -> ModerationRow:
+    """Clear a player's display name (one that insults, or evades a mute), logged with the name
+    it was; refused when they have none. Their new games and the lobby show the reset name
+    (each server cancels their open challenges, which show the old one: :mod:`lobby`); games
+    already made keep the names they were made with."""
+    if not player.name:
+        raise ModerationError(f"{_who(player)} has no display name: nothing to reset")
+    entry = _entry(moderator, "reset-name", f"{_who(player)} named {_quoted(player.name)}", reason)
+    await store.set_player_name(player.id, None)
+    # The store logs an act only with a flag's change, in one transaction: the mute flag,
+    # written as it is, carries the entry (a store method clearing the name and logging at once
+    # would make the two one transaction).
+    flags = (await store.chat_flags([player.id])).get(player.id, ChatFlags())
+    await store.moderate_player(player.id, "muted", flags.muted, entry)
     return entry
 
 
