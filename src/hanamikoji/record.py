@@ -41,11 +41,27 @@ A round takes about 300 bytes as written here (1 KB even laid out generously), s
 the memory a hostile record can make the reader use to about 100 MB at worst.
 """
 
+MAX_RECORD_ROUNDS = 1000
+"""The most rounds a record may hold; one with more is refused before its rounds are read.
+
+Only a game without a round limit can go on: a real one ends within a few rounds (charm or
+geisha are won), while 4 MiB could hold some 28,000 rounds that never move a marker, and a
+replayed game keeps every position it went through (each with the scorings so far), so its
+memory grows faster than its rounds. 1,000 rounds replay in under a second, in some 40 MB.
+"""
+
 _MAX_DIGITS = 30
 """The longest integer literal parsed. A record's numbers are small; converting thousands of
 digits is slow (quadratic) and past Python's limit (4,300 digits) it raises a bare ValueError."""
 
-__all__ = ["FORMAT", "MAX_RECORD_BYTES", "Record", "RecordError", "RoundRecord"]
+__all__ = [
+    "FORMAT",
+    "MAX_RECORD_BYTES",
+    "MAX_RECORD_ROUNDS",
+    "Record",
+    "RecordError",
+    "RoundRecord",
+]
 
 _MAX_REASON = 400
 
@@ -217,6 +233,8 @@ class Record:
         rounds_obj = obj.get("rounds")
         if not isinstance(rounds_obj, list) or not rounds_obj:
             raise RecordError("rounds must be a non-empty list of rounds")
+        if len(rounds_obj) > MAX_RECORD_ROUNDS:
+            raise _too_many_rounds(len(rounds_obj))
         rounds = tuple(_round(r, i + 1) for i, r in enumerate(rounds_obj))
         result_obj = obj.get("result")
         result = None if result_obj is None else _result(result_obj)
@@ -232,6 +250,8 @@ class Record:
         into the next round, dealt from ``rng`` (a seed, or None: at random): that deal is no
         part of what the record says, and a fixed one would be known to anyone who resumes it.
         """
+        if len(self.rounds) > MAX_RECORD_ROUNDS:
+            raise _too_many_rounds(len(self.rounds))
         deals = [r.deal for r in self.rounds]
         rng = rng if isinstance(rng, random.Random) else random.Random(rng)
         state = State.from_deals(deals, rules=self.rules, rng=rng)
@@ -413,6 +433,13 @@ def _too_big(size: int | None) -> RecordError:
     return RecordError(
         f"too large for a record: {got} the limit of {MAX_RECORD_BYTES:,} bytes (4 MiB), "
         "far more than any game needs"
+    )
+
+
+def _too_many_rounds(count: int) -> RecordError:
+    return RecordError(
+        f"too many rounds for a record: {count:,}, over the limit of {MAX_RECORD_ROUNDS:,} "
+        "(only a game without a round limit can last so long; a real one ends within a few rounds)"
     )
 
 

@@ -11,7 +11,7 @@ import dataclasses
 from hanamikoji.cards import CHARM, GEISHA
 from hanamikoji.moves import Action
 from hanamikoji.record import Record
-from hanamikoji.state import RoundScore, State
+from hanamikoji.state import Ply, RoundScore, State
 from hanamikoji.terminal import printable, shown_name
 
 __all__ = ["describe_scoring", "render_replay"]
@@ -52,7 +52,10 @@ def render_replay(record: Record, state: State) -> str:
     )
     out = [f"{names[0]} (seat 0) vs {names[1]} (seat 1), rules: {rules}"]
     scored = {s.round: s for s in state.scorings}
-    plies = state.history
+    # The plies of each round, gathered in one pass (not a scan of the whole game per round).
+    plies: dict[int, list[Ply]] = {}
+    for ply in state.history:
+        plies.setdefault(ply.round, []).append(ply)
     for number, rnd in enumerate(record.rounds, start=1):
         first = 0 if number % 2 else 1
         deal = rnd.deal
@@ -63,7 +66,7 @@ def render_replay(record: Record, state: State) -> str:
             f"{names[1]} holds {deal.hands[1]}; pile {deal.deck} (top first)"
         )
         turn = 0
-        for ply in (p for p in plies if p.round == number):
+        for ply in plies.get(number, ()):
             if ply.move.action is Action.PICK:
                 out.append(f"       {names[ply.seat]}: {ply.move.describe()}")
                 continue
