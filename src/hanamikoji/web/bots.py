@@ -80,6 +80,8 @@ told so (``too-many``) at most once a second: a flood's answers never fill its s
 RATE = 20.0
 UNTIMED_MS = 2000
 """The ``clock_ms`` of a decision in an untimed game (and the most of any)."""
+HOUSE_RETRY_S = 30.0
+"""How long a house bot this server refused waits before trying again."""
 
 
 _DISABLED = "this bot, or its owner, was disabled by the server's moderators"
@@ -308,9 +310,10 @@ class BotHub:
 
     # -- the socket ----------------------------------------------------------------------------
 
-    async def serve(self, wire: Wire) -> None:
-        """One bot connection, from its hello to its end."""
-        link = await self._hello(wire)
+    async def serve(self, wire: Wire, house: str | None = None) -> None:
+        """One bot connection, from its hello to its end; ``house``: the player id of this
+        server's house bot whose in-memory connection it is (let in without a token)."""
+        link = await self._hello(wire, house)
         if link is None:
             return
         try:
@@ -328,8 +331,10 @@ class BotHub:
         finally:
             await self._leave(link)
 
-    async def _hello(self, wire: Wire) -> BotLink | None:
-        """Authenticate the bot by its token (the first message), or say why not and close."""
+    async def _hello(self, wire: Wire, house: str | None = None) -> BotLink | None:
+        """Authenticate the bot by its token (the first message), or a house bot by who it is
+        (every server's house bots are its own, whatever the others did), or say why not and
+        close."""
         try:
             text = await asyncio.wait_for(wire.receive(), HELLO_S)
         except TimeoutError:
@@ -351,7 +356,14 @@ class BotHub:
             return None
         token = data.get("token")
         bot = None
-        if isinstance(token, str) and 0 < len(token) <= 200:
+        if house is not None:
+            bot = await self.store.bot(house)
+            if bot is None:
+                why = f"the house bot {house} has no account in the database"
+                log.warning("%s: its bridge tries again", why)
+                await self._refuse(wire, "not-found", why, 4404)
+                return None
+        elif isinstance(token, str) and 0 < len(token) <= 200:
             bot = await self.store.bot_by_token(hash_token(token))
             if bot is None and await self.store.bot_by_token(f"revoked:{hash_token(token)}"):
                 why = (
@@ -874,7 +886,6 @@ class BotHub:
         """The AI levels as bots (``AI-beginner`` ...), each through the bridge over an in-memory
         connection; a level whose user name an account already has is left out (logged)."""
         for level in levels:
-            token = TOKEN_PREFIX + secrets.token_urlsafe(32)
             username = f"AI-{level}"
             accepts = Accepts(KINDS, True, True, HOUSE_GAMES.get(level, 4))
             try:
@@ -883,32 +894,45 @@ class BotHub:
                     username,
                     username_key(username),
                     username,
-                    hash_token(token),
+                    None,  # no token: another server starting must not shut this one's out
                     json.dumps(accepts.to_json()),
                 )
             except Duplicate:
                 log.warning("no house bot %s: an account has that user name", username)
                 continue
             self.known.add(f"{AI_PLAYER}{level}")
-            self._house.append(asyncio.create_task(self._run_house(level, token)))
+            self._house.append(asyncio.create_task(self._run_house(level)))
 
-    async def _run_house(self, level: str, token: str) -> None:
+    async def _run_house(self, level: str) -> None:
+        """A house bot's bridge, connected again whenever its connection ends; refused (its
+        account gone from the database, say), it tries again every ``HOUSE_RETRY_S``."""
         service = self.service
+        player_id = f"{AI_PLAYER}{level}"
+        said: list[str] = []
 
         def engines() -> GameEngine:
             return HouseEngine(service, level)
 
         async def connect() -> Any:
             channel, end = pipe()
-            task = asyncio.create_task(self.serve(PipeWire(end)))
+            task = asyncio.create_task(self.serve(PipeWire(end), house=player_id))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
             return channel
 
         def say(line: str) -> None:
+            said[:] = [line]
             log.info("house bot %s: %s", level, line)
 
-        await serve_bot(connect, token, Bridge(engines, say), engine=f"level:{level}")
+        while True:
+            await serve_bot(connect, "", Bridge(engines, say), engine=f"level:{level}")
+            log.warning(
+                "house bot AI-%s is not in this server's lobby: %s; trying again in %.0f s",
+                level,
+                said[-1] if said else "refused",
+                HOUSE_RETRY_S,
+            )
+            await asyncio.sleep(HOUSE_RETRY_S)
 
     async def going_away(self) -> None:
         """The server is stopping: every bot's connection closes now (1001), so that the

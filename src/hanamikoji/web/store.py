@@ -1685,10 +1685,11 @@ class BotStore(Protocol):
         username: str,
         username_key: str,
         name: str,
-        token: str,
+        token: str | None,
         accepts: str,
     ) -> None:
-        """Make (or keep) a house bot's player and give it a new token's hash;
+        """Make (or keep) a house bot's player, with what it accepts and its token's hash
+        (None: no token opens it, as the servers let their own house bots in without one);
         :class:`Duplicate` if an account took its user name."""
         ...
 
@@ -1759,7 +1760,7 @@ class _Bots(_Primitives):
         username: str,
         username_key: str,
         name: str,
-        token: str,
+        token: str | None,
         accepts: str,
     ) -> None:
         now = _now()
