@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from rich.console import Console
 
 from hanamikoji.play import play_game
+from hanamikoji.record import Record
 
 
 def run(
@@ -135,3 +137,59 @@ def test_the_record_path_is_shown_escaped(tmp_path: Path) -> None:
     assert status == 2
     assert "\x1b" not in out
     assert "no\\x1b[31mdir" in out
+
+
+# -- stopped from outside ----------------------------------------------------------------------
+
+
+def start(args: list[str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "hanamikoji.cli", "play", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "COLUMNS": "100", "PYTHONIOENCODING": "utf-8"},
+        text=True,
+    )
+
+
+def read_until(proc: subprocess.Popen[str], text: str) -> None:
+    assert proc.stdout is not None
+    seen = ""
+    while text not in seen:
+        char = proc.stdout.read(1)
+        assert char, seen
+        seen += char
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_saves_the_record(tmp_path: Path, signum: int) -> None:
+    """Closing the terminal (SIGHUP) or ``kill`` (SIGTERM) lost the record."""
+    path = tmp_path / "sig.json"
+    args = ["--opponent", "random", "--seat", "0", "--seed", "3", "--record", str(path)]
+    proc = start(args)
+    assert proc.stdin is not None
+    read_until(proc, "Your move")
+    proc.stdin.write("1\n")
+    proc.stdin.flush()
+    read_until(proc, "Your move")
+    proc.send_signal(signum)
+    proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signum
+    record = Record.read(path)
+    assert record.result is None and len(record.rounds[0].moves) >= 2
+
+
+def test_a_reader_that_leaves_still_gets_the_record_saved(tmp_path: Path) -> None:
+    """``yes 1 | hanamikoji play --record bp.json | head -3`` lost the record, exit 1."""
+    path = tmp_path / "bp.json"
+    args = ["--opponent", "random", "--seat", "0", "--seed", "3", "--record", str(path)]
+    proc = start(args)
+    assert proc.stdin is not None and proc.stdout is not None
+    read_until(proc, "Your move")
+    proc.stdout.close()  # the reader leaves; the next move's line cannot be written
+    proc.stdin.write("1\n")
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 141
+    assert proc.stderr is not None and "internal error" not in proc.stderr.read()
+    assert Record.read(path).result is None  # the unfinished game, saved

@@ -8,11 +8,16 @@ Secret and Discard stay hidden until the scoring reveals the Secrets. Input is r
 
 from __future__ import annotations
 
+import contextlib
 import enum
+import errno
 import os
 import random
+import signal
 import sys
+import threading
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -142,8 +147,8 @@ def play_game(
         # A terminal that is not UTF-8 (PYTHONIOENCODING=ascii, an old code page) shows what it
         # cannot encode (a name in another script) as escapes instead of ending the game.
         tolerate_unencodable()
-    out = console if console is not None else Console(highlight=False)
-    err = console if console is not None else Console(stderr=True, highlight=False)
+    out = console if console is not None else _Console(highlight=False)
+    err = console if console is not None else _Console(stderr=True, highlight=False)
     if opponent.strip().lower().startswith("cmd:"):
         # Otherwise read as agent "cmd" with option "COMMAND", and refused for its KEY=VALUE.
         err.print(
@@ -196,14 +201,29 @@ def play_game(
     if hints:
         prepare_search(notice)
     start_game(agent, 1 - human, rules)
-    _intro(game, seed if chosen else None, rules)
+    players = (name, agent.name)
     try:
-        end = _run(game)
+        with _stop_signals():
+            _intro(game, seed if chosen else None, rules)
+            end = _run(game)
+    except _Stopped as e:
+        # The terminal was closed (SIGHUP) or the game was ended (SIGTERM): the record first,
+        # as there may be no terminal left to tell.
+        status = _save(game, record, players, err, quiet=True)
+        with contextlib.suppress(OSError):
+            game.say(Text(f"\nStopped by {signal.Signals(e.signum).name}; game abandoned."))
+            _tell_seed(game, seed, chosen)
+        return 128 + e.signum if status == EXIT_OK else status
     except KeyboardInterrupt:
         game.say(Text("\nInterrupted; game abandoned.", style="yellow"))
         _tell_seed(game, seed, chosen)
-        _save(game, record, (name, agent.name), err)
+        _save(game, record, players, err)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader of the output left (``| head``): the record is still written, quietly,
+        # and the command ends as a pipe's writer does.
+        _save(game, record, players, err, quiet=True)
+        raise
     if end is _End.OVER:
         _show_result(game)
     else:
@@ -212,7 +232,7 @@ def play_game(
         where = f"round {view.round}, turn {turn_number(view)} of 8"
         game.say(Text(f"{why}; game abandoned in {where}.", style="yellow"))
     _tell_seed(game, seed, chosen)
-    return _save(game, record, (name, agent.name), err)
+    return _save(game, record, players, err)
 
 
 # -- setting up and finishing ---------------------------------------------------------------
@@ -278,8 +298,52 @@ def _cannot_write(path: Path, why: str) -> str:
     return f"cannot write the record to {printable(str(path))}: {why}"
 
 
-def _save(game: _Game, path: Path | None, players: tuple[str, str], err: Console) -> int:
-    """Write the record (players ordered by seat) if asked; the exit status."""
+class _Console(Console):
+    """A console whose reader leaving (``| head``) is a BrokenPipeError, which saves the record
+    (rich's own answer is to exit at once)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, "the reader of the output left")
+
+
+class _Stopped(KeyboardInterrupt):
+    """The game was stopped by a signal other than Ctrl-C (SIGHUP, SIGTERM)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+_STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGHUP", "SIGTERM") if hasattr(signal, name)
+)
+
+
+@contextlib.contextmanager
+def _stop_signals() -> Iterator[None]:
+    """While the game runs, SIGHUP and SIGTERM raise :class:`_Stopped` (so the record is
+    saved) instead of ending the process at once; off the main thread, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise _Stopped(signum)
+
+    before = {s: signal.signal(s, stop) for s in _STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+
+def _save(
+    game: _Game, path: Path | None, players: tuple[str, str], err: Console, *, quiet: bool = False
+) -> int:
+    """Write the record (players ordered by seat) if asked; the exit status. ``quiet``: say
+    nothing of success, and nothing at all where the terminal is gone."""
     if path is None:
         return EXIT_OK
     by_seat = players if game.seat == 0 else (players[1], players[0])
@@ -287,13 +351,16 @@ def _save(game: _Game, path: Path | None, players: tuple[str, str], err: Console
     try:
         state.record(by_seat).write(path)
     except OSError as e:
-        err.print(
-            Text(
-                f"hanamikoji play: {_cannot_write(path, e.strerror or str(e))}",
-                style="bold red",
+        with contextlib.suppress(OSError):
+            err.print(
+                Text(
+                    f"hanamikoji play: {_cannot_write(path, e.strerror or str(e))}",
+                    style="bold red",
+                )
             )
-        )
         return EXIT_FAILED
+    if quiet:
+        return EXIT_OK
     kind = "finished game" if state.is_over else "unfinished game"
     game.say(Text(f"Record of the {kind} saved to {printable(str(path))}", style="green"))
     return EXIT_OK
