@@ -193,3 +193,23 @@ def test_a_reader_that_leaves_still_gets_the_record_saved(tmp_path: Path) -> Non
     assert proc.wait(timeout=60) == 141
     assert proc.stderr is not None and "internal error" not in proc.stderr.read()
     assert Record.read(path).result is None  # the unfinished game, saved
+
+
+# -- what is typed -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("typed", ["١", "２", "²", "Ｓ２"])
+def test_only_ascii_digits_are_read(typed: str) -> None:
+    """``١`` and ``２`` played moves 1 and 2 silently; ``²`` printed int()'s own message."""
+    status, out = run(f"{typed}\nq\n", seat=0)
+    assert status == 0
+    assert "is not one of the digits 0-9" in out
+    assert "invalid literal" not in out
+    assert not re.search(r"R1 +1\. player", out)  # no move was played
+
+
+def test_a_byte_order_mark_before_the_first_answer_is_ignored() -> None:
+    status, out = run("\ufeff1\nq\n", seat=0)
+    assert status == 0
+    assert "is not a move" not in out
+    assert re.search(r"R1 +1\. player", out)

@@ -507,7 +507,8 @@ def _human_move(game: _Game, view: View) -> Move | _End:
         if not line:
             game.say("")
             return _End.EOF
-        text = line.strip()
+        # A byte-order mark starts piped input written by some shells (PowerShell).
+        text = line.replace("\ufeff", "").strip()
         if game.echo:
             game.say(text)
         command = text.lower()
@@ -557,7 +558,13 @@ def _hint(game: _Game, view: View) -> None:
 
 def _read_move(state: State, text: str, legal: tuple[Move, ...]) -> Move:
     """The legal move that ``text`` names (a number or notation); a ValueError says why not."""
-    if text.isdigit():
+    other = next((c for c in text if c.isdigit() and not c.isascii()), None)
+    if other is not None:
+        # int() reads Arabic-Indic and full-width digits, and isdigit() says yes to "²"
+        raise ValueError(
+            f"{other!r} is not one of the digits 0-9: type numbers and moves with them"
+        )
+    if text.isascii() and text.isdigit():
         number = int(text)
         if 1 <= number <= len(legal):
             return legal[number - 1]
