@@ -213,3 +213,17 @@ def test_a_byte_order_mark_before_the_first_answer_is_ignored() -> None:
     assert status == 0
     assert "is not a move" not in out
     assert re.search(r"R1 +1\. player", out)
+
+
+def test_a_pick_number_that_is_also_an_offered_card_is_refused() -> None:
+    """Offered 2 5 6 (list 1) P2 2) P5 3) P6), typing 2 took the 5."""
+    answers = "1\n1\n1\n1\n"
+    status, out = run(answers + "2\nq\n", seed=3, seat=1)
+    assert status == 0
+    assert "offers a Gift: 2 5 6" in out
+    assert "2 is both a card of the offer and the number of P5: type P2" in out
+    assert "Pick: takes" not in out.partition("Gift: 2 5 6")[2]
+    # the notation, and a number that is no card of the offer, still work
+    assert "Pick: takes 2" in run(answers + "P2\nq\n", seed=3, seat=1)[1]
+    assert "Pick: takes 6" in run(answers + "3\nq\n", seed=3, seat=1)[1]
+    assert "type P5 for the card 5" in run("help\nq\n")[1]

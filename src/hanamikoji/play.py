@@ -59,7 +59,9 @@ CLOCK_MS = 1000
 
 HELP = """\
 How to answer:
-  a number     the move with that number in the list shown
+  a number     the move with that number in the list shown (in a pick, a number
+               that is also a card of the offer but not its choice is refused:
+               type P5 for the card 5)
   a move       in notation, any case or order: S4 (Secret), D15 (Discard),
                G147 (Gift), C12-47 (Competition: two pairs),
                P4 or P47 (take a card or a pair from an offer)
@@ -567,7 +569,14 @@ def _read_move(state: State, text: str, legal: tuple[Move, ...]) -> Move:
     if text.isascii() and text.isdigit():
         number = int(text)
         if 1 <= number <= len(legal):
-            return legal[number - 1]
+            chosen = legal[number - 1]
+            if chosen.is_pick and _offers_card(legal, text) and text not in chosen.cards:
+                # Offered 2 5 6, "2" is the list's second pick (the 5) or the card 2: ask.
+                raise ValueError(
+                    f"{text} is both a card of the offer and the number of {chosen}: type "
+                    f"P{text} to take the {text}, or {chosen} for the list's choice {number}"
+                )
+            return chosen
         hint = f" (to take a card of an offer, type P{text})" if legal and legal[0].is_pick else ""
         span = "1" if len(legal) == 1 else f"1 to {len(legal)}"
         raise ValueError(f"there is no move number {number}: choose {span}{hint}")
@@ -579,6 +588,10 @@ def _read_move(state: State, text: str, legal: tuple[Move, ...]) -> Move:
             raise ValueError(str(e)) from None
         raise ValueError(f"{move} is not one of your legal moves")
     return move
+
+
+def _offers_card(picks: tuple[Move, ...], card: str) -> bool:
+    return any(card in pick.cards for pick in picks)
 
 
 def _show_position(game: _Game, view: View, legal: tuple[Move, ...]) -> None:
