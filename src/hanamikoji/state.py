@@ -1003,9 +1003,28 @@ class State:
             left = self.actions_left(seat) or "none"
             used = move.action.title
             return head + f"seat {seat} has already used its {used} this round (left: {left})"
-        hand = self.hand(seat)
-        lacking = cards_lacking(hand, move.cards)
-        return head + f"seat {seat}'s hand {hand} does not hold {lacking}"
+        return head + _short_of(self.hand(seat), move)
+
+
+_NUMBERS = ("no", "one", "two", "three", "four", "five")
+
+
+def _short_of(hand: str, move: Move) -> str:
+    """What ``hand`` lacks for ``move``, in words for whoever holds it (a player reads it as
+    their own hand, a referee as a seat's): ``the hand 2345677 holds one 2; D22 needs two``."""
+    short = [c for c in sorted(set(move.cards)) if move.cards.count(c) > hand.count(c)]
+    if not any(c in hand for c in short):  # none of them there at all
+        return f"the hand {hand} does not hold {' or '.join(short)}"
+
+    def cards(c: str, n: int) -> str:
+        return f"{_NUMBERS[n]} {c}{'s' if n != 1 else ''}"
+
+    held = " and ".join(cards(c, hand.count(c)) for c in short)
+    if len(short) == 1:
+        needed = _NUMBERS[move.cards.count(short[0])]
+    else:
+        needed = " and ".join(cards(c, move.cards.count(c)) for c in short)
+    return f"the hand {hand} holds {held}; {move} needs {needed}"
 
 
 def cards_lacking(hand: str, cards: str) -> str:
