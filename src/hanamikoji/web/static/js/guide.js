@@ -55,7 +55,7 @@ export class Guide {
   /** The guide of a guided game whose guide is still open, else null. */
   static forGame(gameId, { box, askHint } = {}) {
     const state = load(gameId);
-    if (!box || !state || state.on !== true) return null;
+    if (!box || !state || typeof state.on !== "boolean") return null;
     return new Guide(gameId, state, box, askHint);
   }
 
@@ -66,14 +66,20 @@ export class Guide {
     this.seen = new Set(Array.isArray(state.seen) ? state.seen : []); // topics already explained
     // folded: the title line only; a phone starts folded so that the hand stays on screen
     this.folded = typeof state.folded === "boolean" ? state.folded : matchMedia("(max-width: 600px)").matches;
-    this.closed = false;
+    this.closed = state.on === false; // closed by the player: a button opens it again
     this.msg = null;
+    this.shownWith = {}; // update()'s options, to show the guide again as it would be
     this.decision = null; // the state version of the player's current decision
     this.base = null; // this decision's topic (a pressed action shows its own instead)
     this.asked = null; // the decision a hint was asked for
     this.pressed = {}; // the table's pressed action and hint, as last given to update()
     this.shown = ""; // what the box shows, to touch the page only when it changes
-    this.build();
+    // A newcomer who closed the guide by mistake (or wants it back) opens it here again.
+    this.reopenButton = h("button", { type: "button", id: "guide-reopen", class: "btn quiet guide-reopen", hidden: !this.closed, onclick: () => this.reopen() });
+    this.reopenButton.textContent = t("guide.reopen");
+    box.after(this.reopenButton);
+    if (this.closed) box.hidden = true;
+    else this.build();
   }
 
   // ---- the box --------------------------------------------------------------------------------
@@ -142,8 +148,11 @@ export class Guide {
 
   /** After every render of the table: explain what the player is looking at. */
   update(msg, { action = null, hint = null, hintAsked = false, over = false } = {}) {
-    if (this.closed || !msg) return;
+    if (!msg) return;
     this.msg = msg;
+    this.shownWith = { action, hint, hintAsked, over };
+    this.reopenButton.textContent = t("guide.reopen");
+    if (this.closed) return;
     this.pressed = { action, hint };
     const { view, game } = msg;
     const mine = isMyDecision(msg);
@@ -231,11 +240,12 @@ export class Guide {
     if (this.msg) this.update(this.msg, this.pressed);
   }
 
-  /** Close the guide of this game for good (a reload does not bring it back). */
+  /** Close the guide of this game (a reload does not bring it back; its button does). */
   close() {
     this.closed = true;
     this.store();
     this.box.hidden = true;
+    this.reopenButton.hidden = false;
     this.box.replaceChildren();
     delete this.box.dataset.topic;
     const fromScoring = Boolean(this.scoringClose.closest("dialog")?.open);
@@ -246,6 +256,17 @@ export class Guide {
       ? document.getElementById("scoring-continue")
       : document.querySelector("#offer button.pick:not(:disabled), #hand button.card, #hint:not(:disabled)");
     next?.focus();
+  }
+
+  /** Show the guide again, where the game is now (kept after a reload, as it was). */
+  reopen() {
+    this.closed = false;
+    this.store();
+    this.reopenButton.hidden = true;
+    this.shown = "";
+    this.build();
+    if (this.msg) this.update(this.msg, this.shownWith);
+    this.fold.focus();
   }
 
   // ---- the first scoring ----------------------------------------------------------------------
