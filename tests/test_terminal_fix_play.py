@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from hanamikoji.cli import main
 from hanamikoji.play import play_game
 from hanamikoji.record import Record
 
@@ -227,3 +228,27 @@ def test_a_pick_number_that_is_also_an_offered_card_is_refused() -> None:
     assert "Pick: takes 2" in run(answers + "P2\nq\n", seed=3, seat=1)[1]
     assert "Pick: takes 6" in run(answers + "3\nq\n", seed=3, seat=1)[1]
     assert "type P5 for the card 5" in run("help\nq\n")[1]
+
+
+# -- the opponent ------------------------------------------------------------------------------
+
+
+def test_level_and_opponent_together_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--opponent random --level hard`` played random without a word."""
+    assert main(["play", "--opponent", "random", "--level", "hard"]) == 2
+    assert "give --level or --opponent, not both" in capsys.readouterr().err
+
+
+def test_an_empty_opponent_is_refused() -> None:
+    """``--opponent ''`` played the medium level."""
+    status, out = run("1\n", opponent=" ")
+    assert status == 2
+    assert "--opponent is empty" in out and "Your move" not in out
+
+
+def test_the_opponents_options_are_shown_and_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "g.json"
+    status, out = run("q\n", opponent="greedy: hand_weight=0.4", record=path)
+    assert status == 0
+    assert Record.read(path).players == ("player", "greedy:hand_weight=0.4")
+    assert "player vs greedy:hand_weight=0.4" in out

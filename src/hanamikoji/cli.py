@@ -154,16 +154,16 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play a game against the computer in the terminal")
     play.add_argument(
         "--level",
-        default="medium",
+        default=None,
         choices=list(LEVELS),
-        help="the computer's strength (default: medium)",
+        help="the computer's strength (default: medium); not with --opponent",
     )
     play.add_argument(
         "--opponent",
         default=None,
         metavar="AGENT",
         help=f"a built-in agent instead of a level ({', '.join(sorted(AGENTS))}, with options "
-        "as NAME:KEY=VALUE); not an engine (cmd:): 'hanamikoji match' plays those",
+        "as NAME:KEY=VALUE, or level:NAME); not an engine (cmd:): 'hanamikoji match' plays those",
     )
     play.add_argument(
         "--hints", action="store_true", help="allow 'hint': the AI's suggestion and win chance"
@@ -471,8 +471,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "play":
             from hanamikoji.play import play_game
 
+            if args.opponent is not None and args.level is not None:
+                print(
+                    "hanamikoji play: give --level or --opponent, not both "
+                    "(--opponent level:NAME is a level too)",
+                    file=sys.stderr,
+                )
+                return EXIT_USAGE
             return play_game(
-                opponent=args.opponent or f"level:{args.level}",
+                opponent=args.opponent
+                if args.opponent is not None
+                else f"level:{args.level or 'medium'}",
                 hints=args.hints,
                 seed=args.seed,
                 seat=args.seat,

@@ -161,6 +161,9 @@ def play_game(
             )
         )
         return EXIT_USAGE
+    if not opponent.strip():
+        err.print(Text("hanamikoji play: --opponent is empty: name an agent", style="bold red"))
+        return EXIT_USAGE
     try:
         agent = parse_agent(opponent)
         rules = Rules(max_rounds=max_rounds)
@@ -179,6 +182,7 @@ def play_game(
     chosen = seed is not None
     if seed is None:
         seed = random.SystemRandom().randrange(1 << 32)
+    label = _agent_label(opponent, agent)
     human = seat if seat is not None else random.Random(f"hanamikoji-seat-{seed}").randrange(2)
     stream = input if input is not None else sys.stdin
     game = _Game(
@@ -186,7 +190,7 @@ def play_game(
         seat=human,
         agent=agent,
         agent_rng=random.Random(f"hanamikoji-agent-{seed}"),
-        names=_display_names(name, agent.name, human),
+        names=_display_names(name, label, human),
         console=out,
         input=stream,
         echo=not _isatty(stream),
@@ -203,7 +207,7 @@ def play_game(
     if hints:
         prepare_search(notice)
     start_game(agent, 1 - human, rules)
-    players = (name, agent.name)
+    players = (name, label)
     try:
         with _stop_signals():
             _intro(game, seed if chosen else None, rules)
@@ -246,6 +250,16 @@ def _display_names(name: str, opponent: str, seat: int) -> tuple[str, str]:
     if me == them:
         me, them = f"{me} (you)", f"{them} (computer)"
     return (me, them) if seat == 0 else (them, me)
+
+
+def _agent_label(spec: str, agent: Agent) -> str:
+    """The opponent as shown and recorded: its name, with the options it was given
+    (``greedy:hand_weight=0.4``), so that the record says which settings played."""
+    kind, _, rest = spec.partition(":")
+    options = [part.strip() for part in rest.split(",") if part.strip()]
+    if kind.strip().lower() == "level" or not options:
+        return agent.name
+    return f"{agent.name}:{','.join(options)}"
 
 
 def _isatty(stream: TextIO) -> bool:
