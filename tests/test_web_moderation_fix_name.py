@@ -42,6 +42,20 @@ async def test_a_muted_player_keeps_their_name_and_a_moderator_resets_it(
         assert refused["code"] == "muted" and refused["field"] == "name"
         assert "a moderator has muted you: your name cannot be changed" in str(refused["error"])
         await named(alice, "Alice the Rude")  # the name she has: nothing changes
+        # Nor through a new game's form: refused before the game is made with it.
+        games = await call(alice, "GET", "/api/me/games", 200)
+        for body in ({"mode": "friend", "name": "mods are idiots"}, {"mode": "ai", "name": "x y"}):
+            refused = await call(alice, "POST", "/api/games", 400, json=body)
+            assert refused["code"] == "muted", refused
+        assert await call(alice, "GET", "/api/me/games", 200) == games
+        async with site.browser() as carol:
+            friend = await call(carol, "POST", "/api/games", 201, json={"mode": "friend"})
+        game, _, code = friend["invite"].removeprefix("/join/").partition("?i=")
+        join = {"invite": code, "name": "mods are idiots"}
+        refused = await call(alice, "POST", f"/api/games/{game}/join", 400, json=join)
+        assert refused["code"] == "muted", refused
+        join["name"] = "Alice the Rude"  # her own name: she takes the seat
+        await call(alice, "POST", f"/api/games/{game}/join", 201, json=join)
         assert (await call(alice, "GET", "/api/me", 200))["name"] == "Alice the Rude"
 
         made = (await challenge(alice, control="none"))["challenge"]

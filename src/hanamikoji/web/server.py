@@ -648,6 +648,7 @@ async def _create(request: web.Request) -> web.Response:
     if isinstance(seat, str) and seat.strip() in ("0", "1"):
         seat = int(seat)
     identity = await identify(request, create=True)
+    await _may_name(request, identity, body)
     game, me = await service.create(
         mode=mode,
         level=body.get("level"),
@@ -696,6 +697,7 @@ async def _join(request: web.Request) -> web.Response:
         offered = await request.app[SERVICE].invitation(game_id, body.get("invite"))
         if offered["status"] == "open":
             identity = await identify(request, create=True)
+    await _may_name(request, identity, body)
     game, seat, token = await request.app[SERVICE].join(
         game_id,
         body.get("invite"),
@@ -1596,6 +1598,14 @@ def _name_for(identity: Identity | None, body: dict[str, Any]) -> Any:
     if "name" not in body:
         return identity.player.name if identity else None
     return body["name"]
+
+
+async def _may_name(request: web.Request, identity: Identity | None, body: dict[str, Any]) -> None:
+    """Refuse a name typed for a new seat that the player may not take (a muted player's new
+    one), before the seat is made with it: checked only after, the game was made all the same,
+    the name on its seat for the opponent to read."""
+    if "name" in body and identity is not None:
+        await request.app[ACCOUNTS].check_rename(identity, body["name"])
 
 
 async def _keep_name(request: web.Request, identity: Identity | None, body: dict[str, Any]) -> None:
