@@ -123,6 +123,10 @@ class Record:
     @classmethod
     def of(cls, state: State, players: Sequence[str] = ("seat 0", "seat 1")) -> Record:
         """The record of ``state``'s game so far."""
+        if isinstance(players, (str, bytes)):  # a str is a sequence too: "ab" would be a and b
+            raise TypeError(
+                f"players must be two names, such as ('alice', 'bob'), not one string {players!r}"
+            )
         if len(players) != 2:
             raise ValueError(f"a record needs two player names, got {players!r}")
         moves: list[list[str]] = [[] for _ in range(state.round)]
@@ -168,6 +172,15 @@ class Record:
         Every way the text can be broken is a RecordError: over :data:`MAX_RECORD_BYTES`, not
         UTF-8, not JSON, nested too deeply, numbers too long, or not a record.
         """
+        if not isinstance(text, (str, bytes)):
+            raise RecordError(
+                f"a record is read from JSON text (a str or bytes), got {_a(type(text).__name__)}"
+                + (
+                    ": for an already parsed record use Record.from_json"
+                    if isinstance(text, dict)
+                    else ""
+                )
+            )
         size = _utf8_size(text)
         if size > MAX_RECORD_BYTES:
             raise _too_big(size)
@@ -434,6 +447,10 @@ def _too_big(size: int | None) -> RecordError:
         f"too large for a record: {got} the limit of {MAX_RECORD_BYTES:,} bytes (4 MiB), "
         "far more than any game needs"
     )
+
+
+def _a(noun: str) -> str:
+    return f"{'an' if noun[:1] in tuple('aeiou') else 'a'} {noun}"
 
 
 def _too_many_rounds(count: int) -> RecordError:
