@@ -252,3 +252,11 @@ def test_the_opponents_options_are_shown_and_recorded(tmp_path: Path) -> None:
     assert status == 0
     assert Record.read(path).players == ("player", "greedy:hand_weight=0.4")
     assert "player vs greedy:hand_weight=0.4" in out
+
+
+def test_a_resignation_says_so_in_the_final_boards_title() -> None:
+    """After resigning in round 1 the board read "Final position after round 1"."""
+    status, out = run("1\nresign\n")
+    assert status == 0
+    assert "Final position: You resigned in round 1" in out
+    assert "after round 1" not in out

@@ -414,7 +414,13 @@ def _intro(game: _Game, seed: int | None, rules: Rules) -> None:
 def _show_result(game: _Game) -> None:
     outcome = game.state.outcome
     assert outcome is not None
-    game.say(board(game, game.state.view(game.seat)))
+    view = game.state.view(game.seat)
+    ending = None
+    if outcome.reason in (Termination.RESIGN, Termination.FORFEIT) and outcome.winner is not None:
+        loser = "You" if outcome.winner != game.seat else game.names[1 - outcome.winner]
+        how = "resigned" if outcome.reason is Termination.RESIGN else "forfeited"
+        ending = f"Final position: {loser} {how} in round {view.round}"
+    game.say(board(game, view, ending=ending))
     if outcome.winner is None:
         verdict, style = "It's a draw.", "bold yellow"
     elif outcome.winner == game.seat:

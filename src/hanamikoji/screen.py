@@ -81,24 +81,32 @@ otherwise wrap or drop its columns: a hand of 6 6 could read as one 6."""
 class _Board:
     """The position as the human sees it, drawn for the console's width when it is printed."""
 
-    def __init__(self, game: Scene, view: View) -> None:
-        self.game, self.view = game, view
+    def __init__(self, game: Scene, view: View, ending: str | None) -> None:
+        self.game, self.view, self.ending = game, view, ending
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield _board(self.game, self.view, compact=options.max_width < WIDE, dot=_dot(console))
+        yield _board(
+            self.game,
+            self.view,
+            compact=options.max_width < WIDE,
+            dot=_dot(console),
+            ending=self.ending,
+        )
 
 
-def board(game: Scene, view: View) -> RenderableType:
+def board(game: Scene, view: View, *, ending: str | None = None) -> RenderableType:
     """The position as the human sees it: geisha table and status lines (compact on a console
-    narrower than :data:`WIDE`)."""
-    return _Board(game, view)
+    narrower than :data:`WIDE`); ``ending`` says how a game that is over ended, in its title."""
+    return _Board(game, view, ending)
 
 
 def _dot(console: Console) -> str:
     return " · " if unicode_console(console) else " - "
 
 
-def _board(game: Scene, view: View, *, compact: bool, dot: str = " · ") -> Panel:
+def _board(
+    game: Scene, view: View, *, compact: bool, dot: str = " · ", ending: str | None = None
+) -> Panel:
     me, opp = game.seat, game.opp
     sep = "" if compact else " "
     table = Table(expand=False, pad_edge=False, box=None, padding=(0, 1 if compact else 2))
@@ -151,7 +159,7 @@ def _board(game: Scene, view: View, *, compact: bool, dot: str = " · ") -> Pane
         table.add_row(*row)
     parts: list[RenderableType] = [table, Text(""), _status(game, view)]
     if over:
-        title = Text(f"Final position after round {view.round}", style="bold")
+        title = Text(ending or f"Final position after round {view.round}", style="bold")
     else:
         doing = "pick from an offer" if view.phase == Phase.PICK.value else "your turn"
         title = Text(
