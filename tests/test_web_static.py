@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import json
 import re
@@ -84,3 +85,29 @@ def test_the_package_ships_every_front_end_file() -> None:
     for path in FILES:
         relative = path.relative_to(package).as_posix()
         assert any(fnmatch.fnmatch(relative, p) for p in patterns), f"not packaged: {relative}"
+
+
+def _codes_raised(path: Path) -> set[str]:
+    """The error codes a server module raises: WebError's first argument, FieldError's third
+    (its code; "bad-request" when not given)."""
+    codes: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            continue
+        args = [a.value if isinstance(a, ast.Constant) else None for a in node.args]
+        if node.func.id == "WebError" and args and isinstance(args[0], str):
+            codes.add(args[0])
+        elif node.func.id == "FieldError":
+            codes.add(args[2] if len(args) > 2 and isinstance(args[2], str) else "bad-request")
+    return codes
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_lobby_has_words_for_every_refusal_it_may_get(language: str) -> None:
+    """A refusal without words of the page's language showed the server's English sentence
+    (a challenge to a disabled player, say) in the middle of a French page."""
+    words = json.loads((STATIC / "i18n" / f"{language}.json").read_text("utf-8"))
+    lobby = Path(STATIC).parent / "lobby.py"
+    told = set(words["lobby"]["errors"]) | set(words["errors"]) | {"declined"}  # bots.declined
+    missing = sorted(_codes_raised(lobby) - told)
+    assert missing == [], f"{language}: no words for {missing}"

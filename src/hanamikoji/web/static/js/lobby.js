@@ -155,7 +155,7 @@ function explain(status, body) {
   // "too-many" is the open challenges' limit only when the server says so (it is also the new
   // games' limit and the new visitors' per address): otherwise the general words, or its reason
   const challenges = code === "too-many" && /open challenges/.test(body?.error || "");
-  if (challenges || ["own-challenge", "to-self", "own-bot", "not-yours", "accepted", "cancelled", "expired"].includes(code)) return { key: `lobby.errors.${code}` };
+  if (challenges || ["own-challenge", "to-self", "own-bot", "not-yours", "accepted", "cancelled", "expired", "unavailable"].includes(code)) return { key: `lobby.errors.${code}` };
   if (code === "not-found" && body?.field === "to") return { key: "lobby.errors.no-player" };
   if (code === "not-found") return { key: "lobby.errors.not-found" };
   // the server's reason is English: on another language's page, that page's own words
