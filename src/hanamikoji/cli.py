@@ -758,7 +758,7 @@ def _analyze(path: Path, seat: int | None, iterations: int, *, as_json: bool) ->
 
     try:
         record = Record.read(path)
-        record.replay()
+        end = record.replay()
     except RecordError as e:
         print(f"hanamikoji analyze: {printable(str(path))}: {printable(str(e))}", file=sys.stderr)
         return EXIT_USAGE
@@ -804,9 +804,11 @@ def _analyze(path: Path, seat: int | None, iterations: int, *, as_json: bool) ->
         )
     if not reviewed:  # said on stderr: the JSON lines on stdout stay the decisions alone
         whose = "" if seat is None else f" of {names[seat]} (seat {seat})"
+        # An unfinished record was abandoned, or cut short: it stops, the game did not end.
+        stop = "the game ended" if end.is_over else "the record stops"
         print(
             f"hanamikoji analyze: {printable(str(path))}: no decision{whose} to review: "
-            "the game ended before one was made",
+            f"{stop} before one was made",
             file=sys.stderr,
         )
     return 0
