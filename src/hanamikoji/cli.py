@@ -762,6 +762,7 @@ def _analyze(path: Path, seat: int | None, iterations: int, *, as_json: bool) ->
     except RecordError as e:
         print(f"hanamikoji analyze: {printable(str(path))}: {printable(str(e))}", file=sys.stderr)
         return EXIT_USAGE
+    _note_unknown_rules("analyze", path, record)
     names = tuple(shown_name(name) for name in record.players)
     if iterations < FEW_ITERATIONS:
         print(
@@ -814,6 +815,17 @@ def _analyze(path: Path, seat: int | None, iterations: int, *, as_json: bool) ->
     return 0
 
 
+def _note_unknown_rules(command: str, path: Path, record: Record) -> None:
+    """One note on stderr naming the record's rules keys that are ignored here."""
+    if record.unknown_rules:
+        keys = ", ".join(json.dumps(k) for k in record.unknown_rules)
+        print(
+            f"hanamikoji {command}: note: {printable(str(path))}: rules this program does not "
+            f"know are ignored ({printable(keys)}): the game is read under the standard rules",
+            file=sys.stderr,
+        )
+
+
 def _replay(path: Path, *, as_json: bool) -> int:
     try:
         record = Record.read(path)
@@ -821,6 +833,7 @@ def _replay(path: Path, *, as_json: bool) -> int:
     except RecordError as e:
         print(f"hanamikoji replay: {printable(str(path))}: {printable(str(e))}", file=sys.stderr)
         return EXIT_USAGE
+    _note_unknown_rules("replay", path, record)
     if as_json:
         outcome = state.outcome
         # ensure_ascii: the record's text (the result's why) arrives as escapes, never raw.

@@ -117,6 +117,9 @@ class Record:
     players: tuple[str, str] = ("seat 0", "seat 1")
     rounds: tuple[RoundRecord, ...] = ()
     result: Outcome | None = None
+    unknown_rules: tuple[str, ...] = field(default=(), compare=False)
+    """The keys of the file's ``rules`` this reader does not know (ignored, as interfaces.md
+    says; a program may warn that the game was played under rules it does not apply)."""
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -251,7 +254,12 @@ class Record:
         rounds = tuple(_round(r, i + 1) for i, r in enumerate(rounds_obj))
         result_obj = obj.get("result")
         result = None if result_obj is None else _result(result_obj)
-        return cls(rules, (players[0], players[1]), rounds, result)
+        rules_obj = obj.get("rules")
+        known = Rules().to_json()
+        unknown = (
+            tuple(k for k in rules_obj if k not in known) if isinstance(rules_obj, dict) else ()
+        )
+        return cls(rules, (players[0], players[1]), rounds, result, unknown)
 
     # -- replaying -------------------------------------------------------------------------
 
