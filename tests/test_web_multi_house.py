@@ -8,10 +8,11 @@ import logging
 
 import pytest
 
+from hanamikoji.web.identity import username_key
 from hanamikoji.web.server import BOTS, create_app
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import open_store
-from lobby_support import MakeClient, Server, Time
+from lobby_support import MakeClient, Server, Time, call
 from web_support import POSTGRES, postgres_database
 
 LEVELS = {"AI-beginner", "AI-easy", "AI-medium", "AI-hard", "AI-master"}
@@ -52,6 +53,38 @@ async def test_each_server_keeps_its_house_bots(
             assert await house_bots(one) == LEVELS
             assert await house_bots(two) == LEVELS
             assert "refused" not in caplog.text and "account page" not in caplog.text
+        finally:
+            for server in servers:
+                await server.client.close()
+
+
+@pytest.mark.skipif(POSTGRES is None, reason="HANAMIKOJI_TEST_POSTGRES is not set")
+async def test_a_bot_made_through_another_server_is_known_as_one(
+    aiohttp_client: MakeClient,
+) -> None:
+    """Each server read its bots at its start only: a bot made through another server was not
+    marked at its tables, nor its untimed games claimable there."""
+    with postgres_database() as url:
+        servers = []
+        for _ in range(2):
+            service = GameService(await open_store(url), ai_workers=0, seed=5, tick=0.05)
+            app = create_app(service)
+            servers.append(Server(await aiohttp_client(app), app, Time()))
+        one, two = servers
+        try:
+            async with one.browser() as owner:
+                await call(owner, "GET", "/api/me", 200)
+                body = {"username": "owner_k", "password": "correct horse"}
+                await call(owner, "POST", "/api/account", 201, json=body)
+                await call(owner, "POST", "/api/bots", 201, json={"username": "made_bot"})
+            account = await one.app[BOTS].store.account(username_key("made_bot"))
+            assert account is not None
+            bot = account.id
+            for _ in range(200):  # within a few heartbeats
+                if bot in two.app[BOTS].known:
+                    break
+                await asyncio.sleep(0.05)
+            assert bot in two.app[BOTS].known
         finally:
             for server in servers:
                 await server.client.close()

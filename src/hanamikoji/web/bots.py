@@ -66,6 +66,8 @@ MAX_GAMES = 20
 """The most games a bot's owner may let it play at once."""
 HOUSE_GAMES = {"beginner": 50, "easy": 50, "medium": 4, "hard": 4, "master": 4}
 """Games each house bot plays at once: the searching levels share the AI workers."""
+KNOWN_MS = 5_000
+"""How often each server reads which players are bots again (one may be made through another)."""
 IDLE_MS = 2 * 60_000
 """A game whose person has had the move this long stops counting towards the games its bot
 plays at once, whether or not their page is open: games left waiting (an untimed one never ends
@@ -299,10 +301,19 @@ class BotHub:
         self._house: list[asyncio.Task[Any]] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self.known: set[str] = set()  # every bot's player id (read at start, then kept up)
+        self._known_at = 0  # when ``known`` was last read again (the heartbeat's time)
+        service.on_beat.append(self._read_known)
 
     async def load(self) -> None:
         """Read which players are bots (to mark them at the table)."""
         self.known = await self.store.bot_ids()
+
+    async def _read_known(self, now: int) -> None:
+        """Read which players are bots again every ``KNOWN_MS``: a bot made through another
+        server (PostgreSQL) was never marked here, nor its untimed games claimable."""
+        if now - self._known_at >= KNOWN_MS:
+            self._known_at = now
+            self.known |= await self.store.bot_ids()
 
     def seats(self, game: LiveGame) -> list[bool]:
         """Which seats of ``game`` a bot holds (the table marks them)."""
