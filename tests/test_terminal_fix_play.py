@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import random
 import re
 import signal
 import subprocess
@@ -13,10 +14,14 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from rich.text import Text
 
 from hanamikoji.cli import main
 from hanamikoji.play import play_game
 from hanamikoji.record import Record
+from hanamikoji.screen import board
+from hanamikoji.state import State
+from hanamikoji.view import View
 
 
 def run(
@@ -260,3 +265,70 @@ def test_a_resignation_says_so_in_the_final_boards_title() -> None:
     assert status == 0
     assert "Final position: You resigned in round 1" in out
     assert "after round 1" not in out
+
+
+# -- the board at any width ----------------------------------------------------------------------
+
+
+class _Scene:
+    """The little of a game on screen that the board needs."""
+
+    drawn: str | None
+
+    def __init__(self, seat: int) -> None:
+        self.seat, self.names, self.drawn, self.arrows = (
+            seat,
+            ("player", "random"),
+            None,
+            ("<", ">"),
+        )
+
+    @property
+    def opp(self) -> int:
+        return 1 - self.seat
+
+    def style(self, seat: int | None) -> str:
+        return "dim" if seat is None else ("cyan" if seat == self.seat else "magenta")
+
+    def name(self, seat: int) -> Text:
+        return Text(self.names[seat])
+
+    def say(self, *parts: object) -> None:
+        raise AssertionError("the board only draws")
+
+
+def positions() -> list[tuple[int, View]]:
+    """Views of a few positions of random games, some deep into a round, and seed 2089's hand
+    of five 7s (cut to four at 76 columns)."""
+    found = [(0, State.new(random.Random(2089)).view(0))]
+    rng = random.Random(5)
+    for seed in range(12):
+        state = State.new(random.Random(seed))
+        for _ in range(rng.randrange(0, 12)):
+            if state.is_over:
+                break
+            state = state.apply(rng.choice(state.legal_moves))
+        if not state.is_over:
+            found.append((seed % 2, state.view(seed % 2)))
+    return found
+
+
+@pytest.mark.parametrize("width", [*range(42, 90), 100, 120, 160, 200])
+def test_the_board_never_drops_a_card(width: int) -> None:
+    """The compact layout started below 76 columns, but the wide table needs about 80: at
+    76-79 the hand column cut five 7s to four, at 76-77 with no mark."""
+    for seat, view in positions():
+        out = io.StringIO()
+        Console(file=out, width=width, force_terminal=False).print(board(_Scene(seat), view))
+        text = out.getvalue()
+        assert all(len(line) <= width for line in text.splitlines()), text
+        rows = [
+            line.strip("│| ") for line in text.splitlines() if re.match(r"^[│|]\s+[1-7]\s", line)
+        ]
+        assert len(rows) >= 7 and "…" not in "".join(rows[:7]), text
+        for g, row in zip("1234567", rows[:7], strict=True):
+            cells = row.split()
+            assert cells[0] == g, text
+            shown = "".join(cells[2:]).count(g)
+            held = view.played[0].count(g) + view.played[1].count(g) + view.hand.count(g)
+            assert shown == held, (width, g, row, view)

@@ -4,9 +4,10 @@ being answered and a round's scoring, drawn from one seat's VIEW."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Protocol
+from typing import Protocol, cast
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -72,12 +73,6 @@ def _cards(cards: str, geisha: int, sep: str = " ") -> str:
     return sep.join(c for c in cards if c == str(geisha))
 
 
-WIDE = 76
-"""The console width the board's table needs in full (six columns, their headers and padding);
-narrower, it is drawn compact (short headers, cards side by side, less padding), as rich would
-otherwise wrap or drop its columns: a hand of 6 6 could read as one 6."""
-
-
 class _Board:
     """The position as the human sees it, drawn for the console's width when it is printed."""
 
@@ -85,18 +80,20 @@ class _Board:
         self.game, self.view, self.ending = game, view, ending
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield _board(
-            self.game,
-            self.view,
-            compact=options.max_width < WIDE,
-            dot=_dot(console),
-            ending=self.ending,
-        )
+        wide = _board(self.game, self.view, compact=False, dot=_dot(console), ending=self.ending)
+        # The wide table's natural width depends on the names and the cards: drawn narrower,
+        # its no-wrap cells would be cut (five 7s read as four at 76 columns). Panel: 4 columns.
+        table = cast(Group, wide.renderable).renderables[0]
+        if Measurement.get(console, options, table).maximum + 4 <= options.max_width:
+            yield wide
+        else:
+            yield _board(self.game, self.view, compact=True, dot=_dot(console), ending=self.ending)
 
 
 def board(game: Scene, view: View, *, ending: str | None = None) -> RenderableType:
-    """The position as the human sees it: geisha table and status lines (compact on a console
-    narrower than :data:`WIDE`); ``ending`` says how a game that is over ended, in its title."""
+    """The position as the human sees it: geisha table and status lines, drawn compact (short
+    headers, cards side by side) on a console too narrow for the full table; ``ending`` says how
+    a game that is over ended, in its title."""
     return _Board(game, view, ending)
 
 
