@@ -1,7 +1,7 @@
 """Getting the numba kernels ready before the first move (:mod:`hanamikoji.ai.prepare`).
 
 Which agents need it, that the cheap ones skip it, and that the engine, ``play`` and ``analyze``
-say what they are doing when it is slow (a first run's compilation, here made slow on purpose).
+say what they are doing on a first run (a compilation, here announced on purpose).
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 import json
 import random
-import time
 from pathlib import Path
 
 import pytest
@@ -58,12 +57,13 @@ def test_preparing_leaves_the_agent_as_it_was() -> None:
 
 @pytest.fixture
 def slow(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A first run, as far as the notice can tell: the rehearsal outlasts SAY_AFTER."""
+    """A first run, as far as the notice can tell: numba announces a compilation."""
+    from numba.core import event
 
     def rehearse(agent: Agent) -> None:
-        time.sleep(0.5)
+        with event.trigger_event("numba:compile", data={}):
+            pass
 
-    monkeypatch.setattr(prepare_module, "SAY_AFTER", 0.05)
     monkeypatch.setattr(prepare_module, "_rehearse", rehearse)
 
 

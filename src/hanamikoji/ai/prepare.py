@@ -14,20 +14,17 @@ from __future__ import annotations
 
 import copy
 import random
-import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from hanamikoji.ai.base import Agent, start_game
 from hanamikoji.ai.ismcts import IsmctsAgent
 from hanamikoji.state import Rules, State
 
-__all__ = ["COMPILE_SECONDS", "SAY_AFTER", "needs_kernels", "prepare", "prepare_search"]
+__all__ = ["COMPILE_SECONDS", "NOTICE", "needs_kernels", "prepare", "prepare_search"]
 
 COMPILE_SECONDS = 15
 """About how long the first compilation takes, for the notice (11 to 12 s measured, two cores)."""
-SAY_AFTER = 3.0
-"""Seconds of preparing after which the notice is shown: loading a cache takes 0.7 to 1.3 s, up
-to twice that on a loaded machine, a first compilation 12 s or more."""
 NOTICE = f"preparing the search (first run: compiling, about {COMPILE_SECONDS} s)…"
 
 _REHEARSAL_ITERATIONS = 16
@@ -46,7 +43,8 @@ def prepare(agent: Agent, say: Callable[[str], None] | None = None) -> bool:
     """Compile or load the kernels ``agent`` uses, by rehearsing a one-round game with a copy of
     it on a tiny budget; returns whether there was anything to do (cheap agents: nothing).
 
-    ``say`` gets :data:`NOTICE` once if this takes over :data:`SAY_AFTER` seconds (a first run).
+    ``say`` gets :data:`NOTICE` once if numba compiles (a first run: its cache holds no compiled
+    copy); loading a cached copy says nothing, however slow the machine.
     """
     if not needs_kernels(agent):
         return False
@@ -63,20 +61,34 @@ def prepare_search(say: Callable[[str], None] | None = None) -> None:
         _rehearse(_searcher(_REHEARSAL_ITERATIONS, None))
 
 
-class _notice:
-    """Calls ``say(NOTICE)`` from a timer if the block runs past :data:`SAY_AFTER`."""
+@contextmanager
+def _notice(say: Callable[[str], None] | None) -> Iterator[None]:
+    """Calls ``say(NOTICE)`` once when numba starts compiling inside the block.
 
-    def __init__(self, say: Callable[[str], None] | None) -> None:
-        self.timer = threading.Timer(SAY_AFTER, say, (NOTICE,)) if say is not None else None
+    numba fires its "numba:compile" event only where it compiles, after looking in its cache
+    and finding no copy; a time limit could not tell a first run from a slow load (a busy
+    machine can take seconds to load the cache).
+    """
+    if say is None:
+        yield
+        return
+    from numba.core import event
 
-    def __enter__(self) -> None:
-        if self.timer is not None:
-            self.timer.daemon = True
-            self.timer.start()
+    tell: Callable[[str], None] = say
 
-    def __exit__(self, *exc: object) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
+    class Compiling(event.Listener):
+        said = False
+
+        def on_start(self, ev: event.Event) -> None:
+            if not self.said:
+                self.said = True
+                tell(NOTICE)
+
+        def on_end(self, ev: event.Event) -> None:
+            pass
+
+    with event.install_listener("numba:compile", Compiling()):
+        yield
 
 
 def _rehearse(agent: Agent) -> None:
