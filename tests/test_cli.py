@@ -30,21 +30,21 @@ def test_replay_tells_the_deal_moves_scoring_and_result(tmp_path: Path) -> None:
     assert "removed 1" in out
     assert "alice holds 122334" in out and "bob holds 566667" in out
     assert "pile 47475757" in out
-    # Every move, in words, with the card drawn.
-    for text in (
-        "alice draws 4. Secret: hides a 1",
-        "bob draws 7. Secret: hides a 5",
-        "alice draws 4. Discard: discards 2, 2",
-        "Gift: offers 3, 3, 4",
-        "bob: Pick: takes 4",
-        "Gift: offers 6, 6, 7",
-        "alice: Pick: takes 6",
-        "Competition: offers the pairs 44 and 55",
-        "bob: Pick: takes 5, 5",
-        "Competition: offers the pairs 77 and 77",
-        "alice: Pick: takes 7, 7",
-    ):
-        assert text in out, text
+    # Every move, in words, with the card drawn, numbered as in the record (from 0, picks counted).
+    assert lines[4:16] == [
+        "  move  0  alice draws 4. Secret: hides a 1",
+        "  move  1  bob draws 7. Secret: hides a 5",
+        "  move  2  alice draws 4. Discard: discards 2, 2",
+        "  move  3  bob draws 7. Discard: discards 6, 6",
+        "  move  4  alice draws 5. Gift: offers 3, 3, 4",
+        "  move  5  bob: Pick: takes 4",
+        "  move  6  bob draws 7. Gift: offers 6, 6, 7",
+        "  move  7  alice: Pick: takes 6",
+        "  move  8  alice draws 5. Competition: offers the pairs 44 and 55",
+        "  move  9  bob: Pick: takes 5, 5",
+        "  move 10  bob draws 7. Competition: offers the pairs 77 and 77",
+        "  move 11  alice: Pick: takes 7, 7",
+    ]
     # The scoring, geisha by geisha.
     assert "Secrets revealed: alice 1, bob 5" in out
     assert "geisha 1 (charm 2): 1 - 0, marker moves to alice" in out

@@ -1,5 +1,8 @@
 """A game record told in words: each round's deal, every move, the scoring and the result.
 
+Moves are numbered as in the record (and in ``analyze`` and a RecordError): by their index in
+the round's moves, from 0, picks counted.
+
 The names and the result's reason come from the record, so they are shown escaped
 (:func:`hanamikoji.terminal.printable`): the text is safe to print on a terminal.
 """
@@ -65,14 +68,15 @@ def render_replay(record: Record, state: State) -> str:
             f"  Deal: removed {deal.removed}; {names[0]} holds {deal.hands[0]}, "
             f"{names[1]} holds {deal.hands[1]}; pile {deal.deck} (top first)"
         )
-        turn = 0
-        for ply in plies.get(number, ()):
+        drawn = 0
+        for index, ply in enumerate(plies.get(number, ())):
             if ply.move.action is Action.PICK:
-                out.append(f"       {names[ply.seat]}: {ply.move.describe()}")
-                continue
-            card = deal.deck[turn] if turn < len(deal.deck) else "?"
-            turn += 1
-            out.append(f"  {turn:>2}. {names[ply.seat]} draws {card}. {ply.move.describe()}")
+                told = f"{names[ply.seat]}: {ply.move.describe()}"
+            else:
+                card = deal.deck[drawn] if drawn < len(deal.deck) else "?"
+                drawn += 1
+                told = f"{names[ply.seat]} draws {card}. {ply.move.describe()}"
+            out.append(f"  move {index:>2}  {told}")
         if number in scored:
             out.extend(describe_scoring(scored[number], names))
     out.append("")
