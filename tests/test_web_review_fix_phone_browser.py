@@ -136,3 +136,51 @@ def test_an_offer_of_a_competition_fits_a_small_phone(
         no_page_errors(page)
     finally:
         page.context.close()
+
+
+def overflowing_with(page: Page, text: str) -> list[str]:
+    """The review's boxes holding ``text`` whose content is wider than they are (cut or spilling
+    over a neighbour)."""
+    out: list[str] = page.evaluate(
+        """text => [...document.querySelectorAll('#review *')]
+            .filter(e => e.getClientRects().length && getComputedStyle(e).display !== 'inline'
+                         && e.textContent.includes(text) && e.scrollWidth > e.clientWidth + 1)
+            .map(e => `${e.tagName.toLowerCase()}#${e.id}.${[...e.classList].join('.')}: `
+                      + `${e.scrollWidth} > ${e.clientWidth}`)""",
+        text,
+    )
+    return out
+
+
+@pytest.mark.parametrize("language", ["fr", "en"])
+def test_a_long_name_without_a_space_wraps_on_a_small_phone(
+    server: Server, browser: Browser, language: str
+) -> None:
+    page = open_review(browser, server, LONG_NAME, language)
+    try:
+        for where in ("Home", "End"):
+            page.keyboard.press(where)
+            assert not sticking_out(page), (where, sticking_out(page))
+            assert not overflowing_with(page, LONG_NAME), (where, overflowing_with(page, LONG_NAME))
+            no_horizontal_scroll(page)
+        shot(page, f"review-fix-phone-long-name-{language}.png")
+        # the whole name is there to read: in the head, the seat, the legend, the mistakes
+        for selector in ("#players", "#near-area .seat-name", "#legend", "#mistake-lists"):
+            assert LONG_NAME in page.locator(selector).inner_text().replace("\n", ""), selector
+        # the two players' mistakes, side by side or one under the other, never over each other
+        boxes: list[dict[str, float]] = page.evaluate(
+            """() => [...document.querySelectorAll('#mistake-lists .mistake-list h4')]
+                .map(h => h.getBoundingClientRect().toJSON())"""
+        )
+        assert len(boxes) == 2, boxes
+        a, b = boxes
+        apart = (
+            a["x"] + a["width"] <= b["x"] + 0.5
+            or b["x"] + b["width"] <= a["x"] + 0.5
+            or a["y"] + a["height"] <= b["y"] + 0.5
+            or b["y"] + b["height"] <= a["y"] + 0.5
+        )
+        assert apart, f"the mistakes' headings overlap: {boxes}"
+        no_page_errors(page)
+    finally:
+        page.context.close()
