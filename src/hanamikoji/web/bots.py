@@ -243,6 +243,7 @@ class BotLink:
     acted: dict[str, int] = field(default_factory=dict)  # game -> version of the last act sent
     offered: set[str] = field(default_factory=set)  # open challenges told to the bot
     rematched: set[str] = field(default_factory=set)  # finished games whose rematch was taken
+    opening: set[str] = field(default_factory=set)  # games being taken: no act before "game"
     # game -> (its version, ms since when): the games where the opponent has had the move
     waiting: dict[str, tuple[int, int]] = field(default_factory=dict)
     tokens: float = BURST
@@ -447,11 +448,7 @@ class BotHub:
             del self.links[link.bot.player_id]
             self._by_key.pop(link.key, None)
         for game_id, seat in list(link.games.items()):
-            held = self._by_game.get(game_id)
-            if held is not None:
-                held.discard(link.bot.player_id)
-                if not held:
-                    del self._by_game[game_id]
+            self._forget(game_id, link.bot.player_id)
             # Apart from this handler, which aiohttp cancels once the peer has gone.
             task = asyncio.create_task(self._departed(link, game_id, seat))
             self._tasks.add(task)
@@ -625,7 +622,9 @@ class BotHub:
     # -- games ---------------------------------------------------------------------------------
 
     async def _open(self, link: BotLink, game: LiveGame, seat: int) -> None:
-        """Tell the bot of one of its games, then whatever is due in it."""
+        """Tell the bot of one of its games (once a connection), then whatever is due in it."""
+        if game.id in link.games:
+            return  # told already (taken as it was published, say)
         row = game.row
         link.games[game.id] = seat
         self._by_game.setdefault(game.id, set()).add(link.bot.player_id)
@@ -645,30 +644,35 @@ class BotHub:
         await self._tell(link, game)
 
     async def game_changed(self, game_id: str) -> None:
-        """A game changed (a move, its end, a rematch): tell the bots playing it."""
-        held = self._by_game.get(game_id)
-        if not held:
+        """A game changed (a move, its end, a rematch): tell the bots connected here that play
+        it, by its players, whether or not this server told them of it before (a game that
+        ended before this server started, given a rematch now)."""
+        if not self.links:
             return
         game = await self.service.get(game_id)
         if game is None:
             return
-        for player_id in list(held):
-            link = self.links.get(player_id)
+        for player_id in dict.fromkeys(game.row.players):
+            link = self.links.get(player_id) if player_id is not None else None
             if link is not None:
                 await self._tell(link, game)
 
     async def _tell(self, link: BotLink, game: LiveGame) -> None:
         seat = link.games.get(game.id)
         if seat is None:
-            if game.id in link.rematched or game.row.rematch is None:
-                return
-            await self._rematch(link, game)
+            if not game.state.is_over:
+                await self._take(link, game)  # a game of its it was never told of
+            elif game.id not in link.rematched and game.row.rematch is not None:
+                await self._rematch(link, game)
             return
+        if game.id in link.opening:
+            return  # its "game" comes first, then the act
         state = game.state
         if state.is_over:
             outcome = state.outcome
             assert outcome is not None
             del link.games[game.id]
+            self._forget(game.id, link.bot.player_id)
             link.acted.pop(game.id, None)
             link.waiting.pop(game.id, None)
             await link.wire.send(
@@ -710,17 +714,40 @@ class BotHub:
         if len(link.rematched) > 1000:  # only recent games can be rematched: forget the oldest
             link.rematched.discard(next(iter(link.rematched)))
         new = await self.service.get(game.row.rematch or "")
+        if new is not None:
+            await self._take(link, new)
+
+    async def _take(self, link: BotLink, game: LiveGame) -> None:
+        """A game of the bot's on that it was not told of (a rematch): it takes its seat there
+        (a timed game's clock starts) and is told, its opponent's page that it is there."""
         player = link.bot.player_id
-        if new is None or new.state.is_over or player not in new.row.players:
+        if game.id in link.games or game.state.is_over or player not in game.row.players:
             return
-        seat = new.row.players.index(player)
-        link.games[new.id] = seat
-        self._by_game.setdefault(new.id, set()).add(player)
-        await self.service.seat_for(new.id, new.row.tokens[seat])  # joined: its clock starts
-        held = await self.service.get(new.id)
-        if held is not None:
-            link.games.pop(new.id, None)
+        seat = game.row.players.index(player)
+        # Present (for the page the seat's joining is published to), its act held back until
+        # the bot has its "game".
+        link.games[game.id] = seat
+        link.opening.add(game.id)
+        self._by_game.setdefault(game.id, set()).add(player)
+        try:
+            await self.service.seat_for(game.id, game.row.tokens[seat])  # joined
+            held = await self.service.get(game.id)
+        finally:
+            link.opening.discard(game.id)
+            link.games.pop(game.id, None)
+        if held is not None and self.links.get(player) is link:
             await self._open(link, held, seat)
+            await self.service.publish(game.id)  # its opponent's page: the bot is here
+        else:
+            self._forget(game.id, player)
+
+    def _forget(self, game_id: str, player_id: str) -> None:
+        """``player_id``'s bot no longer plays ``game_id`` here (it ended, or the bot left)."""
+        held = self._by_game.get(game_id)
+        if held is not None:
+            held.discard(player_id)
+            if not held:
+                del self._by_game[game_id]
 
     async def _play(self, link: BotLink, kind: str, data: dict[str, Any]) -> None:
         game_id = data.get("game")
