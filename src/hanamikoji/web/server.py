@@ -103,6 +103,7 @@ _STATUS = {
     "illegal": 400,
     "not-your-turn": 409,
     "used": 410,
+    "withdrawn": 410,
     "bad-credentials": 401,
     "not-signed-in": 401,
     "signed-in": 409,
@@ -770,6 +771,13 @@ async def _finished(request: web.Request) -> LiveGame:
         raise WebError("not-found", f"there is no game {game_id!r}")
     if not game.state.is_over:
         raise WebError("not-allowed", "the game is not finished: its cards are still hidden")
+    row = game.row
+    if row.mode == "friend" and not all(row.tokens):  # as the list of one's games says
+        raise WebError(
+            "withdrawn",
+            "the invitation was withdrawn before anyone took the other seat: "
+            "nothing was played, there is nothing to review",
+        )
     return game
 
 

@@ -450,7 +450,7 @@ function showError(key) {
   const box = $("#error");
   box.hidden = false;
   fill(box, h("p", { text: t(key) }));
-  if (key === "review.not_finished") {
+  if (key === "review.not_finished" || key === "review.withdrawn") {
     box.append(h("p", {}, h("a", { href: `/g/${encodeURIComponent(gameId)}`, text: t("review.back_to_game") })));
   }
 }
@@ -470,7 +470,8 @@ async function main() {
     answer = { status: 0 };
   }
   if (!answer.ok || !answer.body) {
-    errorKey = answer.status === 403 ? "review.not_finished" : answer.status === 404 ? "review.not_found" : "review.load_failed";
+    const keys = { 403: "review.not_finished", 404: "review.not_found", 410: "review.withdrawn" };
+    errorKey = keys[answer.status] || "review.load_failed";
     showError(errorKey);
     return;
   }
