@@ -21,6 +21,7 @@ from hanamikoji.match.config import CLOCK_MS_MAX
 from hanamikoji.match.runner import Terminated
 from hanamikoji.record import Record, RecordError
 from hanamikoji.replay import render_replay
+from hanamikoji.state import State
 from hanamikoji.terminal import printable, printable_lines, shown_name, tolerate_unencodable
 from hanamikoji.web.limits import Limits
 
@@ -305,7 +306,9 @@ def build_parser() -> argparse.ArgumentParser:
     analyze = sub.add_parser(
         "analyze", help="review a game: for each decision the best move and what the move lost"
     )
-    analyze.add_argument("file", type=Path, metavar="RECORD", help="a hanamikoji-record/1 file")
+    analyze.add_argument(
+        "file", metavar="RECORD", help="a hanamikoji-record/1 file, or - for standard input"
+    )
     analyze.add_argument("--seat", type=_seat, default=None, help="only this seat's decisions")
     analyze.add_argument(
         "--iterations",
@@ -436,7 +439,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     replay = sub.add_parser("replay", help="replay a game record, checking every move")
-    replay.add_argument("file", type=Path, metavar="FILE", help="a hanamikoji-record/1 JSON file")
+    replay.add_argument(
+        "file", metavar="FILE", help="a hanamikoji-record/1 JSON file, or - for standard input"
+    )
     replay.add_argument("--json", action="store_true", help="print only the result object as JSON")
     return parser
 
@@ -752,17 +757,14 @@ FEW_ITERATIONS = 1000
 """Below this many iterations a decision, analyze says its figures are noise."""
 
 
-def _analyze(path: Path, seat: int | None, iterations: int, *, as_json: bool) -> int:
+def _analyze(path: str, seat: int | None, iterations: int, *, as_json: bool) -> int:
     from hanamikoji.ai.analysis import ITERATIONS, review
     from hanamikoji.ai.prepare import prepare_search
 
-    try:
-        record = Record.read(path)
-        end = record.replay()
-    except RecordError as e:
-        print(f"hanamikoji analyze: {printable(str(path))}: {printable(str(e))}", file=sys.stderr)
+    read = _read_record("analyze", path)
+    if read is None:
         return EXIT_USAGE
-    _note_unknown_rules("analyze", path, record)
+    record, end = read
     names = tuple(shown_name(name) for name in record.players)
     if iterations < FEW_ITERATIONS:
         print(
@@ -808,32 +810,51 @@ def _analyze(path: Path, seat: int | None, iterations: int, *, as_json: bool) ->
         # An unfinished record was abandoned, or cut short: it stops, the game did not end.
         stop = "the game ended" if end.is_over else "the record stops"
         print(
-            f"hanamikoji analyze: {printable(str(path))}: no decision{whose} to review: "
+            f"hanamikoji analyze: {_source(path)}: no decision{whose} to review: "
             f"{stop} before one was made",
             file=sys.stderr,
         )
     return 0
 
 
-def _note_unknown_rules(command: str, path: Path, record: Record) -> None:
+STDIN = "-"
+"""The record file argument that means standard input."""
+
+
+def _source(path: str) -> str:
+    """Where a record was read from, for messages."""
+    return "standard input" if path == STDIN else printable(path)
+
+
+def _read_record(command: str, path: str) -> tuple[Record, State] | None:
+    """The record at ``path`` (``-``: standard input) and its replayed end, or None once the
+    reason it is broken is said on stderr; its unknown rules keys are noted there too."""
+    try:
+        record = Record.read(sys.stdin.buffer if path == STDIN else path)
+        state = record.replay()
+    except RecordError as e:
+        print(f"hanamikoji {command}: {_source(path)}: {printable(str(e))}", file=sys.stderr)
+        return None
+    _note_unknown_rules(command, path, record)
+    return record, state
+
+
+def _note_unknown_rules(command: str, path: str, record: Record) -> None:
     """One note on stderr naming the record's rules keys that are ignored here."""
     if record.unknown_rules:
         keys = ", ".join(json.dumps(k) for k in record.unknown_rules)
         print(
-            f"hanamikoji {command}: note: {printable(str(path))}: rules this program does not "
+            f"hanamikoji {command}: note: {_source(path)}: rules this program does not "
             f"know are ignored ({printable(keys)}): the game is read under the standard rules",
             file=sys.stderr,
         )
 
 
-def _replay(path: Path, *, as_json: bool) -> int:
-    try:
-        record = Record.read(path)
-        state = record.replay()
-    except RecordError as e:
-        print(f"hanamikoji replay: {printable(str(path))}: {printable(str(e))}", file=sys.stderr)
+def _replay(path: str, *, as_json: bool) -> int:
+    read = _read_record("replay", path)
+    if read is None:
         return EXIT_USAGE
-    _note_unknown_rules("replay", path, record)
+    record, state = read
     if as_json:
         outcome = state.outcome
         # ensure_ascii: the record's text (the result's why) arrives as escapes, never raw.

@@ -10,6 +10,7 @@ True
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import random
@@ -17,7 +18,7 @@ import reprlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from hanamikoji.moves import IllegalMoveError, InvalidMoveError, Move
 from hanamikoji.state import (
@@ -208,20 +209,19 @@ class Record:
         return cls.from_json(obj)
 
     @classmethod
-    def read(cls, path: str | Path) -> Record:
-        """Read a record file; one larger than :data:`MAX_RECORD_BYTES` is refused unread."""
+    def read(cls, path: str | os.PathLike[str] | BinaryIO) -> Record:
+        """Read a record file, or a binary stream such as ``sys.stdin.buffer``; one larger than
+        :data:`MAX_RECORD_BYTES` is refused unread."""
+        if not isinstance(path, (str, os.PathLike)):
+            try:
+                return cls.loads(_read_limited(path))
+            except OSError as e:
+                raise RecordError(f"cannot read the record: {e.strerror or e}") from None
         try:
             with Path(path).open("rb") as file:
-                # A regular file's size is known at once; a pipe or device is read only up to
-                # one byte past the limit, so neither is ever read whole.
-                size = os.fstat(file.fileno()).st_size
-                if size > MAX_RECORD_BYTES:
-                    raise _too_big(size)
-                data = file.read(MAX_RECORD_BYTES + 1)
+                data = _read_limited(file)
         except OSError as e:
             raise RecordError(f"cannot read {path}: {e.strerror or e}") from None
-        if len(data) > MAX_RECORD_BYTES:
-            raise _too_big(None)
         return cls.loads(data)
 
     @classmethod
@@ -447,6 +447,22 @@ def _utf8_size(text: str | bytes) -> int:
     if len(text) * 4 <= MAX_RECORD_BYTES:  # at most 4 bytes a character: surely small enough
         return len(text)
     return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _read_limited(file: BinaryIO) -> bytes:
+    """The bytes of ``file``, refused (:func:`_too_big`) past :data:`MAX_RECORD_BYTES`."""
+    # A regular file's size is known at once; a pipe or device is read only up to one byte
+    # past the limit, so neither is ever read whole.
+    try:
+        size = os.fstat(file.fileno()).st_size
+    except (AttributeError, io.UnsupportedOperation):  # a stream with no file behind it
+        size = 0
+    if size > MAX_RECORD_BYTES:
+        raise _too_big(size)
+    data = file.read(MAX_RECORD_BYTES + 1)
+    if len(data) > MAX_RECORD_BYTES:
+        raise _too_big(None)
+    return data
 
 
 def _too_big(size: int | None) -> RecordError:
