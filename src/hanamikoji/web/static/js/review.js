@@ -154,21 +154,25 @@ function summary() {
   const rounds = frames[frames.length - 1]?.round ?? 0;
   const charm = end.charm ?? [0, 0];
   const geisha = end.geisha ?? [0, 0];
-  const score = t("review.final_score", {
+  // a game given up before any round was scored has no score to tell ("Charm: Anna 0, AI 0" read
+  // as if one had been counted)
+  const scored = frames.some((frame) => frame.scoring);
+  const score = !scored ? "" : t("review.final_score", {
     a: nameOf(state.near), b: nameOf(1 - state.near),
     charmA: end.charm?.[state.near] ?? "", charmB: end.charm?.[1 - state.near] ?? "",
     geishaA: end.geisha?.[state.near] ?? "", geishaB: end.geisha?.[1 - state.near] ?? "",
   });
-  if (w !== 0 && w !== 1) return `${t("review.why.draw", { rounds, charm: charm[0] })} ${score}`;
+  const withScore = (words) => (score ? `${words} ${score}` : words);
+  if (w !== 0 && w !== 1) return withScore(t("review.why.draw", { rounds, charm: charm[0] }));
   // an ending on charm whose loser held 4 geisha says why those did not win: charm counts first
-  if (end.reason === "forfeit") return `${forfeitWords(end.why, nameOf(w), nameOf(1 - w))} ${score}`;
+  if (end.reason === "forfeit") return withScore(forfeitWords(end.why, nameOf(w), nameOf(1 - w)));
   const overGeisha = end.reason === "charm" && geisha[1 - w] >= GEISHA_TO_WIN;
   const key = overGeisha ? "charm_over_geisha" : end.reason === "round-limit" ? "round_limit" : end.reason;
   const why = t(`review.why.${key}`, {
     name: nameOf(w), loser: nameOf(1 - w), rounds,
     charm: charm[w], other: key === "geisha" ? geisha[1 - w] : charm[1 - w], geisha: overGeisha ? geisha[1 - w] : geisha[w],
   });
-  return why.startsWith("review.") ? `${t("review.winner", { name: nameOf(w), reason: t(`review.reason.${end.reason}`) })} ${score}` : `${why} ${score}`;
+  return withScore(why.startsWith("review.") ? t("review.winner", { name: nameOf(w), reason: t(`review.reason.${end.reason}`) }) : why);
 }
 
 function frameText(frame) {
