@@ -79,13 +79,49 @@ function readAiForms() {
 /** Whether text before a placeholder leaves it at the start of a sentence. */
 const startsSentence = (before) => /(^|[.!?…]\s+)$/u.test(before);
 
+/** The words a language shortens before a name that starts with a vowel (game.name_elision, read on
+ * each language switch): French "de" + "alice_p" is "d'alice_p", "que" + "Émile" "qu'Émile"; "de
+ * Bob", "de l'IA" stay. An h is not counted: whether it elides depends on the word. */
+let elisions = [];
+const VOWEL_START = /^[aeiouyàâäæéèêëîïôöœùûüÿ]/iu;
+
+function readElisions() {
+  const pairs = data("game.name_elision");
+  elisions = (Array.isArray(pairs) ? pairs : []).map(([word, short]) => ({ word, short }));
+}
+
+/** ``before`` with its last word shortened where it comes before ``value`` (else as it is). */
+function elide(before, value) {
+  if (!elisions.length || !VOWEL_START.test(String(value))) return before;
+  for (const { word, short } of elisions) {
+    const at = before.length - word.length;
+    if (at >= 0 && before.endsWith(word) && (at === 0 || !/\p{L}/u.test(before[at - 1]))) {
+      return before.slice(0, at) + short;
+    }
+  }
+  return before;
+}
+
 function format(text, params) {
-  return String(text).replace(/\{(\w+)\}/g, (match, name, at, whole) => {
-    if (!(name in params)) return match;
+  const whole = String(text);
+  let out = "";
+  let last = 0;
+  for (const match of whole.matchAll(/\{(\w+)\}/g)) {
+    const [placeholder, name] = match;
+    out += whole.slice(last, match.index);
+    last = match.index + placeholder.length;
+    if (!(name in params)) {
+      out += placeholder;
+      continue;
+    }
     const forms = aiForms.get(params[name]);
-    if (forms) return startsSentence(whole.slice(0, at)) ? forms.start : forms.inner;
-    return isolate(params[name]);
-  });
+    if (forms) {
+      out += startsSentence(whole.slice(0, match.index)) ? forms.start : forms.inner;
+    } else {
+      out = elide(out, params[name]) + isolate(params[name]);
+    }
+  }
+  return out + whole.slice(last);
 }
 
 /** The text of key with {params} filled in; a plural entry ({one, few, many, other}) picks by params.n. */
@@ -144,6 +180,7 @@ async function setLanguage(code) {
   lang = code in LANGUAGES ? code : "en";
   dict = lang === "en" ? fallback : await load(lang).catch(() => fallback);
   document.documentElement.lang = lang;
+  readElisions();
   readAiForms();
   applyStatic();
   for (const listener of listeners) listener(lang);
