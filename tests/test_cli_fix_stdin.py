@@ -69,7 +69,7 @@ def test_analyze_dash_reads_standard_input_too() -> None:
     got = _cli_stdin("analyze", "-", stdin=b"[1, 2]")
     assert got.returncode == 2
     assert got.stderr.decode() == (
-        "hanamikoji analyze: standard input: a record must be a JSON object, got list\n"
+        "hanamikoji analyze: standard input: a record must be a JSON object, got [1, 2]\n"
     )
 
 

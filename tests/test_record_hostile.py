@@ -109,12 +109,12 @@ BROKEN_MESSAGES = {
     "latin1-name": "not UTF-8 text: cannot decode byte 0xeb",
     "utf16-record": "not UTF-8 text: cannot decode byte 0xff at offset 0",
     "float-winner": "result winner must be 0, 1 or null, got 1.0",
-    "true-marker": r"result markers must be 7 entries of 0, 1 or null, got \[True, ",
+    "true-marker": r"result markers must be 7 entries of 0, 1 or null, got \[true, null, ",
     "float-marker": r"result markers must be 7 entries of 0, 1 or null, got \[0.0, ",
     "number-why": "result why must be text or null, got 5",
     "null-markers": "result markers must be 7 entries of 0, 1 or null, got null",
     "no-markers": "result markers are missing: 7 entries of 0, 1 or null",
-    "key-twice": "not a record: the key 'max_rounds' is given twice in one object",
+    "key-twice": 'not a record: the key "max_rounds" is given twice in one object',
 }
 
 

@@ -409,7 +409,7 @@ BAD_RECORDS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "no-rounds": (_del("rounds"), "rounds"),
     "empty-rounds": (_set("rounds", []), "rounds"),
     "round-not-object": (_set("rounds", ["x"]), "round 1: "),
-    "round-without-deck": (_del("rounds", 0, "deck"), "round 1: .*'deck'"),
+    "round-without-deck": (_del("rounds", 0, "deck"), 'round 1: .*"deck"'),
     "hands-not-two": (_set_round("hands", ["122334"]), "round 1: hands"),
     "not-21-cards": (_set_round("deck", "47475756"), "round 1: bad deal: .*21 cards"),
     "hand-short": (_set_round("hands", ["12233", "566667"]), "round 1: bad deal: hand 0"),

@@ -66,8 +66,65 @@ __all__ = [
 
 _MAX_REASON = 400
 
+
+class _JsonRepr(reprlib.Repr):
+    """Values quoted as JSON writes them (``null``, ``true``, ``["b", null]``), since the
+    messages are about a record's JSON; bounded as :class:`reprlib.Repr` bounds them."""
+
+    def repr_str(self, x: str, level: int) -> str:
+        s = _json_text(x[: self.maxstring])
+        if len(s) > self.maxstring:
+            i = max(0, (self.maxstring - 3) // 2)
+            j = max(0, self.maxstring - 3 - i)
+            s = s[:i] + "..." + s[len(s) - j :]
+        return s
+
+    def repr_NoneType(self, x: None, level: int) -> str:
+        return "null"
+
+    def repr_bool(self, x: bool, level: int) -> str:
+        return json.dumps(x)
+
+    def repr_float(self, x: float, level: int) -> str:
+        return json.dumps(x)
+
+    def repr_tuple(self, x: tuple[Any, ...], level: int) -> str:
+        return self.repr_list(list(x), level)
+
+    def repr_dict(self, x: dict[Any, Any], level: int) -> str:
+        # In the record's order (reprlib sorts the keys), as "key": value.
+        if not x:
+            return "{}"
+        if level <= 0:
+            return "{...}"
+        pieces = [
+            f"{self.repr1(k, level - 1)}: {self.repr1(v, level - 1)}"
+            for k, v in list(x.items())[: self.maxdict]
+        ]
+        if len(x) > self.maxdict:
+            pieces.append("...")
+        return "{" + ", ".join(pieces) + "}"
+
+
+def _json_text(text: str) -> str:
+    """``text`` as a JSON string, with every character that is not printable escaped."""
+    s = json.dumps(text, ensure_ascii=False)  # control characters come escaped already
+    if s.isprintable():
+        return s
+    out = []
+    for c in s:
+        if c.isprintable():
+            out.append(c)
+        elif ord(c) > 0xFFFF:  # as JSON writes it: a surrogate pair
+            hi, lo = divmod(ord(c) - 0x10000, 0x400)
+            out.append(f"\\u{0xD800 + hi:04x}\\u{0xDC00 + lo:04x}")
+        else:
+            out.append(f"\\u{ord(c):04x}")
+    return "".join(out)
+
+
 # Quoting foreign values in messages: short, one line, bounded however big or deep the value is.
-_quote = reprlib.Repr()
+_quote = _JsonRepr()
 _quote.maxstring = 60
 _quote.maxother = 60
 _quote.maxlist = 8
@@ -228,7 +285,7 @@ class Record:
     def from_json(cls, obj: Any) -> Record:
         """A record from its parsed JSON, checking its structure."""
         if not isinstance(obj, dict):
-            raise RecordError(f"a record must be a JSON object, got {type(obj).__name__}")
+            raise RecordError(f"a record must be a JSON object, got {_brief(obj)}")
         fmt = obj.get("format")
         if fmt != FORMAT:
             got = "no format tag" if fmt is None else f"format {_brief(fmt)}"
@@ -329,11 +386,11 @@ class Record:
             for index, text in enumerate(rnd.moves):
                 if state.is_over:
                     raise RecordError(
-                        f"move {text!r} comes after the end of the game", number, index
+                        f"move {_brief(text)} comes after the end of the game", number, index
                     )
                 if state.round != number:
                     raise RecordError(
-                        f"move {text!r} comes after the end of round {number}", number, index
+                        f"move {_brief(text)} comes after the end of round {number}", number, index
                     )
                 try:
                     state = state.apply(Move.parse(text))
@@ -347,10 +404,20 @@ def _round(obj: Any, number: int) -> RoundRecord:
         raise RecordError("a round must be an object with removed, hands, deck and moves", number)
     for key in ("removed", "hands", "deck"):
         if key not in obj:
-            raise RecordError(f"the round lacks {key!r}", number)
+            raise RecordError(f"the round lacks {_brief(key)}", number)
     hands = obj["hands"]
     if not isinstance(hands, list) or len(hands) != 2:
         raise RecordError(f"hands must be a list of two hands, got {_brief(hands)}", number)
+    for what, cards in (
+        ("removed card", obj["removed"]),
+        ("hand 0", hands[0]),
+        ("hand 1", hands[1]),
+        ("deck", obj["deck"]),
+    ):
+        if not isinstance(cards, str):  # said here, in JSON's words (null, not NoneType)
+            raise RecordError(
+                f"bad deal: {what} must be a string of digits 1-7, got {_brief(cards)}", number
+            )
     try:
         deal = Deal(obj["removed"], (hands[0], hands[1]), obj["deck"])
     except DealError as e:
@@ -420,10 +487,8 @@ def _int_pair(value: Any, name: str) -> tuple[int, int]:
 
 
 def _brief(value: Any) -> str:
-    """``value`` quoted for a message: short and on one line, however big or deep it is (JSON's
-    null, true and false as JSON writes them)."""
-    if value is None or isinstance(value, bool):
-        return json.dumps(value)
+    """``value`` quoted for a message as JSON writes it: short and on one line, however big or
+    deep it is."""
     try:
         return _quote.repr(value)
     except (ValueError, RecursionError):  # an int too long to convert, say

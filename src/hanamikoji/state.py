@@ -15,6 +15,7 @@ every game can be replayed exactly. Applying a move returns a new state; the old
 from __future__ import annotations
 
 import enum
+import json
 import numbers
 import random
 from collections.abc import Sequence
@@ -111,11 +112,28 @@ class Rules:
     @classmethod
     def from_json(cls, obj: Any) -> Rules:
         """Read a rules object; missing keys take their defaults, unknown keys are ignored."""
+        # Said in JSON's words (null, "text", [1, 2]), as a record and the protocol write them.
         if obj is None:
             return cls()
         if not isinstance(obj, dict):
-            raise ValueError(f"rules must be an object like {{'max_rounds': 3}}, got {obj!r}")
-        return cls(max_rounds=obj.get("max_rounds", 3))
+            raise ValueError(f'rules must be an object like {{"max_rounds": 3}}, got {_json(obj)}')
+        max_rounds = obj.get("max_rounds", 3)
+        try:
+            return cls(max_rounds=max_rounds)
+        except ValueError:
+            raise ValueError(
+                "max_rounds must be a positive whole number or null (no limit), "
+                f"got {_json(max_rounds)}"
+            ) from None
+
+
+def _json(value: Any) -> str:
+    """``value`` as JSON text, cut short for a message."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):  # not from JSON after all
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 _DEFAULT_RULES = Rules()
