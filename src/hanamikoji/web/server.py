@@ -554,12 +554,19 @@ async def _has_profile(request: web.Request) -> bool:
     """Whether ``/@/{name}`` is an account's profile; True when the database cannot say (the
     page then finds out for itself, as it does for a name nobody has)."""
     try:
-        await profiles.find_account(request.app[SERVICE].store, request.match_info["name"])
+        name = request.match_info.get("name", "")  # "" at /@/: nobody's
+        await profiles.find_account(request.app[SERVICE].store, name)
     except WebError:
         return False
     except Exception:
         log.exception("no profile lookup for %s", request.path)
     return True
+
+
+async def _without_slash(request: web.Request) -> web.StreamResponse:
+    """``/@/NAME/``: the profile is at ``/@/NAME`` (it answered aiohttp's bare text 404)."""
+    url = request.rel_url
+    raise web.HTTPPermanentRedirect(str(url.with_path(url.path.rstrip("/"))))
 
 
 async def _look_up(request: web.Request, game_id: str) -> tuple[bool, LiveGame | None]:
@@ -1963,6 +1970,8 @@ def create_app(
     r.add_get("/lobby", _page("lobby"))
     r.add_get("/watch", _page("watch"))
     r.add_get("/@/{name}", _page("profile"))
+    r.add_get("/@/", _page("profile"))  # no name: the page that says there is no such player
+    r.add_get("/@/{name}/", _without_slash)
     r.add_get("/leaders", _page("leaders"))
     r.add_post("/api/games", _create)
     r.add_get("/api/games/{game}/invitation", _api(_invitation))
