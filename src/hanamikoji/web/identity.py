@@ -26,7 +26,7 @@ from hanamikoji.clock import Clock
 from hanamikoji.web.errors import WebError, clean_name, show
 from hanamikoji.web.ids import new_id
 from hanamikoji.web.limits import Limits, TooMany, Window
-from hanamikoji.web.lookalike import looks_like
+from hanamikoji.web.lookalike import looks_like, separators_folded
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import ChatFlags, Duplicate, GameRow, PlayerRow, Store
 
@@ -376,7 +376,12 @@ class Accounts:
                 "account",
             )
         key = username_key(name)
-        if await self.store.account(key) is not None:
+        # a name that differs from one kept only by "_" for "-" passes for it too (the stored
+        # keys keep them apart: folded here, where a new name is checked)
+        if (
+            await self.store.account(key) is not None
+            or await self.store.account_like(separators_folded(key)) is not None
+        ):
             raise _taken(name)
         self._limited(self.creations, client)
         if identity is None:

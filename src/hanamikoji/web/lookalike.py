@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["looks_like"]
+__all__ = ["looks_like", "separators_folded"]
 
 # Characters that look like others, after case folding and without accents: Cyrillic letters
 # that look Latin, Latin letters that look like others, and the digits that read as letters.
@@ -138,3 +138,14 @@ def looks_like(text: str) -> str:
     folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
     bare = "".join(c for c in folded if not unicodedata.combining(c))
     return bare.translate(_LOOKALIKE)
+
+
+def separators_folded(key: str) -> str:
+    """A folded name (:func:`looks_like`'s) with ``-`` read as ``_``: ``gaston-fr`` passes for
+    ``gaston_fr``. Kept out of :func:`looks_like`, whose form is stored as the user names' keys;
+    a new user name is checked against this form too.
+
+    >>> separators_folded(looks_like("Gaston_FR")) == separators_folded(looks_like("gaston-fr"))
+    True
+    """
+    return key.replace("-", "_")

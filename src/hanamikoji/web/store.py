@@ -542,6 +542,11 @@ _ACCOUNTS = (
     "WHERE id IN ({marks}) AND (username IS NOT NULL OR deleted_at IS NOT NULL)"
 )
 _PLAYER_BY_KEY = f"SELECT {_PLAYER_COLUMNS} FROM players p WHERE p.username_key = ?"
+# at sign-up only: a scan of the accounts, which no index serves
+_PLAYER_LIKE_KEY = (
+    f"SELECT {_PLAYER_COLUMNS} FROM players p "
+    "WHERE p.username_key IS NOT NULL AND REPLACE(p.username_key, '-', '_') = ? LIMIT 1"
+)
 _RENEW_SESSION = "UPDATE sessions SET expires_at = ? WHERE id = ?"
 _END_SESSION = "DELETE FROM sessions WHERE id = ?"
 _END_SESSIONS = "DELETE FROM sessions WHERE player_id = ?"
@@ -666,6 +671,11 @@ class PlayerStore(Protocol):
         """The account (deleted or not) whose user name folds to ``username_key``."""
         ...
 
+    async def account_like(self, separators_folded: str) -> PlayerRow | None:
+        """An account (deleted or not) whose user name's key, with ``-`` read as ``_``, is
+        ``separators_folded`` (lookalike.separators_folded): a look-alike a new name must not be."""
+        ...
+
     async def make_account(
         self, player_id: str, username: str, username_key: str, password: str
     ) -> bool:
@@ -788,6 +798,10 @@ class _Players(_Primitives):
 
     async def account(self, username_key: str) -> PlayerRow | None:
         row = await self._one(_PLAYER_BY_KEY, (username_key,))
+        return None if row is None else _player(row)
+
+    async def account_like(self, separators_folded: str) -> PlayerRow | None:
+        row = await self._one(_PLAYER_LIKE_KEY, (separators_folded,))
         return None if row is None else _player(row)
 
     async def make_account(
