@@ -82,6 +82,11 @@ told so (``too-many``) at most once a second: a flood's answers never fill its s
 RATE = 20.0
 UNTIMED_MS = 2000
 """The ``clock_ms`` of a decision in an untimed game (and the most of any)."""
+ANSWER_MS = 60_000
+"""How long a bot connected here has to answer an ``act`` (a move, a resignation or a forfeit),
+in every game: 30 times the longest ``clock_ms``, room for a slow network and engine. A bot silent
+past it forfeits the game (``timeout``), unless its clock runs out first (it loses on time, as
+anyone): connected, it is not gone, and an untimed game would wait for it for ever."""
 HOUSE_RETRY_S = 30.0
 """How long a house bot this server refused waits before trying again."""
 
@@ -240,7 +245,8 @@ class BotLink:
     accepts: Accepts
     since: int
     games: dict[str, int] = field(default_factory=dict)  # game -> the bot's seat, while on
-    acted: dict[str, int] = field(default_factory=dict)  # game -> version of the last act sent
+    # game -> (the version of the last act sent, ms when): the decisions it owes
+    asked: dict[str, tuple[int, int]] = field(default_factory=dict)
     offered: set[str] = field(default_factory=set)  # open challenges told to the bot
     rematched: set[str] = field(default_factory=set)  # finished games whose rematch was taken
     opening: set[str] = field(default_factory=set)  # games being taken: no act before "game"
@@ -304,6 +310,7 @@ class BotHub:
         self.known: set[str] = set()  # every bot's player id (read at start, then kept up)
         self._known_at = 0  # when ``known`` was last read again (the heartbeat's time)
         service.on_beat.append(self._read_known)
+        service.on_beat.append(self._answers_due)
 
     async def load(self) -> None:
         """Read which players are bots (to mark them at the table)."""
@@ -673,7 +680,7 @@ class BotHub:
             assert outcome is not None
             del link.games[game.id]
             self._forget(game.id, link.bot.player_id)
-            link.acted.pop(game.id, None)
+            link.asked.pop(game.id, None)
             link.waiting.pop(game.id, None)
             await link.wire.send(
                 {
@@ -687,14 +694,15 @@ class BotHub:
             )
             return
         if state.to_move != seat:  # the opponent's move: since when, for the idle games
+            link.asked.pop(game.id, None)
             if link.waiting.get(game.id, (None,))[0] != game.row.version:
                 link.waiting[game.id] = (game.row.version, self.service.now_ms())
             return
         link.waiting.pop(game.id, None)
-        if link.acted.get(game.id) == game.row.version:
+        if link.asked.get(game.id, (None,))[0] == game.row.version:
             return
-        link.acted[game.id] = game.row.version
         now = self.service.now_ms()
+        link.asked[game.id] = (game.row.version, now)
         view = state.view(seat)  # this seat's VIEW only: never the opponent's cards
         await link.wire.send(
             {
@@ -748,6 +756,29 @@ class BotHub:
             held.discard(player_id)
             if not held:
                 del self._by_game[game_id]
+
+    async def _answers_due(self, now: int) -> None:
+        """Forfeit (``timeout``) each game whose bot, connected here, has not answered its
+        ``act`` within ``ANSWER_MS`` (docs/bots.md), unless its clock ends it sooner. The server
+        holding the bot's link sent the act and receives the answer: it alone can tell (a bot
+        that reconnects elsewhere is asked again there). The house bots are the server's own,
+        bounded by its AI workers' queue."""
+        for link in list(self.links.values()):
+            if link.bot.owner_id is None:
+                continue
+            for game_id, (version, asked_at) in list(link.asked.items()):
+                seat = link.games.get(game_id)
+                if now - asked_at < ANSWER_MS or seat is None:
+                    continue
+                game = await self.service.get(game_id)
+                if game is None or game.row.version != version or game.state.to_move != seat:
+                    continue
+                deadline = game.row.deadline
+                if deadline is not None and deadline <= asked_at + ANSWER_MS:
+                    continue  # its clock falls first: it loses on time, as anyone
+                log.info("bot %s forfeits game %s (no answer)", link.bot.player_id, game_id)
+                with contextlib.suppress(WebError):  # it answered meanwhile, or the game ended
+                    await self.service.forfeit(game_id, seat, "engine-timeout", version)
 
     async def _play(self, link: BotLink, kind: str, data: dict[str, Any]) -> None:
         game_id = data.get("game")

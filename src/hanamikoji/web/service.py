@@ -836,10 +836,12 @@ class GameService:
         """``seat`` resigns: the other seat wins."""
         return await self._change(game_id, seat, [f"{RESIGN}{seat}"], None)
 
-    async def forfeit(self, game_id: str, seat: int, cause: str) -> LiveGame:
+    async def forfeit(
+        self, game_id: str, seat: int, cause: str, version: int | None = None
+    ) -> LiveGame:
         """``seat`` loses by forfeit for ``cause`` (a bot's engine that failed: ``engine-crash``),
-        named in the record's ``why``."""
-        return await self._change(game_id, seat, [f"{FORFEIT}{seat}:{cause}"], None)
+        named in the record's ``why``; at ``version`` only, when given (else ``conflict``)."""
+        return await self._change(game_id, seat, [f"{FORFEIT}{seat}:{cause}"], version)
 
     async def _change(
         self,
