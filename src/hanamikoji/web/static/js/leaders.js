@@ -13,7 +13,8 @@ const page = { boards: {}, ai: [], error: null };
 
 function who(p) {
   const label = p.name && p.name !== p.username ? `${isolate(p.name)} (@${p.username})` : `@${p.username}`;
-  const link = h("a", { href: `/@/${encodeURIComponent(p.username)}`, text: label });
+  // a long name wraps inside its cell (css: .leaders-who), its whole text in the link's title
+  const link = h("a", { href: `/@/${encodeURIComponent(p.username)}`, text: label, title: label });
   return p.bot ? [link, " ", h("span", { class: "bot-badge", text: t("bots.badge"), title: t("bots.badge_title") })] : link;
 }
 
@@ -32,7 +33,7 @@ function board(family) {
       h(
         "tbody",
         {},
-        ...rows.map((p) => h("tr", {}, h("td", { text: String(p.rank) }), h("td", {}, who(p)), h("td", { text: `${p.rating} ± ${p.deviation}` }), h("td", { text: String(p.games) }))),
+        ...rows.map((p) => h("tr", {}, h("td", { text: String(p.rank) }), h("td", { class: "leaders-who" }, who(p)), h("td", { class: "leaders-rating", text: `${p.rating} ± ${p.deviation}` }), h("td", { text: String(p.games) }))),
       ),
     ),
   );
