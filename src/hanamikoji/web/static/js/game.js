@@ -381,12 +381,15 @@ function onMessage(msg) {
   } else if (msg.type === "error") {
     if (msg.code === "bad-token" && !ui.msg && !ui.watching) return watch();
     if (msg.code === "signed-out") ui.signedOut = true; // the session ended: the page reconnects
-    // no seat once reconnected: because the account's session here ended, not a wrong link
-    const code = msg.code === "bad-token" && ui.signedOut ? "signed-out-final" : msg.code;
+    // no seat once reconnected: because the seat's account was deleted (its last state said
+    // so: it will never open again, from anywhere), or the account's session here ended (a
+    // sign-in opens it again), not a wrong link
+    const gone = ui.msg && !ui.msg.spectator && Boolean(ui.msg.game.deleted?.[seatOf(ui.msg)]);
+    const code = msg.code !== "bad-token" ? msg.code : gone ? "account-deleted" : ui.signedOut ? "signed-out-final" : msg.code;
     // Signed out elsewhere (a password changed on another device: this one may be a shared
-    // computer left signed in): the table forgets the seat's own cards, which its account's
-    // owner may no longer be looking at.
-    if (code === "signed-out-final" && ui.msg) ui.msg = withoutPrivateCards(ui.msg);
+    // computer left signed in), or the account deleted: the table forgets the seat's own
+    // cards, which its account's owner may no longer be looking at.
+    if ((code === "signed-out-final" || code === "account-deleted") && ui.msg) ui.msg = withoutPrivateCards(ui.msg);
     showError({ code, message: msg.message });
     // a rematch refused (a bot gone, a disabled opponent): the button is the player's again
     if (ui.rematchAsked && ui.msg?.game.status === "over" && !ui.msg.game.rematch) ui.rematchAsked = false;
@@ -574,7 +577,7 @@ function renderAll() {
   renderMine(msg);
   renderOffer(msg);
   renderPanel(msg);
-  chat?.update(msg);
+  chat?.update(cutOff() ? null : msg); // a seat cut off has nobody to talk as
   guide?.update(msg, { selected: selectedCards(msg), action: ui.action, hint: ui.hint, hintAsked: ui.hintAsked, over: resultShown(msg) });
   rove();
 }
@@ -1016,6 +1019,7 @@ function renderPanel(msg) {
   invite.hidden = !link;
   if (link) $("#invite-link").value = link;
   share?.update(withdrawn(msg) ? null : msg); // a withdrawn invitation: nothing to watch or share
+  $("#seat-link-box").hidden = cutOff(); // a seat cut off: no link opens it elsewhere
 
   // hint
   const hintText = $("#hint-text");
