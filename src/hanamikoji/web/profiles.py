@@ -68,6 +68,7 @@ async def profile(store: Store, name: Any) -> dict[str, Any]:
         }
         for h in await store.rating_history(account.id)
     ]
+    counted = {h["game"] for h in history}
     games = []
     rows = await store.player_games(account.id, "over", GAMES_SHOWN)
     # The opponents' user names (public, as their profiles), one query for the list: what tells
@@ -88,6 +89,9 @@ async def profile(store: Store, name: Any) -> dict[str, Any]:
                 **opponent_mark(accounts, opponent),
                 "control": row.control or "none",
                 "rated": row.rated,
+                # False for a rated game that did not move this account's rating: one played as a
+                # guest who then signed in to the account (its games come, its ratings do not)
+                "counted": row.id in counted,
                 "result": "draw" if winner is None else "won" if winner == seat else "lost",
                 "reason": (row.result or {}).get("reason"),
                 "review": f"/review/{row.id}",

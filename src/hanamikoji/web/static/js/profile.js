@@ -84,7 +84,8 @@ function gameItem(g, changes) {
   // The opponent's name as typed, with their @user name or the guest mark (js/who.js); the AI's alone.
   const mark = whoMark(g.opponent_username, g.mode !== "ai", g.opponent_deleted);
   const name = opponentName(g);
-  const rated = g.rated && changes[g.game] ? `${t("profile.rated")} ${changes[g.game]}` : t(g.rated ? "profile.rated" : "profile.casual");
+  // a rated game played as a guest before signing in to this account: its rating stayed the guest's
+  const rated = !g.rated ? t("profile.casual") : changes[g.game] ? `${t("profile.rated")} ${changes[g.game]}` : g.counted === false ? t("profile.rated_as_guest") : t("profile.rated");
   const rest = [g.control !== "none" ? controlText(g.control) : "", rated, dateText(g.updated)].filter(Boolean).map((part) => ` · ${part}`).join("");
   const what = `${t("profile.vs", { name: markedText(name, mark) })}${rest}`;
   return h(
