@@ -81,3 +81,33 @@ def test_a_guests_rated_game_is_marked_not_counted(
         assert any(sign in counted for sign in ("+", "\u2212", "\u00b1")), counted
         if language == "en":
             shot(page, "people-fix-profile-guest-game-en.png")
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+def test_the_rating_plot_is_readable_on_a_phone(
+    server: Server, browser: Browser, width: int
+) -> None:
+    """The plot's range labels were drawn in the SVG, scaled down to about 6 px on a phone; now
+    at least 11 px high at any width, inside the page, and each point has a value of its own
+    for a screen reader (the plot had one title for all)."""
+    with profile(browser, server, "en", width) as page:
+        shot(page, f"people-fix-profile-plot-{width}.png")
+        ticks = page.evaluate(
+            """() => [...document.querySelectorAll('#profile-plots .plot-tick')].map((e) => {
+                const r = e.getBoundingClientRect();
+                return {text: e.textContent, height: r.height,
+                        size: parseFloat(getComputedStyle(e).fontSize), right: r.right};
+            })"""
+        )
+        assert [t["text"] for t in ticks] == ["1800", "1300"], ticks
+        assert all(t["size"] >= 11 and t["height"] >= 11 for t in ticks), ticks
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        svg = page.locator("#profile-plots svg").bounding_box()
+        assert svg is not None and all(t["right"] <= svg["x"] for t in ticks)  # beside, not over
+        points = page.locator("#profile-plots .plot-points li").all_inner_texts()
+        assert len(points) == len(HISTORY)
+        assert points[0].startswith("game 1, ") and points[0].endswith(
+            f": {round(HISTORY[0]['rating'])}"
+        )
+        titles = page.locator("#profile-plots circle title").all_text_contents()
+        assert titles == points

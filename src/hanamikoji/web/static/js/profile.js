@@ -33,10 +33,12 @@ function ratingItem(family, r) {
 
 const W = 600;
 const H = 180;
-const PAD = 36;
+const PAD = 12;
 
 /** The rating after each rated game of one family, as a line with its range on the left; the line
- * starts at a new player's 1500, so that one game is a line too (it was a lone dot). */
+ * starts at a new player's 1500, so that one game is a line too (it was a lone dot). The range's
+ * labels are the page's text beside the drawing, not in it: scaled with the drawing they were
+ * 6 px high on a phone. Each point's value is in its title and, for a screen reader, in a list. */
 function plot(family, points) {
   const start = { rating: 1500 };
   const drawn = [start, ...points];
@@ -44,20 +46,21 @@ function plot(family, points) {
   const low = Math.floor((Math.min(...values, 1500) - 20) / 50) * 50;
   const high = Math.ceil((Math.max(...values, 1500) + 20) / 50) * 50;
   const x = (i) => PAD + (i * (W - 2 * PAD)) / (drawn.length - 1);
-  const y = (v) => H - PAD / 2 - ((v - low) * (H - PAD)) / (high - low);
+  const y = (v) => H - PAD - ((v - low) * (H - 2 * PAD)) / (high - low);
   const line = drawn.map((p, i) => `${x(i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(" ");
   const label = t("profile.plot_label", { family: t(`profile.family.${family}`), n: points.length, first: Math.round(values[0]), last: Math.round(values[values.length - 1]) });
-  return s(
+  const point = (p, i) => t("profile.plot_point", { n: i + 1, date: dateText(p.at), rating: Math.round(p.rating) });
+  const tick = (v) => h("span", { class: "plot-tick", "aria-hidden": "true", style: `top: ${((100 * y(v)) / H).toFixed(2)}%`, text: String(v) });
+  const svg = s(
     "svg",
     { class: "rating-plot", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": label, "data-family": family },
     s("title", { text: label }),
-    s("line", { class: "plot-axis", x1: PAD, y1: y(low), x2: W - PAD / 2, y2: y(low) }),
-    s("line", { class: "plot-base", x1: PAD, y1: y(1500), x2: W - PAD / 2, y2: y(1500) }),
-    s("text", { class: "plot-tick", x: 2, y: y(high) + 10, text: String(high) }),
-    s("text", { class: "plot-tick", x: 2, y: y(low), text: String(low) }),
+    s("line", { class: "plot-axis", x1: 0, y1: y(low), x2: W, y2: y(low) }),
+    s("line", { class: "plot-base", x1: 0, y1: y(1500), x2: W, y2: y(1500) }),
     s("polyline", { class: "plot-line", points: line, fill: "none" }),
-    ...points.map((p, i) => s("circle", { class: "plot-dot", cx: x(i + 1).toFixed(1), cy: y(p.rating).toFixed(1), r: 3 })),
+    ...points.map((p, i) => s("circle", { class: "plot-dot", cx: x(i + 1).toFixed(1), cy: y(p.rating).toFixed(1), r: 4 }, s("title", { text: point(p, i) }))),
   );
+  return h("div", { class: "plot-box" }, tick(high), tick(low), svg, h("ol", { class: "sr-only plot-points" }, ...points.map((p, i) => h("li", { text: point(p, i) }))));
 }
 
 /** What each rated game did to the rating, by game: "+16", "−12" (from the history, each game
