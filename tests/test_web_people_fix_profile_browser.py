@@ -17,7 +17,7 @@ from web_support import Server
 
 DAY = 86_400_000
 START = 1_700_000_000_000
-HISTORY = [
+HISTORY: list[dict[str, Any]] = [
     {"game": f"g{i}", "family": "real-time", "at": START + i * DAY,
      "rating": 1500 + (60 if i % 2 else -45) * (i % 5), "deviation": 300 - 12 * i, "score": i % 2}
     for i in range(1, 15)
