@@ -35,3 +35,16 @@ async def test_a_name_differing_by_underscore_for_hyphen_is_taken(site: Server) 
             json={"username": "A-B_C", "password": PASSWORD},
         )
         assert signed["username"] == "a-b_c"
+
+
+async def test_a_bots_name_differing_by_underscore_for_hyphen_is_taken(site: Server) -> None:
+    """A bot is an account too: its name passed for another's as a person's did."""
+    async with site.browser() as owner:
+        await account(owner, "owner_b")
+        refused = await call(owner, "POST", "/api/bots", 409, json={"username": "owner-b"})
+        assert refused["code"] == "taken", refused
+        await call(owner, "POST", "/api/bots", 201, json={"username": "b_bot"})
+        refused = await call(owner, "POST", "/api/bots", 409, json={"username": "B-Bot"})
+        assert refused["code"] == "taken", refused
+    async with site.browser() as other:  # nor a person's name, a bot's
+        assert (await account(other, "b-bot", 409))["code"] == "taken"

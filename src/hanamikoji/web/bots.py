@@ -39,6 +39,7 @@ from hanamikoji.web.game import ENGINE_FAILURES, LiveGame
 from hanamikoji.web.identity import FieldError, check_new_username, username_key
 from hanamikoji.web.ids import new_id
 from hanamikoji.web.lobby import SHOWN, Lobby, show_challenge
+from hanamikoji.web.lookalike import separators_folded
 from hanamikoji.web.messages import clock_json
 from hanamikoji.web.ratings import AI_PLAYER, AI_RATINGS, FAMILIES
 from hanamikoji.web.service import GameService
@@ -874,6 +875,9 @@ class BotHub:
         accepts = Accepts.from_json(body.get("accepts")).some()
         if len(await self.store.bots_of(owner.id)) >= MAX_BOTS:
             raise WebError("too-many", f"an account may have {MAX_BOTS} bots")
+        # a name that differs from one kept only by "_" for "-" passes for it, as at sign-up
+        if await self.store.account_like(separators_folded(username_key(name))) is not None:
+            raise FieldError("username", f"the user name {name} is taken", "taken")
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         player_id = new_id(12)
         accepted = json.dumps(accepts.to_json())
