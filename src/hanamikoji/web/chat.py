@@ -238,14 +238,7 @@ class ChatRooms:
             raise WebError(
                 "not-allowed", "a bot does not chat: the players' room is for games between people"
             )
-        row = game.row
-        if (
-            room == "players"
-            and row.status == "over"
-            and row.mode == "friend"
-            and not all(row.tokens)
-        ):
-            # an invitation withdrawn: the game ended before the friend came, nobody will read it
+        if room == "players" and game.row.withdrawn:  # nobody would ever read it
             raise WebError(
                 "not-allowed", "nobody took the other seat of this game: there is nobody to talk to"
             )

@@ -542,8 +542,7 @@ def _summary(
             turn = "you" if to_move == seat else "opponent"
     result = row.result or {}
     winner = result.get("winner")
-    # a friend game its creator ended before the friend came: nothing was played, with nobody
-    withdrawn = row.mode == "friend" and row.status == "over" and not row.tokens[other]
+    withdrawn = row.withdrawn
     outcome = None
     if row.status == "over":
         outcome = "draw" if winner is None else "won" if winner == seat else "lost"

@@ -778,8 +778,7 @@ async def _finished(request: web.Request) -> LiveGame:
         raise WebError("not-found", f"there is no game {game_id!r}")
     if not game.state.is_over:
         raise WebError("not-allowed", "the game is not finished: its cards are still hidden")
-    row = game.row
-    if row.mode == "friend" and not all(row.tokens):  # as the list of one's games says
+    if game.row.withdrawn:  # as the list of one's games says
         raise WebError(
             "withdrawn",
             "the invitation was withdrawn before anyone took the other seat: "

@@ -87,6 +87,12 @@ class GameRow:
     deadline: int | None = None  # ms since the epoch: the deciding seat's deadline, while it runs
     seen: tuple[int | None, int | None] = (None, None)  # ms: each seat last connected (timed)
 
+    @property
+    def withdrawn(self) -> bool:
+        """A friend game its creator ended before the friend took the seat: nothing was played,
+        with nobody (no review, no chat, no result to speak of; docs/web.md)."""
+        return self.mode == "friend" and self.status == "over" and not all(self.tokens)
+
 
 @dataclass(frozen=True)
 class ChallengeRow:
