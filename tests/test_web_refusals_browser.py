@@ -10,6 +10,7 @@ the page makes of them.
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +21,7 @@ from browser_support import (
     error_text,
     friend_game,
     no_page_errors,
+    play_by_clicks,
     start_ai_game,
     until,
     wait_for_my_turn,
@@ -121,3 +123,22 @@ def test_words_typed_while_offline_stay_in_the_chat_box(server: Server, browser:
     )
     assert anna.locator("#chat-input").input_value() == ""
     no_page_errors(anna)
+
+
+def test_the_result_tells_a_score_only_once_a_round_was_scored(server: Server, page: Page) -> None:
+    """A game given up in its first round read "Charm: you 0, AI (Easy) 0 · Geisha: …", as if a
+    score had been counted; a game played to its end keeps its score."""
+    start_ai_game(page, server)
+    wait_for_my_turn(page)
+    page.locator("#resign").click()
+    page.locator("#resign-yes").click()
+    until(page, "() => document.querySelector('#game').dataset.status === 'over'", why="not over")
+    assert page.locator("#result-reason").inner_text()
+    assert page.locator("#result-score").inner_text() == ""
+
+    start_ai_game(page, server)
+    scorings = play_by_clicks([page], random.Random(5))
+    assert scorings[0] >= 1
+    score = page.locator("#result-score").inner_text()
+    assert score.startswith("Charm: you "), score
+    no_page_errors(page)

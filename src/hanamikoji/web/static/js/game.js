@@ -1174,6 +1174,9 @@ function renderResult(msg) {
     $("#result-reason").textContent = words.reason;
     $("#result-score").textContent = words.score;
   }
+  // a game given up before any round was scored has no score to tell ("Charm: you 0, Anna 0"
+  // read as if one had been counted): a scoring leaves its reveal in the history
+  if (!(view.history || []).some((entry) => entry.reveal)) $("#result-score").textContent = "";
   const alone = withdrawn(msg);
   if (alone) {
     $("#result-title").textContent = t("result.withdrawn");
