@@ -309,6 +309,9 @@ class BotHub:
         self._house: list[asyncio.Task[Any]] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self.known: set[str] = set()  # every bot's player id (read at start, then kept up)
+        # (bot, game) -> (version, when first asked) of the act a bot owes, kept across its
+        # connections: a bot reconnecting every 59 s was given a new minute each time
+        self._owed: dict[tuple[str, str], tuple[int, int]] = {}
         self._known_at = 0  # when ``known`` was last read again (the heartbeat's time)
         service.on_beat.append(self._read_known)
         service.on_beat.append(self._answers_due)
@@ -682,6 +685,7 @@ class BotHub:
             del link.games[game.id]
             self._forget(game.id, link.bot.player_id)
             link.asked.pop(game.id, None)
+            self._owed.pop((link.bot.player_id, game.id), None)
             link.waiting.pop(game.id, None)
             await link.wire.send(
                 {
@@ -696,6 +700,7 @@ class BotHub:
             return
         if state.to_move != seat:  # the opponent's move: since when, for the idle games
             link.asked.pop(game.id, None)
+            self._owed.pop((link.bot.player_id, game.id), None)
             if link.waiting.get(game.id, (None,))[0] != game.row.version:
                 link.waiting[game.id] = (game.row.version, self.service.now_ms())
             return
@@ -703,7 +708,10 @@ class BotHub:
         if link.asked.get(game.id, (None,))[0] == game.row.version:
             return
         now = self.service.now_ms()
-        link.asked[game.id] = (game.row.version, now)
+        owed = self._owed.get((link.bot.player_id, game.id))
+        if owed is None or owed[0] != game.row.version:  # a new act; else asked again, as first
+            owed = self._owed[(link.bot.player_id, game.id)] = (game.row.version, now)
+        link.asked[game.id] = owed
         view = state.view(seat)  # this seat's VIEW only: never the opponent's cards
         await link.wire.send(
             {
