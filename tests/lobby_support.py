@@ -7,6 +7,8 @@ a move arrives to the millisecond instead of sleeping.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -198,3 +200,15 @@ async def meet(
     taken = await accept(guest, made["challenge"]["id"])
     assert taken["seat"] == 1
     return await table(host, taken["game"]), await table(guest, taken["game"], taken["token"])
+
+
+CLOSE_S = 30.0
+"""The most a test waits for an in-process server to close."""
+
+
+async def close_server(server: Server) -> None:
+    """Close ``server``, waiting at most ``CLOSE_S``: a close that hung (two servers on one
+    PostgreSQL database, once in a CI run) must not stall the whole suite; what it held goes with
+    the test's throwaway database."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(server.client.close(), CLOSE_S)

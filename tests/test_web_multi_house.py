@@ -12,7 +12,7 @@ from hanamikoji.web.identity import username_key
 from hanamikoji.web.server import BOTS, create_app
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import open_store
-from lobby_support import MakeClient, Server, Time, call
+from lobby_support import MakeClient, Server, Time, call, close_server
 from web_support import POSTGRES, postgres_database
 
 LEVELS = {"AI-beginner", "AI-easy", "AI-medium", "AI-hard", "AI-master"}
@@ -55,7 +55,7 @@ async def test_each_server_keeps_its_house_bots(
             assert "refused" not in caplog.text and "account page" not in caplog.text
         finally:
             for server in servers:
-                await server.client.close()
+                await close_server(server)
 
 
 @pytest.mark.skipif(POSTGRES is None, reason="HANAMIKOJI_TEST_POSTGRES is not set")
@@ -87,4 +87,4 @@ async def test_a_bot_made_through_another_server_is_known_as_one(
             assert bot in two.app[BOTS].known
         finally:
             for server in servers:
-                await server.client.close()
+                await close_server(server)

@@ -20,7 +20,7 @@ from hanamikoji.web.presence import MAX_TEXT, Presence, decode, encode
 from hanamikoji.web.server import create_app
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import open_store
-from lobby_support import MakeClient, Server, Time, accept, call, challenge, table
+from lobby_support import MakeClient, Server, Time, accept, call, challenge, close_server, table
 from web_support import POSTGRES, Seat, postgres_database
 from web_support import Server as Process
 
@@ -53,7 +53,7 @@ async def two_servers(
         yield servers[0], servers[1]
     finally:
         for server in servers:
-            await server.client.close()
+            await close_server(server)
 
 
 def test_announcements_round_trip_and_expire() -> None:
@@ -162,7 +162,7 @@ async def test_a_seat_is_offline_soon_after_its_server_is_killed(
             service.presence.expire_s = 8.0  # (15 s by default) beyond its 5 s announcements
             app = create_app(service)
             one = Server(await aiohttp_client(app), app, Time())
-            stack.push_async_callback(one.client.close)
+            stack.push_async_callback(close_server, one)
             host = await stack.enter_async_context(one.browser())
             made = await challenge(host, control="3+2", seat=1)  # Bob, seat 0, is to move
             guest = await stack.enter_async_context(aiohttp.ClientSession())
