@@ -316,13 +316,15 @@ def test_a_record_in_a_missing_folder_is_refused_before_playing(tmp_path: Path) 
 def test_a_record_that_cannot_be_written_is_reported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def fail(self: Record, path: str | Path) -> None:
+    def fail(source: object, target: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(Record, "write", fail)
+    # the record's last step, after the probe: the temporary file replaces the record's file
+    monkeypatch.setattr(os, "replace", fail)
     status, out = run("1\n", record=tmp_path / "g.json")
     assert status == 1
     assert "cannot write the record to" in out and "Permission denied" in out
+    assert list(tmp_path.iterdir()) == []  # no record, and no temporary file left behind
 
 
 # -- the command -----------------------------------------------------------------------------

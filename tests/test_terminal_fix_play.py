@@ -31,6 +31,7 @@ def run(
     seed: int | None = 3,
     seat: int | None = 0,
     record: Path | None = None,
+    force: bool = False,
     width: int = 120,
 ) -> tuple[int, str]:
     """Play in-process with ``answers`` as standard input; the exit status and the output."""
@@ -41,6 +42,7 @@ def run(
         seed=seed,
         seat=seat,
         record=record,
+        force=force,
         input=io.StringIO(answers),
         console=console,
     )
@@ -132,9 +134,9 @@ def test_the_probe_leaves_no_file_and_an_existing_file_as_it_was(tmp_path: Path)
     old.write_text("keep")
     status, out = run("q\n", record=new)
     assert status == 0 and new.exists()  # written at the end, not left by the probe alone
-    status, out = run("", record=old, seed=4)
+    status, out = run("", record=old, seed=4, force=True)
     assert status == 0 and "saved to" in out
-    assert set(tmp_path.iterdir()) == {new, old}
+    assert set(tmp_path.iterdir()) == {new, old}  # nor a temporary file
 
 
 def test_the_record_path_is_shown_escaped(tmp_path: Path) -> None:

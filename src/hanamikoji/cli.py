@@ -184,7 +184,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="round limit, or 'none' for no limit (default: 3)",
     )
     play.add_argument(
-        "--record", type=Path, default=None, metavar="FILE", help="save the game record here"
+        "--record",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="save the game record here (an existing FILE is refused; see --force)",
+    )
+    play.add_argument(
+        "--force", action="store_true", help="let --record overwrite an existing FILE"
     )
     play.add_argument(
         "--name", type=_name, default="player", help="your name in the record (default: player)"
@@ -492,6 +499,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 seat=args.seat,
                 max_rounds=args.max_rounds,
                 record=args.record,
+                force=args.force,
                 name=args.name,
             )
     except KeyboardInterrupt as e:

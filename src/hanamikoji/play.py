@@ -13,7 +13,9 @@ import enum
 import errno
 import os
 import random
+import secrets
 import signal
+import stat
 import sys
 import threading
 from collections import Counter
@@ -136,14 +138,16 @@ def play_game(
     name: str = "player",
     *,
     hints: bool = False,
+    force: bool = False,
     input: TextIO | None = None,
     console: Console | None = None,
 ) -> int:
     """Play one game against the agent ``opponent``; returns the exit status.
 
     ``seat`` is the human's seat (None: drawn from the seed); ``record`` a file to save the
-    game record to at the end (also when the game is abandoned). ``input`` and ``console``
-    default to standard input and a console on standard output.
+    game record to at the end (also when the game is abandoned), refused when it exists
+    unless ``force``. ``input`` and ``console`` default to standard input and a console on
+    standard output.
     """
     if console is None:
         # A terminal that is not UTF-8 (PYTHONIOENCODING=ascii, an old code page) shows what it
@@ -173,7 +177,7 @@ def play_game(
     if seat not in (None, 0, 1):
         err.print(Text(f"hanamikoji play: seat must be 0 or 1, got {seat!r}", style="bold red"))
         return EXIT_USAGE
-    problem = _record_problem(record)
+    problem = _record_problem(record, force=force)
     if problem is not None:
         err.print(Text(f"hanamikoji play: {problem}", style="bold red"))
         return EXIT_USAGE
@@ -269,14 +273,20 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
-def _record_problem(path: Path | None) -> str | None:
+def _record_problem(path: Path | None, *, force: bool = False) -> str | None:
     """Why the record could not be written to ``path``, found before the game starts (a record
-    that fails only after the whole game is a game lost)."""
+    that fails only after the whole game is a game lost); an existing file, unless ``force``, as
+    it may hold a game saved before."""
     if path is None:
         return None
     try:
         if path.is_dir():
             return _cannot_write(path, "it is a directory")
+        if path.is_file() and not force:
+            return (
+                f"the record file {printable(str(path))} already exists: give --force to "
+                "overwrite it, or another --record FILE"
+            )
         parent = path.parent
         if not parent.is_dir():
             return _cannot_write(path, f"the folder {printable(str(parent))} does not exist")
@@ -289,25 +299,100 @@ def _record_problem(path: Path | None) -> str | None:
 def _probe(path: Path) -> None:
     """Write to ``path`` as the record will, leaving what was there: an OSError if it cannot.
 
-    A new file is written, flushed and removed again; an existing file is only opened for
-    appending (its content is replaced at the end); a device (``/dev/full``) gets one byte.
+    A new file is written, flushed and removed again; for an existing file, a temporary file
+    beside it is (the record replaces the file by one), and the file is opened for appending (a
+    read-only file is not replaced); a device (``/dev/full``) gets one byte.
     """
-    if not path.exists():
-        f = path.open("x", encoding="utf-8")  # never removes a file made meanwhile
+    target = _target(path)
+    if not target.exists():
+        f = target.open("x", encoding="utf-8")  # never removes a file made meanwhile
         try:
             with f:
                 f.write("{}\n")
                 f.flush()
                 os.fsync(f.fileno())
         finally:
-            path.unlink(missing_ok=True)
-    elif path.is_file():
-        with path.open("a", encoding="utf-8"):
+            target.unlink(missing_ok=True)
+    elif target.is_file():
+        with target.open("a", encoding="utf-8"):
             pass
-    elif path.is_char_device():
-        with path.open("w", encoding="utf-8") as f:
+        _temporary(target, b"{}\n").unlink()
+    elif target.is_char_device():
+        with target.open("w", encoding="utf-8") as f:
             f.write("\n")
             f.flush()
+
+
+def _target(path: Path) -> Path:
+    """The file that a record written to ``path`` replaces: a symbolic link's target, so that
+    the link stays a link."""
+    return Path(os.path.realpath(path))
+
+
+def _write_record(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: a write that fails partway (a full disk,
+    the process killed) leaves ``path`` as it was, absent or the old record, never half a record.
+
+    The text goes to a temporary file in the same folder, flushed to the disk, which then
+    replaces ``path`` in one step (``os.replace``); a device or a pipe is written directly.
+    """
+    target = _target(path)
+    if target.exists() and not target.is_file():
+        with target.open("w", encoding="utf-8") as f:
+            f.write(text)
+        return
+    temporary = _temporary(target, text.encode("utf-8"))
+    try:
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    _sync_folder(target.parent)
+
+
+def _temporary(target: Path, data: bytes) -> Path:
+    """A new file holding ``data``, flushed to the disk, beside ``target`` (a rename within one
+    folder is atomic) and with the permissions ``target`` has or a new file would get; removed
+    again if it cannot be written whole."""
+    try:
+        mode: int | None = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = None
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        # A short stem: a name near the system's limit still leaves room for the suffix.
+        temporary = target.with_name(f".{target.name[:64]}.{secrets.token_hex(4)}.tmp")
+        try:
+            # 0o666 less the umask: what the record's own new file would get
+            fd = os.open(temporary, flags, 0o666)
+            break
+        except FileExistsError:
+            continue  # a name drawn twice: draw another
+    try:
+        with open(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(temporary, mode)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return temporary
+
+
+def _sync_folder(folder: Path) -> None:
+    """Flush ``folder``'s entries to the disk, so that the new name survives a power cut (where
+    a folder cannot be opened, as on Windows, the rename stands as it is)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _cannot_write(path: Path, why: str) -> str:
@@ -365,7 +450,7 @@ def _save(
     by_seat = players if game.seat == 0 else (players[1], players[0])
     state = game.state
     try:
-        state.record(by_seat).write(path)
+        _write_record(path, state.record(by_seat).dumps())
     except OSError as e:
         with contextlib.suppress(OSError):
             err.print(
