@@ -18,6 +18,8 @@ SHARED = REPO.parent / "shared"
 
 CONFORMANCE = SHARED / "conformance"
 
+pytest_plugins = ["watchdog"]  # a hung test fails with its tasks' stacks (tests/watchdog.py)
+
 
 def play(state: State, moves: str) -> State:
     """Apply space-separated moves in order: ``play(state, "S6 C46-47 P46")``."""

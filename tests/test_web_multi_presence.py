@@ -196,8 +196,12 @@ def states(seat: Seat) -> list[tuple[int, bool]]:
     return got
 
 
-async def quiet(seat: Seat, seconds: float = 0.5) -> None:
-    """Read whatever arrives within ``seconds``."""
+async def quiet(seat: Seat, seconds: float = 0.5, *, states: int = 1) -> None:
+    """Read until ``states`` states have come (within 20 s: a loaded machine is slow), then
+    whatever else arrives within ``seconds``."""
+    async with asyncio.timeout(20):
+        while sum(m["type"] == "state" for m in seat.messages) < states:
+            await seat.receive()
     with contextlib.suppress(TimeoutError):
         while True:
             await seat.receive(timeout=seconds)

@@ -43,6 +43,7 @@ from hanamikoji.web.lookalike import separators_folded
 from hanamikoji.web.messages import clock_json
 from hanamikoji.web.ratings import AI_PLAYER, AI_RATINGS, FAMILIES
 from hanamikoji.web.service import GameService
+from hanamikoji.web.stopping import stop_tasks
 from hanamikoji.web.store import BotRow, ChallengeRow, Duplicate, PlayerRow
 
 __all__ = [
@@ -1026,9 +1027,7 @@ class BotHub:
 
     async def close(self) -> None:
         """Stop the house bots and every bot connection's work."""
-        for task in self._house + list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._house, *self._tasks, return_exceptions=True)
+        await stop_tasks([*self._house, *self._tasks], "the bots")
         self._house.clear()
 
 

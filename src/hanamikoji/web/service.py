@@ -58,6 +58,7 @@ from hanamikoji.web.ids import new_id
 from hanamikoji.web.limits import ClientLimits, Limits, TooMany
 from hanamikoji.web.presence import ASK, Presence, encode
 from hanamikoji.web.scheduler import AiScheduler, Busy
+from hanamikoji.web.stopping import stop_tasks
 from hanamikoji.web.store import ChatFlags, GameRow, HintRow, Store, stamp
 
 __all__ = ["GameService"]
@@ -187,11 +188,9 @@ class GameService:
     async def close(self) -> None:
         """Stop the AI's work and release the database."""
         if self._ticker is not None:
-            self._ticker.cancel()
-            await asyncio.gather(self._ticker, return_exceptions=True)
+            await stop_tasks([self._ticker], "the clock's ticker")
             self._ticker = None
-        for task in list(self._tasks) + list(self._analysing.values()):
-            task.cancel()
+        await stop_tasks([*self._tasks, *self._analysing.values()], "the AI's moves and reviews")
         self.ai.close()
         await self.store.close()
 

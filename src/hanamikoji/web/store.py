@@ -22,6 +22,7 @@ from urllib.parse import urlparse
 
 from hanamikoji.glicko2 import PROVISIONAL_DEVIATION, Rating
 from hanamikoji.web.ratings import Standing, rate
+from hanamikoji.web.stopping import stop_tasks
 
 __all__ = [
     "MIGRATIONS",
@@ -2521,9 +2522,7 @@ class PostgresStore(_Players, _Lobby, _Ratings, _Chat, _Bots):
         task = asyncio.create_task(pump())
 
         async def stop() -> None:
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+            await stop_tasks([task], "the chat's listener")  # before its connection closes
             await listener.close()
 
         return stop
@@ -2618,7 +2617,10 @@ class PostgresStore(_Players, _Lobby, _Ratings, _Chat, _Bots):
 
     async def close(self) -> None:
         if self._listen_task is not None:
-            self._listen_task.cancel()
+            # The pump ends before its connection closes: closed under a pump still waiting on
+            # it, the connection's socket would stay registered in the event loop, and the
+            # system may hand its number to the next socket opened (whose reads then never came).
+            await stop_tasks([self._listen_task], "the database's listener")
             self._listen_task = None
         if self._listener is not None:
             await self._listener.close()
