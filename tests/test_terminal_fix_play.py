@@ -16,10 +16,11 @@ import pytest
 from rich.console import Console
 from rich.text import Text
 
+from hanamikoji.cards import CHARM
 from hanamikoji.cli import main
 from hanamikoji.play import play_game
 from hanamikoji.record import Record
-from hanamikoji.screen import board
+from hanamikoji.screen import board, show_scoring
 from hanamikoji.state import State
 from hanamikoji.view import View
 
@@ -334,3 +335,133 @@ def test_the_board_never_drops_a_card(width: int) -> None:
             shown = "".join(cells[2:]).count(g)
             held = view.played[0].count(g) + view.played[1].count(g) + view.hand.count(g)
             assert shown == held, (width, g, row, view)
+
+
+# -- the board and the scoring at 30-42 columns --------------------------------------------------
+
+
+def finished_games() -> list[tuple[int, State]]:
+    """Random games played to their end, with each seat's point of view."""
+    games = []
+    for seed in range(4):
+        rng = random.Random(seed)
+        state = State.new(random.Random(seed))
+        while not state.is_over:
+            state = state.apply(rng.choice(state.legal_moves))
+        games.append((seed % 2, state))
+    return games
+
+
+def draw(width: int, renderable: object) -> list[str]:
+    """``renderable`` drawn at ``width`` columns, as lines of plain text."""
+    console = Console(width=width, record=True, force_terminal=False, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text().splitlines()
+
+
+def columns(header: str, row: str) -> dict[str, str]:
+    """A row's text in each column named by ``header``: the columns are centred, so each word of
+    the row belongs to the heading whose centre is nearest its own."""
+    heads = [(m.group(), (m.start() + m.end()) / 2) for m in re.finditer(r"\S+", header)]
+    cells = {name: "" for name, _ in heads}
+    for m in re.finditer(r"\S+", row):
+        centre = (m.start() + m.end()) / 2
+        name = min(heads, key=lambda head: abs(head[1] - centre))[0]
+        cells[name] += m.group()
+    return cells
+
+
+def words(lines: list[str]) -> str:
+    """The text of ``lines`` inside a panel's borders, as one line of single spaces."""
+    return " ".join(" ".join(line.strip("│╭╮╰╯─ ") for line in lines).split())
+
+
+def geisha_rows(lines: list[str], width: int) -> tuple[str, list[str]]:
+    """The table's header and its seven geisha rows; no line wider than ``width``."""
+    assert all(len(line) <= width for line in lines), "\n".join(lines)
+    at = next(i for i, line in enumerate(lines) if re.match(r"^│ G\s+P", line))
+    rows = lines[at + 1 : at + 8]
+    assert [row[2] for row in rows] == list("1234567"), "\n".join(lines)
+    return lines[at], rows
+
+
+@pytest.mark.parametrize("width", range(30, 43))
+def test_a_narrow_board_keeps_every_geisha_each_side_and_the_hand(width: int) -> None:
+    """At 30-41 columns the compact table was cut: the geisha's numbers and the hand column
+    went, and the status wrapped a word to a line."""
+    for seat, view in positions():
+        lines = draw(width, board(_Scene(seat), view))
+        header, rows = geisha_rows(lines, width)
+        for g, row in zip("1234567", rows, strict=True):
+            cells = columns(header, row)
+            assert cells["G"] == g and cells["Pts"] == str(CHARM[int(g) - 1]), row
+            assert cells["Them"] == g * view.played[1 - seat].count(g), (width, row)
+            secret = "S" if view.secret and g in view.secret else ""
+            mine = g * view.played[seat].count(g)
+            assert cells["You"] == (f"{mine}+{secret}" if mine and secret else mine + secret)
+            assert cells["Hand"] == g * view.hand.count(g), (width, row)
+        text = words(lines)
+        assert re.search(rf"Your hand:? {' '.join(view.hand) or 'empty'} ", text), text
+        for s, name in enumerate(("player", "random")):
+            assert f"{name} {view.charm[s]} charm, 0 geisha" in text, text
+
+
+@pytest.mark.parametrize("width", range(30, 43))
+def test_a_narrow_final_board_shows_each_marker(width: int) -> None:
+    for seat, state in finished_games():
+        view = state.view(seat)
+        lines = draw(width, board(_Scene(seat), view))
+        header, rows = geisha_rows(lines, width)
+        marker = "M" if width < 42 else "Marker"
+        held = {
+            None: "-",
+            seat: ">" if width < 42 else "you>",
+            1 - seat: "<" if width < 42 else "<them",
+        }
+        for g, row in zip("1234567", rows, strict=True):
+            cells = columns(header, row)
+            assert cells["Them"] == g * view.played[1 - seat].count(g), (width, row)
+            assert cells["You"] == g * view.played[seat].count(g), (width, row)
+            assert cells[marker] == held[view.markers[int(g) - 1]], (width, row)
+
+
+class _Scoring(_Scene):
+    """A scene that keeps what is said, to draw it at a width."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(seat)
+        self.said: list[object] = []
+
+    def say(self, *parts: object) -> None:
+        self.said.extend(parts)
+
+
+@pytest.mark.parametrize("width", range(30, 43))
+def test_a_narrow_scoring_keeps_its_counts_markers_and_totals(width: int) -> None:
+    """The scoring had no compact form: at 30-41 columns its headers were cut ("Cha…") and each
+    marker's "moves to player" took three lines, cut too."""
+    for seat, state in finished_games():
+        for score in state.scorings:
+            scene = _Scoring(seat)
+            show_scoring(scene, score)
+            lines = draw(width, *scene.said)
+            header, rows = geisha_rows(lines, width)
+            for g, row in zip("1234567", rows, strict=True):
+                cells = columns(header, row)
+                assert cells["Pts"] == str(CHARM[int(g) - 1]), row
+                assert cells["Them"] == str(score.played[1 - seat].count(g)), row
+                assert cells["You"] == str(score.played[seat].count(g)), row
+                before, after = score.markers_before[int(g) - 1], score.markers[int(g) - 1]
+                owner = "neutral" if after is None else "you" if after == seat else "them"
+                assert cells["Marker"] == (owner if before == after else f"to{owner}"), row
+            text = words(lines)
+            for s, name in enumerate(scene.names):
+                standing = f"{name} {score.charm[s]} charm, {score.geisha[s]} geisha"
+                assert standing in text and f"{name} {score.secrets[s]}" in text, text
+
+
+def test_a_whole_game_at_30_columns_keeps_to_them() -> None:
+    status, out = run("1\n" * 200, seed=5, width=30)
+    assert status == 0 and "Game over" in out
+    assert all(len(line) <= 30 for line in out.splitlines())
+    assert "Round 1 scoring" in out and "After round 1:" in out

@@ -4,6 +4,7 @@ being answered and a round's scoring, drawn from one seat's VIEW."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Protocol, cast
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -31,6 +32,10 @@ __all__ = [
 
 YOU = "cyan"
 THEM = "magenta"
+
+NARROW = 42
+"""Consoles narrower than this get the narrow board (the marker as an arrow, the status as
+wrapped lines): the compact table and its status grid need about this many columns."""
 
 
 def unicode_console(console: Console) -> bool:
@@ -80,20 +85,30 @@ class _Board:
         self.game, self.view, self.ending = game, view, ending
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        wide = _board(self.game, self.view, compact=False, dot=_dot(console), ending=self.ending)
+        dot = _dot(console)
+        wide = _board(self.game, self.view, compact=False, dot=dot, ending=self.ending)
         # The wide table's natural width depends on the names and the cards: drawn narrower,
-        # its no-wrap cells would be cut (five 7s read as four at 76 columns). Panel: 4 columns.
-        table = cast(Group, wide.renderable).renderables[0]
-        if Measurement.get(console, options, table).maximum + 4 <= options.max_width:
+        # its no-wrap cells would be cut (five 7s read as four at 76 columns).
+        if _fits(console, options, wide, 0):
             yield wide
         else:
-            yield _board(self.game, self.view, compact=True, dot=_dot(console), ending=self.ending)
+            narrow = options.max_width < NARROW
+            yield _board(
+                self.game, self.view, compact=True, narrow=narrow, dot=dot, ending=self.ending
+            )
+
+
+def _fits(console: Console, options: ConsoleOptions, panel: Panel, part: int) -> bool:
+    """Whether the table that is ``part`` of ``panel``'s group fits the console at its natural
+    width (the panel's border and padding take 4 columns)."""
+    table = cast(Group, panel.renderable).renderables[part]
+    return Measurement.get(console, options, table).maximum + 4 <= options.max_width
 
 
 def board(game: Scene, view: View, *, ending: str | None = None) -> RenderableType:
     """The position as the human sees it: geisha table and status lines, drawn compact (short
-    headers, cards side by side) on a console too narrow for the full table; ``ending`` says how
-    a game that is over ended, in its title."""
+    headers, cards side by side) on a console too narrow for the full table, and narrower still
+    below :data:`NARROW` columns; ``ending`` says how a game that is over ended, in its title."""
     return _Board(game, view, ending)
 
 
@@ -102,13 +117,24 @@ def _dot(console: Console) -> str:
 
 
 def _board(
-    game: Scene, view: View, *, compact: bool, dot: str = " · ", ending: str | None = None
+    game: Scene,
+    view: View,
+    *,
+    compact: bool,
+    narrow: bool = False,
+    dot: str = " · ",
+    ending: str | None = None,
 ) -> Panel:
+    """The board's panel: ``compact`` with short headers and cards side by side, ``narrow`` (for
+    fewer than :data:`NARROW` columns) also with one space between columns, the marker as an
+    arrow to the side that holds it, and the title and status as lines that wrap."""
     me, opp = game.seat, game.opp
     sep = "" if compact else " "
-    table = Table(expand=False, pad_edge=False, box=None, padding=(0, 1 if compact else 2))
+    # Narrow, every cell at its widest (five 7s, "7777+S") still fits 30 columns with 1 space.
+    padding = (0, 1, 0, 0) if narrow else (0, 1 if compact else 2)
+    table = Table(expand=False, pad_edge=False, box=None, padding=padding)
     heads = (
-        ("G", "Pts", "Them", "Marker", "You", "Hand")
+        ("G", "Pts", "Them", "M" if narrow else "Marker", "You", "Hand")
         if compact
         else ("Geisha", "Charm", f"{game.names[opp]}'s side", "Marker", "Your side", "Your hand")
     )
@@ -121,9 +147,9 @@ def _board(
 
     column(heads[0])
     column(heads[1])
-    column(Text(heads[2], style=THEM), 4 if compact else 10)
-    column(heads[3], 6 if compact else 12)
-    column(Text(heads[4], style=YOU), 4 if compact else 10)
+    column(Text(heads[2], style=THEM), None if narrow else 4 if compact else 10)
+    column(heads[3], None if narrow else 6 if compact else 12)
+    column(Text(heads[4], style=YOU), None if narrow else 4 if compact else 10)
     over = view.phase == Phase.OVER.value
     if not over:
         column(heads[5])
@@ -133,17 +159,14 @@ def _board(
         if owner is None:
             marker = Text("-" if compact else "neutral", style="dim")
         elif owner == me:
-            marker = Text(f"you {right}", style=f"bold {YOU}")
+            marker = Text(right if narrow else f"you {right}", style=f"bold {YOU}")
         else:
-            marker = Text(
-                f"{left} them" if compact else f"{left} {game.names[opp]}", style=f"bold {THEM}"
-            )
+            them = left if narrow else f"{left} them" if compact else f"{left} {game.names[opp]}"
+            marker = Text(them, style=f"bold {THEM}")
         mine = Text(_cards(view.played[me], g, sep), style=YOU)
         if view.secret and str(g) in view.secret and not over:
-            mine.append(
-                (" +S" if mine else "S") if compact else (" +secret" if mine else "secret"),
-                style="dim",
-            )
+            secret = "S" if compact else "secret"
+            mine.append(f"{'' if narrow else ' '}+{secret}" if mine else secret, style="dim")
         row: list[RenderableType] = [
             Text(str(g), style="bold"),
             str(CHARM[g - 1]),
@@ -154,7 +177,6 @@ def _board(
         if not over:
             row.append(_cards(view.hand, g, sep))
         table.add_row(*row)
-    parts: list[RenderableType] = [table, Text(""), _status(game, view)]
     if over:
         title = Text(ending or f"Final position after round {view.round}", style="bold")
     else:
@@ -162,48 +184,99 @@ def _board(
         title = Text(
             f"Round {view.round}{dot}turn {turn_number(view)} of 8{dot}{doing}", style="bold"
         )
+    if narrow:
+        # A title too long for the border would be cut: narrow, it is the first line instead.
+        parts: list[RenderableType] = [
+            _wrapping(title),
+            table,
+            Text(""),
+            *_status_lines(game, view),
+        ]
+        return Panel(Group(*parts), border_style=YOU)
+    parts = [table, Text(""), _status(game, view)]
     return Panel(Group(*parts), title=title, title_align="left", border_style=YOU)
+
+
+def _wrapping(text: Text) -> Text:
+    """``text`` wrapped at spaces, a word longer than the line (a long name) folded."""
+    text.no_wrap, text.overflow = False, "fold"
+    return text
 
 
 def _status(game: Scene, view: View) -> Table:
     """The human's hand, hidden cards and actions, the opponent's hand size, pile and standing."""
-    me, opp = game.seat, game.opp
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold", no_wrap=True)
     grid.add_column()
-    if view.phase != Phase.OVER.value:
-        _add_status_rows(game, view, grid)
-    geisha = [sum(1 for m in view.markers if m == s) for s in (0, 1)]
-    standing = Text.assemble(
-        game.name(me),
-        f" {view.charm[me]} charm, {geisha[me]} geisha  |  ",
-        game.name(opp),
-        f" {view.charm[opp]} charm, {geisha[opp]} geisha",
-    )
-    grid.add_row("Standing", standing)
+    for label, value in _status_rows(game, view):
+        grid.add_row(label, value)
+    grid.add_row("Standing", _standing(game, view.charm, _geisha(view.markers)))
     return grid
 
 
-def _add_status_rows(game: Scene, view: View, grid: Table) -> None:
+def _status_lines(game: Scene, view: View) -> list[Text]:
+    """The status of :func:`_status` for a narrow console: each row a line of its own that
+    wraps, the standing a line for each player."""
+    lines = [
+        _wrapping(Text.assemble(label, ": ", value))
+        for label, value in _status_rows(game, view, narrow=True)
+    ]
+    standing = _standing(game, view.charm, _geisha(view.markers), lines=True)
+    return [*lines, _wrapping(Text.assemble(("Standing:", "bold"), "\n", standing))]
+
+
+def _status_rows(game: Scene, view: View, *, narrow: bool = False) -> list[tuple[Text, Text]]:
+    """The status's labelled rows while a round is played (none once the game is over): the
+    Discard beside the Secret and the pile beside the opponent's hand, or, ``narrow``, each on
+    a row of its own (so that a row which wraps never splits a list of cards)."""
+    if view.phase == Phase.OVER.value:
+        return []
     me, opp = game.seat, game.opp
+    gap = "  " if narrow else "      "
     hand = Text(" ".join(view.hand) or "empty", style=f"bold {YOU}")
     if game.drawn is not None:
-        hand.append(f"   (you drew a {game.drawn})", style="dim")
-    grid.add_row("Your hand", hand)
-    hidden = Text.assemble(
-        view.secret or "-", ("      Discard: ", "bold"), " ".join(view.discard or "-")
-    )
-    grid.add_row("Your Secret", hidden)
-    grid.add_row("Your actions", _actions(view.actions_left[me]))
+        hand.append(f"{gap[:3]}(you drew a {game.drawn})", style="dim")
     them = game.names[opp]
-    grid.add_row(Text(f"{them}'s actions", style=f"bold {THEM}"), _actions(view.actions_left[opp]))
-    cards = f"{view.opponent_hand} card{'s' if view.opponent_hand != 1 else ''}"
-    grid.add_row(
-        Text(f"{them}'s hand", style=f"bold {THEM}"),
-        Text.assemble(
-            cards, ("      Draw pile: ", "bold"), f"{view.deck} card{'' if view.deck == 1 else 's'}"
-        ),
-    )
+    secret = Text(view.secret or "-")
+    discard = Text(" ".join(view.discard or "-"))
+    their_hand = Text(f"{them}'s hand", style=f"bold {THEM}")
+    cards = Text(f"{view.opponent_hand} card{'s' if view.opponent_hand != 1 else ''}")
+    pile = Text(f"{view.deck} card{'' if view.deck == 1 else 's'}")
+    if narrow:
+        hidden = [(_label("Your Secret"), secret), (_label("Your Discard"), discard)]
+        theirs = [(their_hand, cards), (_label("Draw pile"), pile)]
+    else:
+        hidden = [
+            (_label("Your Secret"), Text.assemble(secret, _label(f"{gap}Discard: "), discard))
+        ]
+        theirs = [(their_hand, Text.assemble(cards, _label(f"{gap}Draw pile: "), pile))]
+    return [
+        (_label("Your hand"), hand),
+        *hidden,
+        (_label("Your actions"), Text(_actions(view.actions_left[me]))),
+        (Text(f"{them}'s actions", style=f"bold {THEM}"), Text(_actions(view.actions_left[opp]))),
+        *theirs,
+    ]
+
+
+def _label(text: str) -> Text:
+    return Text(text, style="bold")
+
+
+def _geisha(markers: Sequence[int | None]) -> tuple[int, int]:
+    """How many geisha each seat holds."""
+    return (sum(1 for m in markers if m == 0), sum(1 for m in markers if m == 1))
+
+
+def _standing(
+    game: Scene, charm: Sequence[int], geisha: Sequence[int], *, lines: bool = False
+) -> Text:
+    """Each player's charm and geisha, the human's first: on one line, or a line each."""
+    me, opp = game.seat, game.opp
+    sides = [
+        Text.assemble(game.name(s), f" {charm[s]} charm, {geisha[s]} geisha") for s in (me, opp)
+    ]
+    return Text("\n" if lines else "  |  ").join(sides)
 
 
 def _actions(left: str) -> str:
@@ -277,18 +350,50 @@ def offer_panel(game: Scene, view: View, legal: tuple[Move, ...]) -> Panel:
 
 
 def show_scoring(game: Scene, score: RoundScore) -> None:
-    """A round's scoring: both Secrets, each geisha's count and marker move, the standing."""
+    """A round's scoring: both Secrets, each geisha's count and marker move, the standing; drawn
+    compact (short headers, the standing a line for each player) on a console too narrow for
+    the full table."""
+    game.say(_Scoring(game, score))
+
+
+class _Scoring:
+    """A round's scoring, drawn for the console's width when it is printed."""
+
+    def __init__(self, game: Scene, score: RoundScore) -> None:
+        self.game, self.score = game, score
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        wide = _scoring(self.game, self.score, compact=False)
+        # Narrower than its natural width, the wide table wraps "moves to random" over 3 lines.
+        yield (
+            wide
+            if _fits(console, options, wide, 2)
+            else _scoring(self.game, self.score, compact=True)
+        )
+
+
+def _scoring(game: Scene, score: RoundScore, *, compact: bool) -> Panel:
+    """The scoring's panel: ``compact`` with short headers and marker words ("to you", dim "them"
+    for one that stays), which fit 30 columns, and the standing a line for each player."""
     me, opp = game.seat, game.opp
-    table = Table(box=None, padding=(0, 2), pad_edge=False)
-    table.add_column("Geisha", justify="center")
-    table.add_column("Charm", justify="center")
-    table.add_column(Text(game.names[opp], style=THEM), justify="center")
-    table.add_column(Text(game.names[me], style=YOU), justify="center")
+    # Compact, with 2 spaces between columns, the widest cells ("Them", "to them") fit 30 columns.
+    table = Table(box=None, padding=(0, 1 if compact else 2), pad_edge=False)
+    heads = (
+        ("G", "Pts", Text("Them", style=THEM), Text("You", style=YOU))
+        if compact
+        else ("Geisha", "Charm", Text(game.names[opp], style=THEM), Text(game.names[me], style=YOU))
+    )
+    for head in heads:
+        table.add_column(head, justify="center")
     table.add_column("Marker")
     for g in GEISHA:
         before, after = score.markers_before[g - 1], score.markers[g - 1]
-        owner = "neutral" if after is None else game.names[after]
-        change = f"stays {owner}" if before == after else f"moves to {owner}"
+        if compact:
+            owner = "neutral" if after is None else "you" if after == me else "them"
+            change = owner if before == after else f"to {owner}"
+        else:
+            owner = "neutral" if after is None else game.names[after]
+            change = f"stays {owner}" if before == after else f"moves to {owner}"
         table.add_row(
             str(g),
             str(CHARM[g - 1]),
@@ -297,24 +402,21 @@ def show_scoring(game: Scene, score: RoundScore) -> None:
             Text(change, style=game.style(after) if before != after else "dim"),
         )
     secrets = Text.assemble(
-        "Secrets revealed: ",
+        "Secrets revealed:",
+        "\n" if compact else " ",
         game.name(me),
         f" {score.secrets[me]}, ",
         game.name(opp),
         f" {score.secrets[opp]}",
     )
     total = Text.assemble(
-        f"After round {score.round}: ",
-        game.name(me),
-        f" {score.charm[me]} charm, {score.geisha[me]} geisha  |  ",
-        game.name(opp),
-        f" {score.charm[opp]} charm, {score.geisha[opp]} geisha",
+        f"After round {score.round}:",
+        "\n" if compact else " ",
+        _standing(game, score.charm, score.geisha, lines=compact),
     )
-    game.say(
-        Panel(
-            Group(secrets, Text(""), table, Text(""), total),
-            title=Text(f"Round {score.round} scoring", style="bold"),
-            title_align="left",
-            border_style="yellow",
-        )
+    return Panel(
+        Group(_wrapping(secrets), Text(""), table, Text(""), _wrapping(total)),
+        title=Text(f"Round {score.round} scoring", style="bold"),
+        title_align="left",
+        border_style="yellow",
     )
