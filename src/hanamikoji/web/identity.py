@@ -377,7 +377,8 @@ class Accounts:
             )
         key = username_key(name)
         # a name that differs from one kept only by "_" for "-" passes for it too (the stored
-        # keys keep them apart: folded here, where a new name is checked)
+        # keys keep them apart: folded here, where a new name is checked; the store's unique
+        # username_like refuses the second of two such sign-ups at one instant: Duplicate)
         if (
             await self.store.account(key) is not None
             or await self.store.account_like(separators_folded(key)) is not None

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from urllib.parse import urlparse
 
 from hanamikoji.glicko2 import PROVISIONAL_DEVIATION, Rating
+from hanamikoji.web.lookalike import separators_folded
 from hanamikoji.web.ratings import Standing, rate
 from hanamikoji.web.stopping import stop_tasks
 
@@ -367,6 +368,21 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX bots_owner ON bots (owner_id)",
     ),
+    # 10: the user name's key with "-" read as "_" (lookalike.separators_folded: REPLACE below
+    # is the same fold), unique, so that the database itself refuses a name that passes for one
+    # kept (two sign-ups of "a_b" and "a-b" at one instant both passed the check before the
+    # insert). A database may already hold such a pair: both keep their names (renaming would
+    # lock someone out of their account), but only the earliest made of each set holds the key,
+    # which still bars every new name that passes for any of them; the others' key stays NULL,
+    # which the unique index lets be.
+    (
+        "ALTER TABLE players ADD COLUMN username_like TEXT",
+        "UPDATE players SET username_like = REPLACE(username_key, '-', '_') WHERE id IN ("
+        "SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY REPLACE(username_key, '-', "
+        "'_') ORDER BY created_at, id) AS n FROM players WHERE username_key IS NOT NULL) AS firsts "
+        "WHERE n = 1)",
+        "CREATE UNIQUE INDEX players_username_like ON players (username_like)",
+    ),
 )
 """The schema as migrations; ``schema_version`` in table ``meta`` says how far a database is."""
 
@@ -549,18 +565,16 @@ _ACCOUNTS = (
     "WHERE id IN ({marks}) AND (username IS NOT NULL OR deleted_at IS NOT NULL)"
 )
 _PLAYER_BY_KEY = f"SELECT {_PLAYER_COLUMNS} FROM players p WHERE p.username_key = ?"
-# at sign-up only: a scan of the accounts, which no index serves
-_PLAYER_LIKE_KEY = (
-    f"SELECT {_PLAYER_COLUMNS} FROM players p "
-    "WHERE p.username_key IS NOT NULL AND REPLACE(p.username_key, '-', '_') = ? LIMIT 1"
-)
+# (a look-alike pair kept from before schema 10 has the key on one row only: that one is found)
+_PLAYER_LIKE_KEY = f"SELECT {_PLAYER_COLUMNS} FROM players p WHERE p.username_like = ? LIMIT 1"
 _RENEW_SESSION = "UPDATE sessions SET expires_at = ? WHERE id = ?"
 _END_SESSION = "DELETE FROM sessions WHERE id = ?"
 _END_SESSIONS = "DELETE FROM sessions WHERE player_id = ?"
-# A guest becomes an account once; the unique username_key refuses a name already taken.
+# A guest becomes an account once; the unique username_key refuses a name already taken, the
+# unique username_like one that passes for it ("a-b" for "a_b").
 _MAKE_ACCOUNT = (
-    "UPDATE players SET username = ?, username_key = ?, password = ?, name = COALESCE(name, ?) "
-    "WHERE id = ? AND username_key IS NULL AND deleted_at IS NULL"
+    "UPDATE players SET username = ?, username_key = ?, username_like = ?, password = ?, "
+    "name = COALESCE(name, ?) WHERE id = ? AND username_key IS NULL AND deleted_at IS NULL"
 )
 _SET_PASSWORD = "UPDATE players SET password = ? WHERE id = ? AND deleted_at IS NULL"
 _SET_PLAYER_NAME = "UPDATE players SET name = ? WHERE id = ? AND deleted_at IS NULL"
@@ -814,7 +828,8 @@ class _Players(_Primitives):
     async def make_account(
         self, player_id: str, username: str, username_key: str, password: str
     ) -> bool:
-        values = (username, username_key, password, username, player_id)
+        like = separators_folded(username_key)
+        values = (username, username_key, like, password, username, player_id)
         (done,) = await self._tx([(_MAKE_ACCOUNT, values)])
         return done.count == 1
 
@@ -1637,15 +1652,16 @@ _BOT_FROM = (
     "FROM bots b JOIN players p ON p.id = b.player_id LEFT JOIN players o ON o.id = b.owner_id"
 )
 _INSERT_BOT_PLAYER = (
-    "INSERT INTO players (id, created_at, name, username, username_key) VALUES (?, ?, ?, ?, ?)"
+    "INSERT INTO players (id, created_at, name, username, username_key, username_like) "
+    "VALUES (?, ?, ?, ?, ?, ?)"
 )
 _INSERT_BOT = (
     "INSERT INTO bots (player_id, owner_id, token_hash, accepts, created_at) VALUES (?, ?, ?, ?, ?)"
 )
 # A house bot keeps its player (its rating history) from one start to the next; its token is new.
 _HOUSE_PLAYER = (
-    "INSERT INTO players (id, created_at, name, username, username_key) VALUES (?, ?, ?, ?, ?) "
-    "ON CONFLICT (id) DO NOTHING"
+    "INSERT INTO players (id, created_at, name, username, username_key, username_like) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING"
 )
 _HOUSE_BOT = (
     "INSERT INTO bots (player_id, owner_id, token_hash, accepts, created_at) "
@@ -1767,10 +1783,13 @@ class _Bots(_Primitives):
         token: str,
         accepts: str,
     ) -> None:
-        now = _now()
+        now, like = _now(), separators_folded(username_key)
         await self._tx(
             [
-                (_INSERT_BOT_PLAYER, (player_id, now, username, username, username_key)),
+                (
+                    _INSERT_BOT_PLAYER,
+                    (player_id, now, username, username, username_key, like),
+                ),
                 (_INSERT_BOT, (player_id, owner_id, token, accepts, now)),
             ]
         )
@@ -1784,10 +1803,10 @@ class _Bots(_Primitives):
         token: str | None,
         accepts: str,
     ) -> None:
-        now = _now()
+        now, like = _now(), separators_folded(username_key)
         await self._tx(
             [
-                (_HOUSE_PLAYER, (player_id, now, name, username, username_key)),
+                (_HOUSE_PLAYER, (player_id, now, name, username, username_key, like)),
                 (_HOUSE_BOT, (player_id, token, accepts, now)),
             ]
         )
