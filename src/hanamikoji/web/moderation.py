@@ -224,18 +224,18 @@ async def moderate(
 
 async def reset_name(store: Store, player: PlayerRow, moderator: str, reason: str) -> ModerationRow:
     """Clear a player's display name (one that insults, or evades a mute), logged with the name
-    it was; refused when they have none. Their new games and the lobby show the reset name
-    (each server cancels their open challenges, which show the old one: :mod:`lobby`); games
-    already made keep the names they were made with."""
+    it was, in one transaction; refused when they have none, or another than ``player`` read.
+    Their new games and the lobby show the reset name (each server cancels their open
+    challenges, which show the old one: :mod:`lobby`); games already made keep the names they
+    were made with."""
     if not player.name:
         raise ModerationError(f"{_who(player)} has no display name: nothing to reset")
     entry = _entry(moderator, "reset-name", f"{_who(player)} named {_quoted(player.name)}", reason)
-    await store.set_player_name(player.id, None)
-    # The store logs an act only with a flag's change, in one transaction: the mute flag,
-    # written as it is, carries the entry (a store method clearing the name and logging at once
-    # would make the two one transaction).
-    flags = (await store.chat_flags([player.id])).get(player.id, ChatFlags())
-    await store.moderate_player(player.id, "muted", flags.muted, entry)
+    # One transaction: no reset without its entry, no entry without its reset.
+    if not await store.reset_name(player.id, player.name, entry):
+        raise ModerationError(
+            f"{_who(player)} changed their display name meanwhile: nothing reset, run it again"
+        )
     return entry
 
 

@@ -1435,6 +1435,8 @@ _SET_FLAG = {
     "disabled": "UPDATE players SET disabled_at = ? WHERE id = ?",
 }
 _REMOVE_CHAT = "UPDATE chat SET removed_at = ? WHERE id = ? AND removed_at IS NULL"
+# Only the name the log names: one changed meanwhile is not cleared under the old one's entry.
+_RESET_NAME = "UPDATE players SET name = NULL WHERE id = ? AND name = ? AND deleted_at IS NULL"
 _INSERT_MODERATION = (
     "INSERT INTO moderation (id, at, moderator, action, target, reason) VALUES (?, ?, ?, ?, ?, ?)"
 )
@@ -1512,6 +1514,11 @@ class ChatStore(Protocol):
     ) -> None:
         """Set or clear a player's ``flag`` (``muted`` or ``disabled``; disabling ends their
         sessions) and log ``entry``, in one transaction."""
+        ...
+
+    async def reset_name(self, player_id: str, name: str, entry: ModerationRow) -> bool:
+        """Clear a player's display name and log ``entry``, in one transaction; False if their
+        name is no longer ``name`` (nothing changed nor logged then)."""
         ...
 
     async def remove_chat(self, line_id: str, entry: ModerationRow) -> bool:
@@ -1598,6 +1605,13 @@ class _Chat(_Primitives):
             steps.append((_END_SESSIONS, (player_id,)))
         steps.append((_INSERT_MODERATION, _moderation_values(entry)))
         await self._tx(steps)
+
+    async def reset_name(self, player_id: str, name: str, entry: ModerationRow) -> bool:
+        async with self._atomic() as tx:
+            if (await tx.run(_RESET_NAME, (player_id, name))).count != 1:
+                return False
+            await tx.run(_INSERT_MODERATION, _moderation_values(entry))
+        return True
 
     async def remove_chat(self, line_id: str, entry: ModerationRow) -> bool:
         row = await self._one(_SELECT_CHAT, (line_id,))
