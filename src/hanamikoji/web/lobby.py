@@ -350,6 +350,10 @@ class Lobby:
             mine = await self._accepted_by(again, me)  # this player's other click won the race
             if mine is not None:
                 return mine
+            if again.status in ("open", "cancelled") and await self._disabled(again.player):
+                # disabled since the look above (the update refuses such a creator's challenge)
+                await self._withdraw([again])
+                raise WebError("cancelled", WITHDRAWN)
             self._check(again, me, self.games.now_ms())
             raise _closed(again)
         if not bot:
@@ -358,9 +362,10 @@ class Lobby:
         accepted = await self._find(c.id)
         await self.publish(accepted)
         if await self._disabled(c.player):
-            # Disabled between the check and the update: the servers applying the act may have
-            # looked for the player's games before this one existed, so it is forfeited here,
-            # as theirs are (a disable committed after this read finds the game).
+            # Disabled after the update read the flag (it refuses a creator disabled before): the
+            # servers applying the act may have looked for the player's games before this one
+            # existed, so it is forfeited here, as theirs are (a disable committed after this
+            # read finds the game).
             try:
                 game = await self.games.forfeit(row.id, creator, "disabled")
             except WebError as e:  # ended meanwhile by a server applying the act

@@ -1085,21 +1085,27 @@ _OPEN_CHALLENGES = (
 )
 _COUNT_OPEN = "SELECT COUNT(*) FROM challenges WHERE player_id = ? AND status = 'open'"
 _DELETED = "player_id IN (SELECT id FROM players WHERE deleted_at IS NOT NULL)"
+_DISABLED = "player_id IN (SELECT id FROM players WHERE disabled_at IS NOT NULL)"
 # Accepted once: only while open, live (a real-time one: its creator seen lately; the others:
 # not past their expiry), by someone else, by its addressee if it has one, and while its creator
-# has not deleted their account.
+# has neither deleted their account nor been disabled (by a moderator on any server, up to the
+# instant of this update: the lobby's own look at the flag comes before it).
 _ACCEPT = (
     "UPDATE challenges SET status = 'accepted', game_id = ?, accepted_by = ?, updated_at = ? "
     "WHERE id = ? AND status = 'open' AND player_id <> ? AND (to_key IS NULL OR to_key = ?) "
-    f"AND (expires_at > ? OR (expires_at IS NULL AND seen_at >= ?)) AND NOT {_DELETED}"
+    "AND (expires_at > ? OR (expires_at IS NULL AND seen_at >= ?)) "
+    f"AND NOT {_DELETED} AND NOT {_DISABLED}"
 )
 _CANCEL = (
     "UPDATE challenges SET status = 'cancelled', updated_at = ? "
     "WHERE id = ? AND player_id = ? AND status = 'open'"
 )
+# A disabled creator's challenge closes as the servers following the moderation log close it,
+# cancelled (lobby.WITHDRAWN), whichever of the two comes first; the others expire.
 _EXPIRE = (
-    "UPDATE challenges SET status = 'expired', updated_at = ? WHERE status = 'open' "
-    f"AND (expires_at <= ? OR (expires_at IS NULL AND seen_at < ?) OR {_DELETED}) RETURNING id"
+    f"UPDATE challenges SET status = CASE WHEN {_DISABLED} THEN 'cancelled' ELSE 'expired' END, "
+    "updated_at = ? WHERE status = 'open' AND (expires_at <= ? "
+    f"OR (expires_at IS NULL AND seen_at < ?) OR {_DELETED} OR {_DISABLED}) RETURNING id"
 )
 _TOUCH_CHALLENGES = (
     "UPDATE challenges SET seen_at = ? "
@@ -1221,7 +1227,7 @@ class LobbyStore(Protocol):
         False (nothing written) if it is not open, not live (a real-time one whose creator was
         last seen before ``seen_after``, another past its expiry), ``player``'s own, addressed
         to someone else (``player_key``: the acceptor's folded user name), or its creator's
-        account deleted."""
+        account deleted or disabled."""
         ...
 
     async def cancel_challenge(self, challenge_id: str, player: str, now: int) -> bool:
@@ -1230,7 +1236,8 @@ class LobbyStore(Protocol):
 
     async def expire_challenges(self, now: int, seen_before: int) -> list[str]:
         """Close the open challenges past their expiry, the real-time ones whose creator was
-        last seen before ``seen_before``, and those of deleted accounts; their ids."""
+        last seen before ``seen_before``, and those of deleted accounts (expired) and disabled
+        ones (cancelled); their ids."""
         ...
 
     async def touch_challenges(self, players: Sequence[str], now: int) -> None:
