@@ -306,6 +306,7 @@ function animate(from) {
 function turnArrived() {
   if (feed.queue.length || scoring.open) return; // told when the feed has caught up
   focusDecision();
+  requestAnimationFrame(boardFootAboveDock);
   playSound("turn");
   notifyTurn();
 }
@@ -828,12 +829,30 @@ function boardAboveDock() {
   const board = $("#board").getBoundingClientRect();
   const dock = $(".my-area").getBoundingClientRect();
   // The scrolls that show the whole board with the dock pinned under it: from the one that
-  // puts the board's foot on the dock to the one that puts its head at the top; the nearest.
-  // (A board too tall for the room keeps its foot, your side, in view.)
+  // puts the board's foot on the dock to the one that puts its head at the top (under a timed
+  // game's score bar, pinned there too); the nearest. (A board too tall for the room keeps its
+  // foot, your side, in view.)
   const low = scrollY + board.bottom - (innerHeight - dock.height);
-  const high = scrollY + board.top;
+  const high = scrollY + board.top - pinnedBar();
   const target = low > high ? low : Math.min(Math.max(scrollY, low), high);
   if (Math.abs(target - scrollY) > 1) window.scrollTo({ top: target, behavior: reducedMotion() ? "auto" : "smooth" });
+}
+
+/** The height of the score bar where it is pinned at the top (a timed game's, in one column; css). */
+function pinnedBar() {
+  const bar = $("#scorebar");
+  return bar && getComputedStyle(bar).position === "sticky" ? bar.offsetHeight : 0;
+}
+
+/** As a decision arrives, on a phone: the status above the board grows with the opponent's news
+ * and pushes the board's foot (your side of each geisha) under the pinned dock. The page moves
+ * down just enough to show it above the dock; never up (a player further down stays there, and
+ * the focus brings them to their hand), and not while the guide is open to be read above. */
+function boardFootAboveDock() {
+  const dock = $(".my-area");
+  if (!dock || getComputedStyle(dock).position !== "sticky" || $("#guide:not([hidden]):not(.folded)")) return;
+  const covered = $("#board").getBoundingClientRect().bottom - dock.getBoundingClientRect().top;
+  if (covered > 1) window.scrollTo({ top: scrollY + covered, behavior: reducedMotion() ? "auto" : "smooth" });
 }
 
 function renderMine(msg) {

@@ -64,8 +64,9 @@ export class Guide {
     this.box = box;
     this.askHint = askHint;
     this.seen = new Set(Array.isArray(state.seen) ? state.seen : []); // topics already explained
-    // folded: the title line only; a phone starts folded so that the hand stays on screen
-    this.folded = typeof state.folded === "boolean" ? state.folded : matchMedia("(max-width: 600px)").matches;
+    // folded: the title line only. Open at first on every screen, a phone's too (its hand and
+    // actions stay pinned at the bottom); folded once, it stays folded for this game, reloads too.
+    this.folded = state.folded === true;
     this.closed = state.on === false; // closed by the player: a button opens it again
     this.msg = null;
     this.shownWith = {}; // update()'s options, to show the guide again as it would be
