@@ -420,6 +420,44 @@ class Position:
         return 1 - actor if self.offer is not None else actor
 
 
+_RNG_EXPECTED = "rng must be a random.Random, a seed (a whole number >= 0) or None"
+
+
+def _check_rules(rules: object) -> Rules:
+    """A constructor's ``rules``: a :class:`Rules`, or None for the default ones. Checked once
+    at construction, since the game reads them only later (at a round's end)."""
+    if rules is None:
+        return _DEFAULT_RULES
+    if not isinstance(rules, Rules):
+        hint = ": Rules.from_json reads a rules object" if isinstance(rules, dict) else ""
+        raise TypeError(
+            f"rules must be a Rules(...), e.g. Rules(max_rounds=3), or None, got "
+            f"{_short(rules)} ({type(rules).__name__}){hint}"
+        )
+    return rules
+
+
+def _check_deals(deals: object) -> list[Deal]:
+    """``from_deals``'s deals as a list: a sequence of :class:`Deal` objects (one per round)."""
+    expected = "deals must be a sequence of Deal objects, one per round (e.g. [Deal(...)])"
+    if isinstance(deals, str | bytes | Deal):
+        raise TypeError(f"{expected}, got {_short(deals)} ({type(deals).__name__})")
+    try:
+        given: list[Deal] = list(deals)  # type: ignore[call-overload]
+    except TypeError:
+        raise TypeError(f"{expected}, got {_short(deals)} ({type(deals).__name__})") from None
+    for i, deal in enumerate(given):
+        if not isinstance(deal, Deal):
+            raise TypeError(f"{expected}: deal {i} is {_short(deal)} ({type(deal).__name__})")
+    return given
+
+
+def _short(value: object) -> str:
+    """``repr(value)``, cut short for a message."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _seat(seat: object) -> None:
     """Refuse anything but the seat 0 or 1: a whole number (numpy's too), not True, not -1
     (which would index the other seat's cards), not 5."""
@@ -484,10 +522,12 @@ class State:
         if rng is None:
             rng = random.Random()
         elif isinstance(rng, int) and not isinstance(rng, bool):
+            if rng < 0:  # random.Random(-1) is random.Random(1): refused, as the adapters do
+                raise ValueError(f"{_RNG_EXPECTED}, got {rng!r}")
             rng = random.Random(rng)
         elif not isinstance(rng, random.Random):
-            raise TypeError(f"rng must be a random.Random or an int seed, got {rng!r}")
-        return _start(rules or _DEFAULT_RULES, Dealer((), rng), 1, 0, (None,) * 7, None, None, ())
+            raise TypeError(f"{_RNG_EXPECTED}, got {rng!r}")
+        return _start(_check_rules(rules), Dealer((), rng), 1, 0, (None,) * 7, None, None, ())
 
     @classmethod
     def from_deals(
@@ -507,7 +547,10 @@ class State:
             (m is not None and type(m) is not int) or m not in (None, 0, 1) for m in start
         ):
             raise ValueError(f"markers must be 7 entries of 0, 1 or None, got {markers!r}")
-        return _start(rules or _DEFAULT_RULES, Dealer(deals, rng), 1, 0, start, None, None, ())
+        given = _check_deals(deals)
+        if rng is not None and not isinstance(rng, random.Random):
+            raise TypeError(f"rng must be a random.Random or None, got {rng!r}")
+        return _start(_check_rules(rules), Dealer(given, rng), 1, 0, start, None, None, ())
 
     @classmethod
     def from_position(
@@ -540,6 +583,11 @@ class State:
         sizes, actions); searches that build many positions from known-good parts may skip it.
         """
         if position is not None:
+            if not isinstance(position, Position):
+                raise TypeError(
+                    "position must be a Position (state.position()), or left out with its parts "
+                    f"given as keywords, got {_short(position)} ({type(position).__name__})"
+                )
             p = position
             turn, hands, actions_left, deck, removed = (
                 p.turn,
@@ -560,7 +608,18 @@ class State:
         move = Move.parse(offer) if isinstance(offer, str) else offer
         first = 0 if round % 2 else 1
         actor = first ^ (turn & 1)
+        if rules is None or rules.__class__ is not Rules:  # (the searches give Rules: no call)
+            rules = _check_rules(rules)
         if check:
+            if rng is not None and not isinstance(rng, random.Random):
+                raise TypeError(f"rng must be a random.Random or None, got {_short(rng)}")
+            if position is None and not removed and not deck and hands == ("", ""):
+                # Nothing given at all (from_position() or from_position(None)): say what is
+                # expected rather than that the (default) empty pile is too short.
+                raise TypeError(
+                    "from_position needs a Position (state.position()) or its parts as "
+                    "keywords (turn=, hands=, deck=, removed=, ...), got neither"
+                )
             _check_position(
                 round,
                 turn,
@@ -587,7 +646,7 @@ class State:
         set_(deal, "deck_codes", tuple([CARD_CODE[ord(c) - 48] for c in drawn + deck]))
         dealer = Dealer([deal] * round, rng)
         s: State = _new_state(State)
-        s._r = _Round(rules or _DEFAULT_RULES, dealer, round, first)
+        s._r = _Round(rules, dealer, round, first)
         s._markers = tuple(markers)
         s._turn = turn
         s._hands = (pack(hands[0]), pack(hands[1]))

@@ -1,11 +1,15 @@
 """The agent interface: the same shape as the engine protocol's ``act`` message.
 
 An agent is given one seat's VIEW, the legal moves, a seeded ``random.Random`` and a time budget,
-and returns one of the legal moves. It never sees more than the VIEW.
+and returns one of the legal moves. It never sees more than the VIEW. Every agent here checks
+what it is given with :func:`check_choice` first, so a wrong argument gets the same clear error
+from each of them.
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 import random
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
@@ -14,7 +18,7 @@ from hanamikoji.moves import Move
 from hanamikoji.state import Rules
 from hanamikoji.view import View
 
-__all__ = ["Agent", "AgentError", "check_legal", "start_game"]
+__all__ = ["Agent", "AgentError", "check_choice", "check_legal", "start_game"]
 
 
 class AgentError(ValueError):
@@ -75,3 +79,43 @@ def check_legal(view: View, legal: Sequence[Move]) -> None:
                 f"{move} is not legal in the view given (seat {view.seat}, hand {view.hand}): "
                 "give the legal moves of the same position, state.legal_moves"
             )
+
+
+def check_choice(
+    view: View, legal: Sequence[Move], rng: random.Random, clock_ms: float | None
+) -> None:
+    """Refuse what no agent can choose with, the same way for every agent (each ``choose``
+    calls it first): ``view`` not a :class:`~hanamikoji.view.View` or ``rng`` not a
+    ``random.Random`` (TypeError; a bare seed is not taken, so that a game replays from the
+    one generator its referee seeded), ``clock_ms`` not a number >= 0 or None, and whatever
+    :func:`check_legal` refuses. Some agents use ``rng`` only on ties: it is checked anyway, so
+    a wrong one is found at once rather than in the rare game that draws."""
+    if not isinstance(view, View):
+        raise TypeError(
+            f"view must be a View, the seat's view (state.view(seat)), got {_short(view)} "
+            f"({type(view).__name__})"
+        )
+    if not isinstance(rng, random.Random):
+        raise TypeError(
+            "rng must be a random.Random (e.g. random.Random(seed)), got "
+            f"{_short(rng)} ({type(rng).__name__})"
+        )
+    if clock_ms is not None and not (clock_ms.__class__ is int and clock_ms >= 0):
+        _check_clock(clock_ms)
+    check_legal(view, legal)
+
+
+def _check_clock(clock_ms: object) -> None:
+    """``clock_ms`` other than None or an int >= 0 (the common cases, checked inline): a finite
+    number >= 0, a float or a numpy number too; never a bool."""
+    expected = "clock_ms must be a number of milliseconds >= 0, or None (no clock)"
+    if isinstance(clock_ms, bool) or not isinstance(clock_ms, numbers.Real):
+        raise TypeError(f"{expected}, got {_short(clock_ms)} ({type(clock_ms).__name__})")
+    if not (0 <= float(clock_ms) < math.inf):  # (NaN fails this too)
+        raise ValueError(f"{expected}, got {clock_ms!r}")
+
+
+def _short(value: object) -> str:
+    """``repr(value)``, cut short for a message."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

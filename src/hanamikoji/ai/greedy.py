@@ -12,7 +12,7 @@ import math
 import random
 from collections.abc import Sequence
 
-from hanamikoji.ai.base import check_legal
+from hanamikoji.ai.base import check_choice
 from hanamikoji.cards import CHARM, WIN_CHARM, WIN_GEISHA
 from hanamikoji.moves import Action, Move
 from hanamikoji.view import View
@@ -86,7 +86,7 @@ class GreedyAgent:
         clock_ms: int | None = None,
     ) -> Move:
         """The legal move with the best evaluation (ties broken by ``rng``)."""
-        check_legal(view, legal)
+        check_choice(view, legal, rng, clock_ms)
         seat, other = view.seat, view.opponent
         mine = _counts(view.played[seat])
         if view.secret:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from hanamikoji.ai.base import check_legal
+from hanamikoji.ai.base import check_choice
 from hanamikoji.ai.belief import determinize, unseen_cards
 from hanamikoji.ai.config import ISMCTS, OPTIONS, Limits, Option, SearchConfig, unknown_option
 from hanamikoji.ai.greedy import GreedyAgent
@@ -224,7 +224,7 @@ class IsmctsAgent:
         clock_ms: int | None = None,
     ) -> Move:
         """The search's best root move (:attr:`SearchResult.best`)."""
-        check_legal(view, legal)
+        check_choice(view, legal, rng, clock_ms)
         if len(legal) == 1:
             return legal[0]
         return self.search(view, legal, rng, clock_ms).best.move

@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from hanamikoji.ai.base import Agent, check_legal, start_game
+from hanamikoji.ai.base import Agent, check_choice, start_game
 from hanamikoji.ai.greedy import GreedyAgent
 from hanamikoji.ai.ismcts import IsmctsAgent
 from hanamikoji.ai.master import MasterAgent
@@ -50,7 +50,7 @@ class NoisyAgent:
         clock_ms: int | None = None,
     ) -> Move:
         """A random move with probability ``noise``, else the base agent's."""
-        check_legal(view, legal)
+        check_choice(view, legal, rng, clock_ms)
         if rng.random() < self.noise:
             return legal[rng.randrange(len(legal))]
         return self.base.choose(view, legal, rng, clock_ms)

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from hanamikoji.ai.base import check_legal
+from hanamikoji.ai.base import check_choice
 from hanamikoji.cards import pack
 from hanamikoji.kernel.actions import IDS, NUM_ACTIONS
 from hanamikoji.kernel.features import NFEAT, encode, encode_full
@@ -424,7 +424,7 @@ class NetAgent:
         clock_ms: int | None = None,
     ) -> Move:
         """The network's move (see the class)."""
-        check_legal(view, legal)
+        check_choice(view, legal, rng, clock_ms)
         if len(legal) == 1:
             return legal[0]
         z = self.logits(view, legal).astype(np.float64)

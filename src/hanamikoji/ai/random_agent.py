@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from hanamikoji.ai.base import check_legal
+from hanamikoji.ai.base import check_choice
 from hanamikoji.moves import Move
 from hanamikoji.view import View
 
@@ -23,5 +23,5 @@ class RandomAgent:
         clock_ms: int | None = None,
     ) -> Move:
         """A random element of ``legal``."""
-        check_legal(view, legal)
+        check_choice(view, legal, rng, clock_ms)
         return legal[rng.randrange(len(legal))]

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from hanamikoji.ai.base import check_legal
+from hanamikoji.ai.base import check_choice
 from hanamikoji.env._checks import check_flag
 from hanamikoji.env.actions import NUM_ACTIONS, action_id
 from hanamikoji.env.observation import (
@@ -78,9 +78,11 @@ class PolicyAgent:
             raise ValueError(f"policy must be a function of an observation, got {policy!r}")
         if not (isinstance(temperature, int | float) and temperature > 0):
             raise ValueError(f"temperature must be a positive number, got {temperature!r}")
+        if not isinstance(name, str):  # it names the agent in matches, records and messages
+            raise ValueError(f"name must be a string, got {name!r}")
         self.policy = policy
         self.name = name
-        self.sample = sample
+        self.sample = check_flag(sample, "sample")
         self.temperature = float(temperature)
         self.history = check_flag(history, "history")
         self.normalise = check_flag(normalise, "normalise")
@@ -127,7 +129,7 @@ class PolicyAgent:
         """The policy's move among ``legal`` for the seat of ``view``."""
         if not legal:
             raise ValueError(f"{self.name}: no legal move to choose from")
-        check_legal(view, legal)  # as every agent: a view and moves of one position
+        check_choice(view, legal, rng, clock_ms)  # as every agent: one position, an rng
         scores = self.scores(view)[[action_id(m) for m in legal]]
         if np.isnan(scores).any():
             raise ValueError(f"{self.name}: the policy returned NaN for a legal move")
