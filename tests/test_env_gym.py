@@ -251,9 +251,13 @@ def test_render_and_game_are_the_referees_view() -> None:
     assert np.array_equal(obs, observe(game, 0))
 
 
-def test_human_render_prints_the_table_after_each_step(capsys: pytest.CaptureFixture[str]) -> None:
+def test_human_render_prints_the_table_at_reset_and_each_step(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Gymnasium's convention: "human" renders in reset as in step (it printed after steps only).
     env = HanamikojiEnv(opponent="random", render_mode="human")
     _, info = env.reset(seed=2)
+    assert capsys.readouterr().out.count("markers") == 1
     env.step(info["legal"][0])
     out = capsys.readouterr().out
     assert out.count("markers") == 1 and "None" not in out

@@ -14,11 +14,12 @@ the action one of the 534 move numbers (:mod:`hanamikoji.env.actions`); the lega
 are made inside ``step``, from its own VIEW only, so every step returns the learner's next
 decision. Options: ``opponent`` (an agent spec as for ``hanamikoji match``, e.g. ``"random"``,
 ``"greedy"``, ``"ismcts:iterations=200"``, ``"level:medium"``, or an agent object), ``seat``
-(0, 1 or ``"random"``), ``max_rounds`` (3; None for no limit), ``round_reward`` (shaping at each
-scoring, off by default) and ``illegal`` (``"lose"``: an illegal action ends the episode with
-reward -1 and ``info["illegal"]``; ``"raise"``: a ValueError), ``normalise`` (each entry over
-its largest value, in [0, 1]; ``rounds_left`` stays -1 without a round limit) and ``history``
-(the round's public history after the 98 floats; ``hanamikoji/Hanamikoji-v1`` is that layout).
+(0, 1 or ``"random"``; ``reset(options={"seat": ...})`` changes it for one game),
+``max_rounds`` (3; None for no limit), ``round_reward`` (shaping at each scoring, off by
+default) and ``illegal`` (``"lose"``: an illegal action ends the episode with reward -1 and
+``info["illegal"]``; ``"raise"``: a ValueError), ``normalise`` (each entry over its largest
+value, in [0, 1]; ``rounds_left`` stays -1 without a round limit) and ``history`` (the round's
+public history after the 98 floats; ``hanamikoji/Hanamikoji-v1`` is that layout).
 ``env.unwrapped.action_masks()`` gives the legal moves as bools, for sb3-contrib's MaskablePPO.
 
 Hidden cards: ``render()`` and ``env.unwrapped.game`` (the true state) show the referee's view,
@@ -84,9 +85,7 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of human, ansi or None, got {render_mode!r}")
-        # True == 1, but a flag is not a seat number (the vector env refuses it too).
-        if isinstance(seat, bool | np.bool_) or seat not in (0, 1, "random"):
-            raise ValueError(f"seat must be 0, 1 or 'random', got {seat!r}")
+        _check_seat(seat, "seat")
         if illegal not in ("lose", "raise"):
             raise ValueError(f"illegal must be 'lose' or 'raise', got {illegal!r}")
         if isinstance(opponent, str):
@@ -120,17 +119,23 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
     def reset(
         self, *, seed: int | np.integer[Any] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Obs, dict[str, Any]]:
-        """A new game, played up to the learner's first decision."""
+        """A new game, played up to the learner's first decision. ``options`` may hold
+        ``seat`` (0, 1 or ``"random"``): the learner's seat in this game only, in place of the
+        env's ``seat``."""
         seed = check_seed(seed)
+        option = self.seat_option
+        if options is not None:
+            option = _reset_options(options, option)
         super().reset(seed=seed)
         if seed is not None:
             self._rng = random.Random(seed)
-        option = self.seat_option
         self.seat = self._rng.randrange(2) if option == "random" else int(option)
         self.game = State.new(self._rng, rules=self.rules)
         start_game(self.opponent, 1 - self.seat, self.rules)
         self._done = False
         self._opponent_moves(self.game)  # no round is scored before the learner's first move
+        if self.render_mode == "human":  # Gymnasium's convention: reset renders as step does
+            self.render()
         return self._observe(self.game, self.seat), self._info()
 
     def step(self, action: Any) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
@@ -196,7 +201,9 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
     def _info(self) -> dict[str, Any]:
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         legal: list[int] = []
-        if self.game.to_move == self.seat:
+        # An episode ended by an illegal action leaves the game where it was, the learner to
+        # move: it has no legal moves left all the same, as at any end.
+        if not self._done and self.game.to_move == self.seat:
             legal = legal_ids(self.game)
             mask[legal] = 1
         info: dict[str, Any] = {"action_mask": mask, "legal": legal, "seat": self.seat}
@@ -208,6 +215,35 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
         """The whole table as text (``ansi`` returns it, ``human`` prints it), the opponent's
         hand, Secret and Discard included: for debugging, never an input to the agent."""
         return render(self.game, self.render_mode)
+
+
+RESET_OPTIONS = ("seat",)
+"""The keys ``reset(options=...)`` takes."""
+
+
+def _check_seat(seat: object, name: str) -> None:
+    """A seat option: 0, 1 (a numpy integer too) or "random". True == 1 and 1.0 == 1, but a
+    flag or a float is not a seat number (the vector env refuses True too)."""
+    if seat == "random" and isinstance(seat, str):
+        return
+    if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or seat not in (0, 1):
+        raise ValueError(f"{name} must be 0, 1 or 'random', got {seat!r}")
+
+
+def _reset_options(options: object, seat: int | str) -> int | str:
+    """The seat for this reset, from ``reset``'s ``options`` (a dict of :data:`RESET_OPTIONS`),
+    else the env's ``seat``. Anything else is refused, not ignored: a typo or an option another
+    env takes would otherwise leave the game silently as it was."""
+    known = ", ".join(RESET_OPTIONS)
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be a dict (keys: {known}) or None, got {options!r}")
+    unknown = [key for key in options if key not in RESET_OPTIONS]
+    if unknown:
+        raise ValueError(f"unknown reset option {unknown[0]!r}; the options: {known}")
+    if "seat" in options:
+        _check_seat(options["seat"], "options['seat']")
+        seat = options["seat"]
+    return seat
 
 
 def _quiet_v0_out_of_date() -> None:

@@ -16,9 +16,11 @@ with :mod:`hanamikoji.state` move for move (the tests play both side by side).
 Parameters
 ----------
 ``max_rounds`` (int, default 3)
-    The round limit; 0 means no limit. Without a limit ``max_game_length`` reports a nominal
-    100 rounds (play is never cut short) and the game provides no information-state tensor
-    (a perfect-recall tensor of unbounded play has no fixed size).
+    The round limit; 0 means no limit (:func:`load` takes None for it too, as the other
+    adapters do, and refuses a limit too long for OpenSpiel's 32-bit game length). Without a
+    limit ``max_game_length`` reports a nominal 100 rounds (play is never cut short) and the
+    game provides no information-state tensor (a perfect-recall tensor of unbounded play has
+    no fixed size).
 ``charms`` (str, default ``"2:2:2:3:3:4:5"``)
     The charm of each geisha, left to right, separated by colons (commas, spaces and ``-`` are
     read too; the game's parameters hold the colon form, which OpenSpiel's game strings can
@@ -89,6 +91,7 @@ import numpy as np
 import numpy.typing as npt
 import pyspiel
 
+from hanamikoji.env._checks import check_max_rounds, check_seed
 from hanamikoji.env.observation import fields
 from hanamikoji.env.variant import (
     ACTION,
@@ -182,6 +185,7 @@ class HanamikojiGame(pyspiel.Game):  # type: ignore[misc]
             params.get("charms", DEFAULT_CHARMS),
             params.get("actions", DEFAULT_ACTIONS),
         )
+        _check_length(variant, "0")
         rounds = variant.max_rounds or NOMINAL_ROUNDS
         info = pyspiel.GameInfo(
             num_distinct_actions=len(variant.moves),
@@ -581,6 +585,30 @@ class HanamikojiObserver:
                 rounds[r, reveal_at + n : reveal_at + 2 * n] = event[2 - seat]
 
 
+_INT32 = 2**31 - 1
+"""The largest C++ int: OpenSpiel's game parameters and game length are ints."""
+
+
+def _check_length(variant: Variant, no_limit: str) -> None:
+    """Refuse a round limit whose game length (``max_game_length``) is no C++ int: pybind's
+    "incompatible constructor arguments" otherwise. ``no_limit``: the value that means none."""
+    most = _INT32 // variant.round_length
+    if variant.max_rounds > most:
+        raise ValueError(
+            f"max_rounds must be at most {most} here ({variant.round_length} moves a round: "
+            f"OpenSpiel holds a game's length in a 32-bit int), or {no_limit} for no limit, "
+            f"got {variant.max_rounds}"
+        )
+
+
+def _check_count(value: object, name: str) -> int:
+    """A count of at least 1 (a numpy integer too): OpenSpiel's ISMCTS asserts it only at the
+    first step, and a random-rollout evaluator of 0 rollouts divides None by 0."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+    return int(value)
+
+
 def _register() -> None:
     pyspiel.register_game(GAME_TYPE, HanamikojiGame)
 
@@ -601,11 +629,14 @@ def ismcts_bot(
 
     ``seed`` makes it replay (its own draws and the resampler's); the game must have a round
     limit (the bot keys its tree by information-state strings, which it has either way).
+    ``simulations`` and ``rollouts`` are whole numbers >= 1, ``seed`` None or one >= 0: others
+    are refused here, not at the bot's first step.
     """
-    import numpy as np
     from open_spiel.python.algorithms import ismcts, mcts
 
-    rng = np.random.RandomState(seed)
+    simulations = _check_count(simulations, "simulations")
+    rollouts = _check_count(rollouts, "rollouts")
+    rng = np.random.RandomState(check_seed(seed))
     bot = ismcts.ISMCTSBot(
         game,
         mcts.RandomRolloutEvaluator(rollouts, rng),
@@ -619,11 +650,18 @@ def ismcts_bot(
 
 
 def load(
-    max_rounds: int = 3, charms: str = DEFAULT_CHARMS, actions: str = DEFAULT_ACTIONS
+    max_rounds: int | None = 3, charms: str = DEFAULT_CHARMS, actions: str = DEFAULT_ACTIONS
 ) -> HanamikojiGame:
-    """``pyspiel.load_game("python_hanamikoji", {...})`` with these parameters."""
+    """``pyspiel.load_game("python_hanamikoji", {...})`` with these parameters. ``max_rounds``
+    is checked as every adapter checks it (a whole number >= 1, a numpy integer too, or None
+    for no limit), and 0, the game parameter's own "no limit", is taken too."""
+    whole = isinstance(max_rounds, int | np.integer) and not isinstance(max_rounds, bool)
+    # A Python int either way: pyspiel's parameters take no numpy scalar. None is the game's 0.
+    rounds = 0 if whole and max_rounds == 0 else check_max_rounds(max_rounds) or 0
+    # Checked before pyspiel sees it: a number past a C++ int failed in pybind, unexplained.
+    _check_length(variant_of(rounds, charms, actions), "None")
     game: HanamikojiGame = pyspiel.load_game(
-        "python_hanamikoji", {"max_rounds": max_rounds, "charms": charms, "actions": actions}
+        "python_hanamikoji", {"max_rounds": rounds, "charms": charms, "actions": actions}
     )
     return game
 

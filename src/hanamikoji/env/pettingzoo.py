@@ -57,6 +57,7 @@ AGENTS = ("player_0", "player_1")
 
 # What a game in progress is made of, beyond the settings: what a copy must carry.
 _PLAY = (
+    "_started",
     "_rng",
     "state_",
     "agents",
@@ -69,6 +70,9 @@ _PLAY = (
 )
 
 
+_NO_GAME = "no game yet: call reset() first"
+
+
 def env(**kwargs: Any) -> AECEnv:
     """The environment with PettingZoo's standard wrappers (illegal moves lose the game)."""
     wrapped: AECEnv = raw_env(**kwargs)
@@ -79,22 +83,25 @@ def env(**kwargs: Any) -> AECEnv:
 
 class _Refereed(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
     """PettingZoo's order-enforcing wrapper, with the raw environment's words before the
-    wrappers': an action that is no move number, and a finished game asked about again, are
-    refused as ``raw_env`` refuses them (the wrappers said numpy's "truth value of an array is
-    ambiguous" for True, a bare AssertionError, a KeyError from ``last``, or only a warning)."""
+    wrappers': an action that is no move number, a game not yet reset, and a finished game
+    asked about again, are refused as ``raw_env`` refuses them (the wrappers said numpy's "truth
+    value of an array is ambiguous" for True, a bare AssertionError, a KeyError from ``last``, or
+    only a warning)."""
 
     def step(self, action: Any) -> None:
-        if self._has_reset:
-            raw: raw_env = self.unwrapped
-            raw._check_not_over()
-            agent = raw.agent_selection
-            if not (raw.terminations[agent] or raw.truncations[agent]):
-                raw._move_number(agent, action)
+        if not self._has_reset:  # the wrappers raised a bare AssertionError
+            raise RuntimeError(_NO_GAME)
+        raw: raw_env = self.unwrapped
+        raw._check_not_over()
+        agent = raw.agent_selection
+        if not (raw.terminations[agent] or raw.truncations[agent]):
+            raw._move_number(agent, action)
         super().step(action)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        if self._has_reset:
-            self.unwrapped._check_not_over()
+        if not self._has_reset:  # the wrappers raised an AttributeError (agent_selection)
+            raise RuntimeError(_NO_GAME)
+        self.unwrapped._check_not_over()
         found: tuple[Any, float, bool, bool, dict[str, Any]] = super().last(observe)
         return found
 
@@ -135,6 +142,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
         self.action_spaces = {a: action_space() for a in AGENTS}
         self._rng = random.Random()
         self.state_: State = State.new(self._rng, rules=self.rules)
+        self._started = False  # no game is played before reset(): the seed would be skipped
         self._reset_bookkeeping()
 
     def __getstate__(self) -> dict[str, Any]:
@@ -148,7 +156,8 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
     def __setstate__(self, state: dict[str, Any]) -> None:
         settings = {k: v for k, v in state.items() if k != "_play"}
         EzPickle.__setstate__(self, settings)
-        self.__dict__.update(state.get("_play", {}))
+        if "_play" in state:  # (a copy made before "_started" was kept had a game on)
+            self.__dict__.update({"_started": True, **state["_play"]})
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The observation space of ``agent``."""
@@ -173,6 +182,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
             self._rng = random.Random(seed)
         self.state_ = State.new(self._rng, rules=self.rules)
         self.agents = list(AGENTS)
+        self._started = True
         self._reset_bookkeeping()
 
     def _reset_bookkeeping(self) -> None:
@@ -189,6 +199,8 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
         """``agent``'s observation and action mask."""
+        if agent not in AGENTS:  # (tuple.index said only "x not in tuple")
+            raise ValueError(f"unknown agent {agent!r}; the agents: {', '.join(AGENTS)}")
         seat = AGENTS.index(agent)
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if self.state_.to_move == seat:
@@ -197,6 +209,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
 
     def step(self, action: int | np.integer[Any] | npt.NDArray[np.integer[Any]] | None) -> None:
         """Play ``action`` (a move number) for the agent to move."""
+        self._check_started()
         self._check_not_over()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
@@ -245,9 +258,16 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """The agent to act's observation, reward, termination, truncation and info."""
+        self._check_started()
         self._check_not_over()
         found: tuple[Any, float, bool, bool, dict[str, Any]] = super().last(observe)
         return found
+
+    def _check_started(self) -> None:
+        # Before the first reset() a game is there (the spaces need none), but no seed chose it:
+        # playing it would skip the seed, as the Gymnasium and vector envs refuse to.
+        if not self._started:
+            raise RuntimeError(_NO_GAME)
 
     def _check_not_over(self) -> None:
         # Every agent has stepped out of a finished game: nothing is left to ask about or play
