@@ -307,6 +307,7 @@ function turnArrived() {
   if (feed.queue.length || scoring.open) return; // told when the feed has caught up
   focusDecision();
   requestAnimationFrame(boardFootAboveDock);
+  requestAnimationFrame(() => geishaAboveHand());
   playSound("turn");
   notifyTurn();
 }
@@ -826,6 +827,10 @@ function renderOffer(msg) {
  * side of each geisha) just when you choose what to take: bring the whole board into view above
  * the dock, once, as the offer arrives (a scroll the player makes later stays). */
 function boardAboveDock() {
+  if (getComputedStyle($(".my-area")).position !== "sticky") {
+    geishaAboveHand($("#offer"));
+    return;
+  }
   const board = $("#board").getBoundingClientRect();
   const dock = $(".my-area").getBoundingClientRect();
   // The scrolls that show the whole board with the dock pinned under it: from the one that
@@ -836,6 +841,23 @@ function boardAboveDock() {
   const high = scrollY + board.top - pinnedBar();
   const target = low > high ? low : Math.min(Math.max(scrollY, low), high);
   if (Math.abs(target - scrollY) > 1) window.scrollTo({ top: target, behavior: reducedMotion() ? "auto" : "smooth" });
+}
+
+/** On a short screen (a phone on its side), where the dock is not pinned, as a decision or an
+ * offer comes: the focus's scroll brings the hand (or the offer) into view and could leave the
+ * geisha above the screen, under the pinned score bar. The page moves so that the geisha's row
+ * is in view below that bar, as far as the hand's (or the offer's) foot stays in view too. */
+function geishaAboveHand(keep = $("#hand")) {
+  const dock = $(".my-area");
+  const row = $$("#board .geisha-card").map((g) => g.getBoundingClientRect());
+  if (!dock || !keep || !row.length || getComputedStyle(dock).position === "sticky") return;
+  const top = Math.min(...row.map((r) => r.top));
+  const room = pinnedBar() + 4;
+  const foot = keep.getBoundingClientRect().bottom;
+  let by = 0; // down when positive
+  if (top < room) by = -Math.min(room - top, Math.max(0, innerHeight - foot));
+  else if (foot > innerHeight) by = Math.min(foot - innerHeight, top - room);
+  if (Math.abs(by) > 1) window.scrollTo({ top: scrollY + by, behavior: "auto" });
 }
 
 /** The height of the score bar where it is pinned at the top (a timed game's, in one column; css). */
