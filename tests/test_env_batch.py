@@ -263,7 +263,7 @@ def test_illegal_actions_are_refused_and_change_nothing() -> None:
         sim.step(actions)
     for wrong in (-1, NUM_ACTIONS, 10**6):
         actions[1] = wrong
-        with pytest.raises(ValueError, match=rf"game 1: action {wrong} is illegal"):
+        with pytest.raises(ValueError, match=rf"game 1: action {wrong} is out of range 0\.\.533"):
             sim.step(actions)
     assert np.array_equal(sim.table, before)
     with pytest.raises(ValueError, match="shape"):
@@ -457,9 +457,9 @@ def test_clone_and_set_state_branch_the_batch() -> None:
     assert np.array_equal(sim.table, saved.table) and np.array_equal(sim.tally, saved.tally)
     sim.set_state(twin)
     assert np.array_equal(sim.table, twin.table)
-    with pytest.raises(ValueError, match="shape"):
+    with pytest.raises(ValueError, match="state holds 3 games, this simulator 64"):
         sim.set_state(BatchSim(3).get_state())
-    with pytest.raises(ValueError, match="BatchState or a BatchSim"):
+    with pytest.raises(ValueError, match=r"BatchState \(from get_state\(\)\) or a BatchSim"):
         sim.set_state(sim.table)  # type: ignore[arg-type]
 
 
@@ -476,7 +476,7 @@ def test_set_state_refuses_games_of_other_rules_or_deals() -> None:
     for other in (dealt, dealt.get_state()):
         with pytest.raises(ValueError, match=r"other given deals|given other deals"):
             sim.set_state(other)
-    with pytest.raises(ValueError, match="other given deals"):
+    with pytest.raises(ValueError, match="given other deals"):
         dealt.set_state(BatchSim.from_deals(random_deals(3, 4, 3), seed=1))
     assert np.array_equal(sim.table, before)
     # The same rules and deals: a clone, a snapshot, one made by hand without its rules.

@@ -209,9 +209,9 @@ def test_a_numpy_integer_seed_is_the_same_seed() -> None:
 def test_bool_actions_are_refused() -> None:
     envs = make(2)
     envs.reset(seed=1)
-    with pytest.raises(ValueError, match="actions must be whole numbers"):
+    with pytest.raises(ValueError, match="actions must be an array of whole numbers"):
         envs.step(np.array([True, False]))
-    with pytest.raises(ValueError, match="actions must be whole numbers"):
+    with pytest.raises(ValueError, match="actions must be an array of whole numbers"):
         envs.step([True, True])
 
 

@@ -11,8 +11,8 @@ observations are those of :func:`hanamikoji.env.observation.observe`.
 
 Array layout
 ------------
-Game g is row g of one int64 matrix, ``BatchSim.table``, of shape ``(B, NCOL)`` (read it, don't
-write it; the properties give copies of its parts): the kernel's row
+Game g is row g of one int64 matrix, ``BatchSim.table``, of shape ``(B, NCOL)`` (a read-only
+view: writing into it raises; the properties give copies of its parts): the kernel's row
 (:mod:`hanamikoji.kernel.row` describes its columns; ``COLUMNS`` maps each name to its slice),
 played by the kernel's rules (:mod:`hanamikoji.kernel.rules`).
 
@@ -39,6 +39,7 @@ play until the learner's seat is to move in every game.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -47,7 +48,7 @@ import numpy.typing as npt
 
 from hanamikoji.ai.fastplay import MAX_MOVES, choose, relative
 from hanamikoji.ai.fastplay import tables as greedy_tables
-from hanamikoji.cards import CHARM, TOTAL_CHARM
+from hanamikoji.cards import CHARM, GUARD, TOTAL_CHARM
 from hanamikoji.env._checks import check_flag, check_max_rounds, check_seed, check_weight
 from hanamikoji.env.observation import (
     HISTORY_SIZE,
@@ -61,6 +62,7 @@ from hanamikoji.kernel.jit import jit, jit_inline
 from hanamikoji.kernel.row import (
     C_ACTIONS,
     C_DEAL,
+    C_DECK,
     C_DISCARD,
     C_FIRST,
     C_HAND,
@@ -69,6 +71,7 @@ from hanamikoji.kernel.row import (
     C_OFFER,
     C_PLAYED,
     C_REASON,
+    C_REMOVED,
     C_RNG,
     C_ROUND,
     C_SECRET,
@@ -102,6 +105,7 @@ from hanamikoji.kernel.tables import (
     T_TYPE,
     H,
     T,
+    card_code,
     hand_index,
 )
 from hanamikoji.state import Deal, Outcome, Rules
@@ -227,12 +231,15 @@ def _lacks_deal(row: Any, a: int, T: Any, max_rounds: int) -> bool:
 # -- the kernels: the whole batch -------------------------------------------------------------
 @jit
 def _check_actions(S: Any, actions: Any, T: Any, max_rounds: int) -> tuple[int, int]:
-    """(game, 1) for the first illegal action, (game, 2) for one needing a missing deal."""
+    """(game, 1) for the first illegal action, (game, 2) for one needing a missing deal,
+    (game, 3) for one that is no action id at all (a finished game's action is ignored)."""
     for g in range(S.shape[0]):
         row = S[g]
         if row[C_TO_MOVE] < 0:
             continue
         a = actions[g]
+        if a < 0 or a >= T.shape[0]:
+            return g, 3
         if not is_legal(row, a, T):
             return g, 1
         if _lacks_deal(row, a, T, max_rounds):
@@ -548,7 +555,278 @@ def _observe_history(S: Any, R: Any, seats: Any, T: Any, out: Any) -> None:
                 _counts_into(row, at + _H_PICKED, T[pick, T_CODE])
 
 
+# -- checking a state before set_state takes it ------------------------------------------------
+# Why _check_row refuses a row, by code: each message goes after "<column> is <value>"; {a}
+# and {b} are the numbers the kernel returns with it.
+_WRONG = (
+    "",
+    "must be -1, 0 or 1",
+    "must be a round number from 1",
+    "must be a round number 1..{a} (max_rounds)",
+    "must be {a}: seat 0 is first in round 1, and the first player alternates",
+    "must be 1..4 in a finished game (charm, geisha, round-limit, draw)",
+    "must be 0 while the game goes on",
+    "must be 0 or 1 in a finished game, -1 only for a draw (reason 4)",
+    "must be -1 while the game goes on",
+    "must be 0 in a game of random deals",
+    "must be 1..{a}: the index of the slot's next deal, of the {a} it was given",
+    "must be a geisha 1..7",
+    "must be 0..7 (a card already drawn this round)",
+    "must be 0..7 while the game goes on, 8 once it is over",
+    "must be a packed set of the 21 cards: 4 bits a geisha, at most her charm",
+    "must be 0..15: a bit mask of the actions left (S=1 D=2 G=4 C=8)",
+    "must be 0 in a finished game",
+    "must be -1 in a finished game",
+    "must be -1 or the action id of a Gift or a Competition",
+    "must be {a}: the seat due at turn {b}, from first and the offer being answered",
+    "must have {a} actions used: the seat's turns so far (and its offer being answered)",
+    "must have used the action of the offer being answered",
+    "must hold {a} card(s): 1 once the seat has played its Secret, else 0",
+    "must hold {a} cards: 2 once the seat has played its Discard, else 0",
+    "must hold {a} cards at turn {b}: the 6 dealt and the draws, less what its actions used",
+    "must hold {a} cards with the other side: what the answered Gifts and Competitions gave",
+    "must hold the seat's Secret once the round is scored",
+)
+(
+    _W_SEAT,
+    _W_ROUND,
+    _W_ROUND_LIMIT,
+    _W_FIRST,
+    _W_REASON_OVER,
+    _W_ZERO_ON,
+    _W_WINNER_OVER,
+    _W_WINNER_ON,
+    _W_NO_DEALS,
+    _W_DEAL,
+    _W_GEISHA,
+    _W_DRAWN,
+    _W_TURN,
+    _W_PACKED,
+    _W_MASK,
+    _W_ZERO_OVER,
+    _W_NONE_OVER,
+    _W_OFFER,
+    _W_DUE,
+    _W_USED,
+    _W_OFFERED,
+    _W_SECRET,
+    _W_DISCARD,
+    _W_HAND,
+    _W_PLAYED,
+    _W_SIDE_SECRET,
+) = range(1, len(_WRONG))
+_W_CARDS = len(_WRONG)
+"""The cards do not add up (no one column is wrong): geisha {a} is counted {b} times."""
+
+# The packed counts of geisha 1, 3, 5, 7 and of geisha 2, 4, 6, each in 8 bits: sums of the
+# row's card sets that way cannot carry from one geisha into the next.
+_EVEN = 0x0F0F0F0F
+_ODD = 0x000F0F0F
+_ALL_EVEN = ALL_CODE & _EVEN
+_ALL_ODD = (ALL_CODE >> 4) & _ODD
+
+
+@jit_inline
+def _size(code: int) -> int:
+    """The number of cards of a packed set (checked: 4 bits a geisha, each below 8): the
+    counts added in 8-bit lanes, then the lanes in the top byte of one product."""
+    lanes = (code & _EVEN) + ((code >> 4) & _ODD)
+    return (lanes * 0x01010101 >> 24) & 255
+
+
+@jit_inline
+def _check_row(row: Any, T: Any, max_rounds: int) -> tuple[int, int, int, int]:
+    """(column, code in ``_WRONG``, a, b) for the first thing wrong in a row that the rules
+    cannot reach; code 0 if none. Each value is checked before anything indexes by it, as the
+    kernels index by all of them unchecked (a wrong one read out of bounds and crashed)."""
+    seat = row[C_TO_MOVE]
+    if seat < -1 or seat > 1:
+        return C_TO_MOVE, _W_SEAT, 0, 0
+    over = seat < 0
+    for c in range(C_MARKERS, C_MARKERS + 7):
+        if row[c] < -1 or row[c] > 1:
+            return c, _W_SEAT, 0, 0
+    rnd = row[C_ROUND]
+    if rnd < 1:
+        return C_ROUND, _W_ROUND_LIMIT if max_rounds > 0 else _W_ROUND, max_rounds, 0
+    if max_rounds > 0 and rnd > max_rounds:
+        return C_ROUND, _W_ROUND_LIMIT, max_rounds, 0
+    first = row[C_FIRST]
+    if first != (rnd - 1) & 1:
+        return C_FIRST, _W_FIRST, (rnd - 1) & 1, 0
+    winner = row[C_WINNER]
+    reason = row[C_REASON]
+    if over:
+        if reason < 1 or reason > 4:
+            return C_REASON, _W_REASON_OVER, 0, 0
+        if winner < -1 or winner > 1 or (winner < 0) != (reason == 4):
+            return C_WINNER, _W_WINNER_OVER, 0, 0
+    else:
+        if reason != 0:
+            return C_REASON, _W_ZERO_ON, 0, 0
+        if winner != -1:
+            return C_WINNER, _W_WINNER_ON, 0, 0
+    given = row[C_NDEALS]  # checked against the simulator's before
+    deal = row[C_DEAL]
+    if given == 0 and deal != 0:
+        return C_DEAL, _W_NO_DEALS, 0, 0
+    if given > 0 and (deal < 1 or deal > given):
+        return C_DEAL, _W_DEAL, given, 0
+    removed = row[C_REMOVED]
+    if removed < 1 or removed > 7:
+        return C_REMOVED, _W_GEISHA, 0, 0
+    turn = row[C_TURN]
+    if (over and turn != 8) or (not over and not 0 <= turn <= 7):
+        return C_TURN, _W_TURN, 0, 0
+    # The cards not in the sets below: the removed card, the pile still to draw, the offer.
+    rest = card_code(removed)
+    for i in range(8):
+        d = row[C_DECK + i]
+        if i > turn:
+            if d < 1 or d > 7:
+                return C_DECK + i, _W_GEISHA, 0, 0
+            rest += card_code(d)
+        elif d < 0 or d > 7:  # drawn: no longer read (0 in a row made from a position)
+            return C_DECK + i, _W_DRAWN, 0, 0
+    for c in range(C_HAND, C_DISCARD + 2):
+        x = row[c]
+        if x < 0 or x >> 28 or x & GUARD or ((ALL_CODE | GUARD) - x) & GUARD != GUARD:
+            return c, _W_PACKED, 0, 0
+    for c in range(C_ACTIONS, C_ACTIONS + 2):
+        if row[c] < 0 or row[c] > 15:
+            return c, _W_MASK, 0, 0
+    offer = row[C_OFFER]
+    if over:
+        for c in (C_HAND, C_HAND + 1, C_ACTIONS, C_ACTIONS + 1):
+            if row[c] != 0:
+                return c, _W_ZERO_OVER, 0, 0
+        if offer != -1:
+            return C_OFFER, _W_NONE_OVER, 0, 0
+        for s in range(2):
+            if _size(row[C_SECRET + s]) != 1:
+                return C_SECRET + s, _W_SECRET, 1, 0
+            if _size(row[C_DISCARD + s]) != 2:
+                return C_DISCARD + s, _W_DISCARD, 2, 0
+            if ((row[C_PLAYED + s] | GUARD) - row[C_SECRET + s]) & GUARD != GUARD:
+                return C_PLAYED + s, _W_SIDE_SECRET, 0, 0
+    else:
+        if offer < -1 or offer >= T.shape[0] or (offer >= 0 and not 2 <= T[offer, T_TYPE] <= 3):
+            return C_OFFER, _W_OFFER, 0, 0
+        actor = first ^ (turn & 1)
+        due = actor if offer < 0 else 1 - actor
+        if seat != due:
+            return C_TO_MOVE, _W_DUE, due, turn
+        picked = 0
+        for s in range(2):
+            used = 15 ^ row[C_ACTIONS + s]
+            mine = 1 if s == first else 0  # the first player takes turns 0, 2, 4, 6
+            offering = offer >= 0 and s == actor
+            turns = (turn + mine) // 2 + (1 if offering else 0)
+            n_used = 0
+            spent = 0
+            for kind in range(4):
+                if (used >> kind) & 1:
+                    n_used += 1
+                    spent += kind + 1  # S 1 card, D 2, G 3, C 4
+            if n_used != turns:
+                return C_ACTIONS + s, _W_USED, turns, 0
+            if offering and not (used >> T[offer, T_TYPE]) & 1:
+                return C_ACTIONS + s, _W_OFFERED, 0, 0
+            if _size(row[C_SECRET + s]) != used & 1:
+                return C_SECRET + s, _W_SECRET, used & 1, 0
+            if _size(row[C_DISCARD + s]) != used & 2:
+                return C_DISCARD + s, _W_DISCARD, used & 2, 0
+            hand = 6 + (turn + 1 + mine) // 2 - spent  # it drew deck[i] for its turns i <= turn
+            if _size(row[C_HAND + s]) != hand:
+                return C_HAND + s, _W_HAND, hand, turn
+            picked += 3 * ((used >> 2) & 1) + 4 * ((used >> 3) & 1)
+        if offer >= 0:
+            picked -= T[offer, T_TYPE] + 1  # the offer on the table: a Gift's 3, a Competition's 4
+            rest += T[offer, T_CODE]
+        if _size(row[C_PLAYED]) + _size(row[C_PLAYED + 1]) != picked:
+            return C_PLAYED, _W_PLAYED, picked, 0
+    # Every card once: the sets (a Secret among its side's cards once scored) and the rest.
+    even = rest & _EVEN
+    odd = (rest >> 4) & _ODD
+    for c in range(C_HAND, C_DISCARD + 2):
+        if not (over and C_SECRET <= c < C_SECRET + 2):
+            even += row[c] & _EVEN
+            odd += (row[c] >> 4) & _ODD
+    if even != _ALL_EVEN or odd != _ALL_ODD:
+        for i in range(7):
+            lanes = even if i % 2 == 0 else odd
+            k = (lanes >> (8 * (i // 2))) & 255
+            if k != CHARMS[i]:
+                return -1, _W_CARDS, i + 1, k
+    return 0, 0, 0, 0
+
+
+@jit
+def _check_rows(S: Any, R: Any, T: Any, max_rounds: int) -> tuple[int, int, int, int, int]:
+    """The first wrong row of S: (game, column, code, a, b) as ``_check_row``; else game -1.
+    Then the rounds' records R (B, 8, 3): (game, turn, -1 - part, 0, 0) for the first entry
+    that is no actor (0, 1), action id, or pick (an action id, -1 for none)."""
+    for g in range(S.shape[0]):
+        column, code, a, b = _check_row(S[g], T, max_rounds)
+        if code:
+            return g, column, code, a, b
+    n = np.uint64(T.shape[0])
+    for g in range(R.shape[0]):
+        for t in range(R.shape[1]):
+            # Unsigned, a negative is huge: one range test a part.
+            if np.uint64(R[g, t, 0]) > 1:
+                return g, t, -1, 0, 0
+            if np.uint64(R[g, t, 1]) >= n:
+                return g, t, -2, 0, 0
+            if np.uint64(R[g, t, 2] + 1) > n:
+                return g, t, -3, 0, 0
+    return -1, 0, 0, 0, 0
+
+
 # -- the Python face -------------------------------------------------------------------------
+_COLUMN_NAMES = tuple(
+    name if part.stop - part.start == 1 else f"{name}[{i}]"
+    for name, part in COLUMNS.items()
+    for i in range(part.stop - part.start)
+)
+assert len(_COLUMN_NAMES) == NCOL
+_RECORD_PARTS = (
+    ("actor", "0 or 1"),
+    ("action", f"an action id 0..{NUM_ACTIONS - 1}"),
+    ("pick", f"-1 (none) or an action id 0..{NUM_ACTIONS - 1}"),
+)
+
+
+def _wrong(
+    table: Int64Array, record: Int64Array, g: int, at: int, code: int, a: int, b: int
+) -> str:
+    """The message for what ``_check_rows`` found wrong in a state."""
+    if code < 0:
+        part, meaning = _RECORD_PARTS[-1 - code]
+        value = record[g, at, -1 - code]
+        return f"state's record of game {g}, turn {at}: its {part} is {value}, not {meaning}"
+    if code == _W_CARDS:
+        return (
+            f"state's game {g}: its cards do not add up: geisha {a} (of {CHARM[a - 1]} cards) is "
+            f"counted {b} times over the hands, sides, Secrets, Discards, removed card, pile "
+            "and offer"
+        )
+    return f"state's game {g}: {_COLUMN_NAMES[at]} (column {at}) is {table[g, at]}: " + _WRONG[
+        code
+    ].format(a=a, b=b)
+
+
+def _described(value: object) -> str:
+    """A short account of an argument for a message: its type, shape and a clipped repr."""
+    if isinstance(value, np.ndarray):
+        article = "an" if str(value.dtype)[0] in "aeiou" else "a"
+        return f"{article} {value.dtype} array of shape {value.shape}"
+    text = repr(value)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return f"{text} ({type(value).__name__})"
+
+
 def _check_count(value: object, what: str, least: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
         raise ValueError(f"{what} must be a whole number >= {least}, got {value!r}")
@@ -590,13 +868,24 @@ class Step(tuple[Float32Array, BoolArray]):
 
 class BatchState(NamedTuple):
     """A snapshot of a :class:`BatchSim` (:meth:`BatchSim.get_state`): its matrix, tally, the
-    rounds' records (the public history) and the rules it was played under (None: not said)."""
+    rounds' records (the public history), the rules it was played under and which given deals
+    (a digest of the simulator's ``from_deals`` deals); None: not said."""
 
     table: Int64Array
     tally: Int64Array
     record: Int64Array
     history_kept: bool = True
     rules: Rules | None = None
+    deals: bytes | None = None
+
+
+def _deals_id(deals: Int64Array, counts: Int64Array) -> bytes:
+    """A digest of a simulator's given deals (every slot's, and how many): a state carries it,
+    so that set_state knows the deals its games were dealt without carrying them."""
+    digest = hashlib.blake2b(digest_size=16)
+    for part in (np.array(deals.shape, dtype=np.int64), deals, counts):
+        digest.update(np.ascontiguousarray(part, dtype=np.int64).tobytes())
+    return digest.digest()
 
 
 class BatchSim:
@@ -678,21 +967,23 @@ class BatchSim:
         # The seat arrays observe(0) and observe(1) pass to the kernel, made once.
         self._seat_arrays = tuple(np.full(len(counts), k, dtype=np.int64) for k in (0, 1))
         self._deals = deals
-        self.table: Int64Array = np.zeros((len(counts), NCOL), dtype=np.int64)
-        """The state matrix, one row per game (see the module docstring). Read only."""
-        self.table[:, C_NDEALS] = counts
+        # A state names the deals its games were dealt by this (see set_state).
+        self._deals_id = _deals_id(deals, counts)
+        # The state matrix, which the kernels write; ``table`` shows it read-only.
+        self._table: Int64Array = np.zeros((len(counts), NCOL), dtype=np.int64)
+        self._table[:, C_NDEALS] = counts
         self._tally = np.zeros((3, 4), dtype=np.int64)
         # Per game and turn of the round: actor, action, pick (-1: none); see _apply.
         self._record = np.zeros((len(counts), HISTORY_TURNS, 3), dtype=np.int64)
         self._history_kept = True
         self._seed(seed)
-        _reset_all(self.table, self._deals)
+        _reset_all(self._table, self._deals)
 
     def _seed(self, seed: int | None) -> None:
         streams = np.random.SeedSequence(check_seed(seed)).generate_state(
             self.batch_size, np.uint64
         )
-        self.table[:, C_RNG] = streams.view(np.int64)
+        self._table[:, C_RNG] = streams.view(np.int64)
 
     # -- playing ----------------------------------------------------------------------------
 
@@ -705,7 +996,7 @@ class BatchSim:
             self._seed(seed)
         self._tally[:] = 0
         self._history_kept = True
-        _reset_all(self.table, self._deals)
+        _reset_all(self._table, self._deals)
 
     def legal_mask(self, out: BoolArray | None = None) -> BoolArray:
         """(B, NUM_ACTIONS) bool, True where an action is legal; all False in a finished game
@@ -723,14 +1014,14 @@ class BatchSim:
             out = np.empty(shape, dtype=np.bool_)
         elif out.shape != shape or out.dtype != np.bool_:
             raise ValueError(f"out must be a bool array of shape {shape}")
-        _legal_mask(self.table, T, H, noop, out)
+        _legal_mask(self._table, T, H, noop, out)
         return out
 
     def legal_actions(self, g: int) -> list[int]:
         """The legal action ids of game g, ascending (empty for a finished game)."""
         g = self._game(g)
         mask = np.empty((1, NUM_ACTIONS), dtype=np.bool_)
-        _legal_mask(self.table[g : g + 1], T, H, False, mask)
+        _legal_mask(self._table[g : g + 1], T, H, False, mask)
         return [int(a) for a in np.flatnonzero(mask[0])]
 
     def step(self, actions: npt.ArrayLike) -> Step:
@@ -743,23 +1034,26 @@ class BatchSim:
         (see the module docstring). Raises ValueError naming the game, changing nothing, for
         an illegal action or a round for which a game from given deals has no deal.
         """
-        acts = self._actions(actions)
-        g, why = _check_actions(self.table, acts, T, self._max_rounds)
+        given, acts = self._actions(actions)
+        g, why = _check_actions(self._table, acts, T, self._max_rounds)
         if g >= 0:
             a = int(acts[g])
             if why == 2:
                 raise ValueError(self._no_deal(g, a))
-            name = f" ({MOVES[a]})" if 0 <= a < NUM_ACTIONS else ""
+            if why == 3:  # the number passed, not its int64 cast (a uint64 above 2**63 wraps)
+                raise ValueError(
+                    f"game {g}: action {int(given[g])} is out of range 0..{NUM_ACTIONS - 1}"
+                )
             raise ValueError(
-                f"game {g}: action {a}{name} is illegal for seat {self.table[g, C_TO_MOVE]}; "
-                f"the legal actions are {self.legal_actions(g)}"
+                f"game {g}: action {a} ({MOVES[a]}) is illegal for seat "
+                f"{self._table[g, C_TO_MOVE]}; the legal actions are {self.legal_actions(g)}"
             )
         rewards = np.zeros((self.batch_size, 2), dtype=np.float32)
         done = np.zeros(self.batch_size, dtype=np.bool_)
         ignored = np.zeros(self.batch_size, dtype=np.bool_)
         reset = np.zeros(self.batch_size, dtype=np.bool_)
         _step(
-            self.table,
+            self._table,
             self._record,
             acts,
             T,
@@ -775,18 +1069,26 @@ class BatchSim:
         )
         return Step(rewards, done, ignored, reset)
 
-    def _actions(self, actions: npt.ArrayLike) -> Int64Array:
-        acts = np.asarray(actions)
-        if acts.shape != (self.batch_size,):
-            raise ValueError(f"actions must have shape ({self.batch_size},), got {acts.shape}")
-        if acts.dtype.kind not in "iu":
-            raise ValueError(f"actions must be whole numbers (action ids), got dtype {acts.dtype}")
-        return acts.astype(np.int64, copy=False)
+    def _actions(self, actions: npt.ArrayLike) -> tuple[npt.NDArray[Any], Int64Array]:
+        """(the actions as given, as an array; as int64 ids for the kernel, where any number
+        beyond the ids stays beyond them)."""
+        try:
+            given = np.asarray(actions)
+        except (ValueError, TypeError):  # a ragged nesting of lists, an odd object
+            given = np.empty(0, dtype=object)
+        if given.shape != (self.batch_size,) or given.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions must be an array of whole numbers (action ids 0..{NUM_ACTIONS - 1}) "
+                f"of shape ({self.batch_size},), got {_described(actions)}"
+            )
+        if given.dtype == np.uint64:  # its cast to int64 would wrap the largest to negatives
+            return given, np.minimum(given, NUM_ACTIONS).astype(np.int64)
+        return given, given.astype(np.int64, copy=False)
 
     def random_actions(self) -> Int64Array:
         """(B,) a uniformly random legal action per game (0 for a finished game)."""
         out = np.empty(self.batch_size, dtype=np.int64)
-        _random_actions(self.table, T, H, out)
+        _random_actions(self._table, T, H, out)
         return out
 
     def greedy_actions(self) -> Int64Array:
@@ -796,7 +1098,7 @@ class BatchSim:
         (its ties drawn from the game's stream), a few microseconds a game.
         """
         out = np.empty(self.batch_size, dtype=np.int64)
-        _greedy_actions(self.table, T, H, greedy_tables()[0], out)
+        _greedy_actions(self._table, T, H, greedy_tables()[0], out)
         return out
 
     def play_opponent(self, seats: int | npt.ArrayLike, opponent: str = "greedy") -> Step:
@@ -812,12 +1114,12 @@ class BatchSim:
         if opponent not in OPPONENTS:
             raise ValueError(f"opponent must be one of {', '.join(OPPONENTS)}, got {opponent!r}")
         who = self._seats(seats)
-        given = bool(self.table[:, C_NDEALS].any())
+        given = bool(self._table[:, C_NDEALS].any())
         before = self.get_state() if given else None
         rewards = np.zeros((self.batch_size, 2), dtype=np.float32)
         done = np.zeros(self.batch_size, dtype=np.bool_)
         _n, g = _play_opponent(
-            self.table,
+            self._table,
             self._record,
             who,
             opponent == "greedy",
@@ -845,7 +1147,7 @@ class BatchSim:
         """An independent copy: the same games, streams, settings and tally (for search)."""
         twin = BatchSim.__new__(BatchSim)
         twin.__dict__ = self.__dict__.copy()  # the settings and given deals are never written
-        twin.table = self.table.copy()
+        twin._table = self._table.copy()
         twin._tally = self._tally.copy()
         twin._record = self._record.copy()
         return twin
@@ -853,54 +1155,89 @@ class BatchSim:
     def get_state(self) -> BatchState:
         """A copy of every game's state and the tally, for :meth:`set_state`."""
         return BatchState(
-            self.table.copy(),
+            self._table.copy(),
             self._tally.copy(),
             self._record.copy(),
             self._history_kept,
             Rules(max_rounds=self.max_rounds),
+            self._deals_id,
         )
 
     def set_state(self, state: BatchState | BatchSim) -> None:
         """Put every game back as in ``state`` (from :meth:`get_state`, or another simulator of
-        the same size, rules and given deals); another one raises ValueError."""
+        the same size, rules and given deals); another one raises ValueError, and so does a
+        game the rules cannot reach (naming the game and its column), changing nothing."""
         if isinstance(state, BatchSim):
-            if state._deals is not self._deals and not (
-                state._deals.shape == self._deals.shape
-                and np.array_equal(state._deals, self._deals)
-            ):
-                raise ValueError(
-                    "state comes from a simulator with other given deals (from_deals): its "
-                    "games would draw this one's deals, which they were not dealt"
-                )
             state = state.get_state()
         if not isinstance(state, BatchState):
-            raise ValueError(f"state must be a BatchState or a BatchSim, got {state!r}")
-        table, tally, record, kept, rules = state
+            raise ValueError(
+                "state must be a BatchState (from get_state()) or a BatchSim, got "
+                f"{_described(state)}"
+            )
+        table, tally, record, kept, rules, deals = state
+        size = self.batch_size
+        if not (isinstance(table, np.ndarray) and table.ndim == 2 and table.shape[1] == NCOL):
+            raise ValueError(
+                f"state's table must be an int64 matrix of shape {self._table.shape}, got "
+                f"{_described(table)}"
+            )
+        if len(table) != size:
+            raise ValueError(
+                f"state holds {len(table)} games, this simulator {size}: set_state takes "
+                "games of the same batch size"
+            )
+        if table.dtype != np.int64:
+            raise ValueError(f"state's table must be int64, got {table.dtype}")
+        if rules is not None and not isinstance(rules, Rules):
+            raise ValueError(f"state's rules must be Rules or None, got {_described(rules)}")
         if rules is not None and rules.max_rounds != self.max_rounds:
             raise ValueError(
                 f"state was played under other rules (max_rounds={rules.max_rounds}; this "
                 f"simulator's max_rounds={self.max_rounds}): it would go on under the wrong ones"
             )
-        if record.shape != self._record.shape:
-            raise ValueError(f"state's record must have shape {self._record.shape}")
-        if table.shape != self.table.shape or table.dtype != np.int64:
+        given = bool(self._table[:, C_NDEALS].any())
+        if deals is None and given:
             raise ValueError(
-                f"state must hold an int64 matrix of shape {self.table.shape}, got "
-                f"{table.dtype} {table.shape}"
+                "state does not say which deals its games were given (its deals is None): "
+                "this simulator plays given deals (from_deals) and takes back only its own "
+                "games, from its get_state()"
             )
-        if tally.shape != (3, 4):
-            raise ValueError(f"state's tally must have shape (3, 4), got {tally.shape}")
-        # A row's deal counter indexes this simulator's given deals: a row given another number
-        # of them would read past the end of its slot's (the kernel does not check).
-        if not np.array_equal(table[:, C_NDEALS], self.table[:, C_NDEALS]):
+        # A row's deal counter indexes this simulator's given deals: games given others, or
+        # another number of them, would go on with deals they were not dealt, or read past
+        # the end of the slot's (the kernel does not check).
+        if deals is not None and deals != self._deals_id:
             raise ValueError(
                 "state's games were given other deals (from_deals) than this simulator's: "
                 "set_state takes back only games dealt as this simulator deals them"
             )
-        self.table[:] = table
+        if not np.array_equal(table[:, C_NDEALS], self._table[:, C_NDEALS]):
+            g = int(np.flatnonzero(table[:, C_NDEALS] != self._table[:, C_NDEALS])[0])
+            raise ValueError(
+                f"state's game {g}: deals (column {C_NDEALS}) is {table[g, C_NDEALS]}: must be "
+                f"{self._table[g, C_NDEALS]}, the deals this simulator's slot was given "
+                "(from_deals; 0 for random deals)"
+            )
+        for name, array, shape in (
+            ("record", record, self._record.shape),
+            ("tally", tally, self._tally.shape),
+        ):
+            if not (
+                isinstance(array, np.ndarray) and array.dtype == np.int64 and array.shape == shape
+            ):
+                raise ValueError(
+                    f"state's {name} must be an int64 array of shape {shape}, got "
+                    f"{_described(array)}"
+                )
+        if tally.min() < 0:
+            raise ValueError("state's tally must count games: no entry below 0")
+        kept = check_flag(kept, "state's history_kept")
+        g, column, code, a, b = _check_rows(table, record, T, self._max_rounds)
+        if g >= 0:
+            raise ValueError(_wrong(table, record, g, column, code, a, b))
+        self._table[:] = table
         self._tally[:] = tally
         self._record[:] = record
-        self._history_kept = bool(kept)
+        self._history_kept = kept
 
     def random_steps(self, n_steps: int) -> int:
         """Run ``n_steps`` batch steps of uniformly random legal moves, all inside numba.
@@ -911,7 +1248,7 @@ class BatchSim:
         n_steps = _check_count(n_steps, "n_steps", 0)
         self._history_kept = False
         n, g, step = _random_steps(
-            self.table,
+            self._table,
             n_steps,
             T,
             H,
@@ -927,8 +1264,8 @@ class BatchSim:
     def _no_deal(self, g: int, a: int | None) -> str:
         after = f" after {MOVES[a]}" if a is not None else ""
         return (
-            f"game {g} ran out of deals: it needs one for round {self.table[g, C_ROUND] + 1}"
-            f"{after}, and its slot was given {self.table[g, C_NDEALS]}, all played"
+            f"game {g} ran out of deals: it needs one for round {self._table[g, C_ROUND] + 1}"
+            f"{after}, and its slot was given {self._table[g, C_NDEALS]}, all played"
         )
 
     # -- reading ----------------------------------------------------------------------------
@@ -942,7 +1279,7 @@ class BatchSim:
             out = np.empty(shape, dtype=np.float32)
         elif out.shape != shape or out.dtype != np.float32:
             raise ValueError(f"out must be a float32 array of shape {shape}")
-        _observe(self.table, seats, T, self._max_rounds, out)
+        _observe(self._table, seats, T, self._max_rounds, out)
         return out
 
     def observe_history(
@@ -963,13 +1300,13 @@ class BatchSim:
             out = np.empty(shape, dtype=np.float32)
         elif out.shape != shape or out.dtype != np.float32:
             raise ValueError(f"out must be a float32 array of shape {shape}")
-        _observe(self.table, seats, T, self._max_rounds, out[:, :OBS_SIZE])
-        _observe_history(self.table, self._record, seats, T, out[:, OBS_SIZE:])
+        _observe(self._table, seats, T, self._max_rounds, out[:, :OBS_SIZE])
+        _observe_history(self._table, self._record, seats, T, out[:, OBS_SIZE:])
         return out
 
     def observe_to_move(self, out: Float32Array | None = None) -> Float32Array:
         """(B, OBS_SIZE): each game from the seat to move (seat 0's view of a finished game)."""
-        return self.observe(np.maximum(self.table[:, C_TO_MOVE], 0), out)
+        return self.observe(np.maximum(self._table[:, C_TO_MOVE], 0), out)
 
     def _seats(self, seat: int | npt.ArrayLike) -> Int64Array:
         """Seats 0 or 1: one for all games, or one per game, as an int64 array of B."""
@@ -992,15 +1329,23 @@ class BatchSim:
         if (
             isinstance(g, bool)
             or not isinstance(g, int | np.integer)
-            or not 0 <= g < len(self.table)
+            or not 0 <= g < len(self._table)
         ):
-            raise ValueError(f"game must be 0..{len(self.table) - 1}, got {g!r}")
+            raise ValueError(f"game must be 0..{len(self._table) - 1}, got {g!r}")
         return int(g)
+
+    @property
+    def table(self) -> Int64Array:
+        """The state matrix, one row per game (see the module docstring), as a read-only view:
+        writing into it raises, as the kernels would play on whatever was written."""
+        view = self._table.view()
+        view.flags.writeable = False
+        return view
 
     @property
     def batch_size(self) -> int:
         """The number of games, B."""
-        return int(self.table.shape[0])
+        return int(self._table.shape[0])
 
     @property
     def max_rounds(self) -> int | None:
@@ -1019,7 +1364,9 @@ class BatchSim:
 
     def column(self, name: str) -> Int64Array:
         """A copy of one part of every game's state: (B,) or (B, width); see ``COLUMNS``."""
-        part = self.table[:, COLUMNS[name]].copy()
+        if not isinstance(name, str) or name not in COLUMNS:
+            raise ValueError(f"column must be one of {', '.join(COLUMNS)}, got {name!r}")
+        part = self._table[:, COLUMNS[name]].copy()
         return part[:, 0] if part.shape[1] == 1 else part
 
     @property
@@ -1030,7 +1377,7 @@ class BatchSim:
     @property
     def over(self) -> BoolArray:
         """(B,) whether each game is finished."""
-        return self.table[:, C_TO_MOVE] < 0
+        return self._table[:, C_TO_MOVE] < 0
 
     @property
     def winner(self) -> Int64Array:
@@ -1058,7 +1405,7 @@ class BatchSim:
         return self._standing(np.ones(7, dtype=np.int64))
 
     def _standing(self, weight: Int64Array) -> Int64Array:
-        m = self.table[:, C_MARKERS : C_MARKERS + 7]
+        m = self._table[:, C_MARKERS : C_MARKERS + 7]
         return np.stack([((m == seat) * weight).sum(axis=1) for seat in (0, 1)], axis=1)
 
     @property
@@ -1074,7 +1421,7 @@ class BatchSim:
 
     def outcome(self, g: int) -> Outcome | None:
         """How game g ended, while it is over (until its slot starts afresh); else None."""
-        row = self.table[self._game(g)]
+        row = self._table[self._game(g)]
         reason = REASONS[int(row[C_REASON])]
         if row[C_TO_MOVE] >= 0 or reason is None:
             return None

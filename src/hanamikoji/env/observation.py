@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hanamikoji.cards import CHARM, counts, pack
+from hanamikoji.env._checks import check_max_rounds
 from hanamikoji.moves import Action, Move, actions_mask
 from hanamikoji.state import Rules, State, standing
 from hanamikoji.view import SeenMove, View
@@ -109,8 +110,10 @@ def scale(max_rounds: int | None = 3) -> npt.NDArray[np.float32]:
 
     Counts of a geisha's cards by her charm (2 to 5), charm by 21, geisha by 7, the pile by 8,
     the opponent's hand by 7, the round by the limit (10 without one), rounds left by the
-    limit less one (at least 1); flags by 1.
+    limit less one (at least 1); flags by 1. ``max_rounds``: a whole number >= 1, or None for
+    no limit (anything else is a ValueError, as in the adapters).
     """
+    max_rounds = check_max_rounds(max_rounds)
     out = np.ones(OBS_SIZE, dtype=np.float32)
     by_name = {
         "charm": float(sum(CHARM)),
@@ -134,12 +137,52 @@ def normalise(
 ) -> npt.NDArray[np.float32]:
     """The observation (or a batch of them, the last axis the 98 floats) in [0, 1]: each entry
     over :func:`scale`; ``round`` capped at 1 without a round limit, where ``rounds_left`` stays
-    -1."""
-    out = (np.asarray(observation, dtype=np.float32) / scale(max_rounds)).astype(np.float32)
+    -1.
+
+    ``max_rounds`` must be the round limit the observations were made under (3 by default):
+    each one says its own in ``round`` and ``rounds_left``, and one of another limit raises a
+    ValueError naming it, as it would be scaled by the wrong one (out of [0, 1], or in it and
+    wrong). An all-zero row (no round) is no observation, and is left as zeros.
+    """
+    scaled = scale(max_rounds)
+    raw = np.asarray(observation, dtype=np.float32)
+    _check_round_limit(raw, max_rounds)
+    out = (raw / scaled).astype(np.float32)
     if max_rounds is None:
         at = _AT["round"].start
         np.minimum(out[..., at], 1.0, out=out[..., at])
     return out
+
+
+def _check_round_limit(observation: npt.NDArray[np.float32], max_rounds: int | None) -> None:
+    """Refuse observations whose ``round`` and ``rounds_left`` say another round limit than
+    ``max_rounds`` (with limit L, ``rounds_left`` is L - round; without one, -1)."""
+    if observation.shape[-1:] != (OBS_SIZE,):
+        raise ValueError(
+            f"observation's last axis must be the {OBS_SIZE} floats, got shape {observation.shape}"
+        )
+    rnd = observation[..., _AT["round"].start].astype(np.float64)
+    left = observation[..., _AT["rounds_left"].start].astype(np.float64)
+    if max_rounds is None:
+        wrong = (rnd != 0) & (left != -1)
+    else:
+        # Exact for any limit float32 holds exactly (2**24); beyond, within its rounding.
+        expected = float(max_rounds) - rnd
+        wrong = (rnd != 0) & (np.abs(left - expected) > np.maximum(1e-6 * expected, 0.5))
+    if wrong.any():
+        at = tuple(int(i) for i in np.argwhere(np.atleast_1d(wrong))[0])
+        r, k = float(np.atleast_1d(rnd)[at]), float(np.atleast_1d(left)[at])
+        if k == -1:
+            said = "under no round limit: pass max_rounds=None"
+        elif r >= 1 and k >= 0 and r.is_integer() and k.is_integer():
+            said = f"under max_rounds={r + k:.0f}: pass that"
+        else:
+            said = "under no round limit at all: is it normalised already?"
+        where = f" {at[0] if len(at) == 1 else list(at)}" if observation.ndim > 1 else ""
+        raise ValueError(
+            f"observation{where} (round {r:g}, rounds_left {k:g}) was made {said} "
+            f"(normalise was given max_rounds={max_rounds})"
+        )
 
 
 _PHASES = {"action": (1.0, 0.0, 0.0), "pick": (0.0, 1.0, 0.0), "over": (0.0, 0.0, 1.0)}

@@ -23,7 +23,9 @@ resets as Gymnasium's vector envs do by default (``autoreset_mode`` next-step): 
 game ends ignores that game's action and returns the first observation of a new game, with
 reward 0. ``infos`` holds ``action_mask`` (N, 534) int8 (a finished game's row has action 0
 alone, the placeholder that is ignored, see :meth:`~hanamikoji.env.batch.BatchSim.action_mask`)
-and ``seat`` (N,). An illegal action raises a ValueError naming the game and its legal actions.
+and ``seat`` (N,). An illegal action raises a ValueError naming the game and its legal actions
+(a number that is no action id, as out of range 0..533; actions that are no integer array of
+shape (N,), as :meth:`~hanamikoji.env.batch.BatchSim.step` says).
 ``history`` and ``normalise`` give the layouts of the Gymnasium env (``make_vec`` on
 ``hanamikoji/Hanamikoji-v1`` gives the history).
 """
