@@ -3,6 +3,8 @@
 - On its side (740x360), a timed game: the pinned score bar is one line, and every geisha is in
   view below it at the first decision and when an offer is shown (the page's own scrolls stop
   below the bar).
+- A round's scoring on a short screen (740x360) and upright (360x740): the step's sentence and
+  Continue are inside the dialog's visible area and the viewport at each step.
 
 Screenshots: ``test-output/screenshots/fix52b-*.png``.
 """
@@ -10,14 +12,17 @@ Screenshots: ``test-output/screenshots/fix52b-*.png``.
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
+import pytest
 from playwright.sync_api import Browser, Page, ViewportSize
 
 from browser_support import (
     game_over,
     legal,
     make_move,
+    my_decision,
     new_context,
     no_page_errors,
     open_page,
@@ -51,8 +56,34 @@ GEISHA_JS = """() => {
   };
 }"""
 
-
 # The scoring dialog's visible area, the step's sentence and Continue.
+SCORING_JS = """() => {
+  const d = document.querySelector('#scoring');
+  if (!d || !d.open) return null;
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
+  };
+  const area = d.getBoundingClientRect();
+  const cs = getComputedStyle(d);
+  const w = (side) => parseFloat(cs[`border${side}Width`]);
+  const inner = {
+    left: area.left + w('Left'), right: area.right - w('Right'),
+    top: area.top + w('Top'), bottom: area.bottom - w('Bottom'),
+  };
+  const text = document.querySelector('#scoring-text');
+  const button = document.querySelector('#scoring-continue');
+  const mid = (r) => document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
+  const b = box(button);
+  const at = mid(b);
+  return {
+    vw: innerWidth, vh: innerHeight, area: inner, scrollTop: d.scrollTop,
+    text: box(text), words: text.textContent, button: b,
+    buttonOnTop: Boolean(at && (at === button || button.contains(at))),
+  };
+}"""
+
+
 def settle(page: Page) -> None:
     """The page's own scrolls (js/game.js, smooth ones too) are over: the scroll stands still."""
     page.evaluate(
@@ -129,6 +160,67 @@ def test_the_geisha_stay_in_view_under_the_pinned_bar_on_its_side(
                 break
             settle(page)
         assert offers, "no offer came in twelve decisions"
+        no_page_errors(page)
+    finally:
+        page.context.close()
+
+
+def scoring_shown(page: Page) -> bool:
+    return bool(page.evaluate("() => Boolean(document.querySelector('#scoring')?.open)"))
+
+
+def play_to_the_scoring(page: Page, rng: random.Random) -> None:
+    for _ in range(400):
+        if scoring_shown(page):
+            return
+        if my_decision(page):
+            make_move(page, rng.choice(legal(page)))
+        page.wait_for_timeout(100)
+    raise AssertionError("no scoring came")
+
+
+def guided_game(browser: Browser, server: Server, size: ViewportSize) -> Page:
+    """A first game with the guide, started from the home page, in English."""
+    context = new_context(browser, viewport=size)
+    context.add_init_script("localStorage.setItem('hanamikoji.lang', 'en')")
+    page = open_page(context)
+    page.goto(f"{server.url}/")
+    page.locator("#start-guided").click()
+    page.wait_for_url(re.compile(r"/g/[^/?#]+"))
+    wait_for_game(page)
+    return page
+
+
+@pytest.mark.parametrize(
+    ("size", "guided"),
+    [(ON_ITS_SIDE, False), (UPRIGHT, True)],
+    ids=["740x360", "360x740-guided"],
+)
+def test_the_scorings_sentence_and_continue_stay_in_view(
+    server: Server, browser: Browser, size: ViewportSize, guided: bool
+) -> None:
+    page = guided_game(browser, server, size) if guided else ai_game(browser, server, size, "none")
+    try:
+        tag = f"{size['width']}x{size['height']}{'-guided' if guided else ''}"
+        play_to_the_scoring(page, random.Random(5))
+        for step in range(12):
+            page.wait_for_timeout(150)
+            seen = page.evaluate(SCORING_JS)
+            if seen is None:
+                break
+            where = f"{tag}, the scoring's step {step + 1}"
+            if step == 0:
+                shot(page, f"fix52b-scoring-{tag}.png", full_page=False)
+            area = seen["area"]
+            top, bottom = max(area["top"], 0), min(area["bottom"], seen["vh"])
+            for part in ("text", "button"):
+                assert inside(seen[part], top, bottom, 0, seen["vw"]), (
+                    f"{where}: the {part} is not in the dialog's visible area: {seen}"
+                )
+            assert seen["buttonOnTop"], f"{where}: something lies over Continue: {seen}"
+            page.locator("#scoring-continue").click()
+        else:
+            raise AssertionError("the scoring does not close")
         no_page_errors(page)
     finally:
         page.context.close()

@@ -136,7 +136,9 @@ export class ScoringDialog {
       else this.dialog.setAttribute("open", "");
     }
     this.render();
-    this.button.focus();
+    // at its top, the title and the step's sentence in view (Continue is pinned at its foot, css)
+    this.button.focus({ preventScroll: true });
+    this.dialog.scrollTop = 0;
   }
 
   /** Re-render the current step's words (also after a language switch). */
