@@ -5,6 +5,9 @@
   below the bar).
 - A round's scoring on a short screen (740x360) and upright (360x740): the step's sentence and
   Continue are inside the dialog's visible area and the viewport at each step.
+- A guided first game upright (360x740): the guide starts as a one-line strip with the step's
+  headline, and the geisha and the hand are both in view at the first decision. A reload at
+  the same decision shows the same step of the guide (the introduction did not stay).
 
 Screenshots: ``test-output/screenshots/fix52b-*.png``.
 """
@@ -19,6 +22,7 @@ import pytest
 from playwright.sync_api import Browser, Page, ViewportSize
 
 from browser_support import (
+    AI_TIMEOUT_MS,
     game_over,
     legal,
     make_move,
@@ -27,6 +31,7 @@ from browser_support import (
     no_page_errors,
     open_page,
     shot,
+    until,
     wait_for_game,
     wait_for_my_turn,
 )
@@ -221,6 +226,64 @@ def test_the_scorings_sentence_and_continue_stay_in_view(
             page.locator("#scoring-continue").click()
         else:
             raise AssertionError("the scoring does not close")
+        no_page_errors(page)
+    finally:
+        page.context.close()
+
+
+def test_the_guide_leaves_the_geisha_and_the_hand_in_view_upright(
+    server: Server, browser: Browser
+) -> None:
+    page = guided_game(browser, server, UPRIGHT)
+    try:
+        wait_for_my_turn(page)
+        until(
+            page,
+            "() => document.querySelector('#guide')?.dataset.topic",
+            why="no guide",
+            timeout=AI_TIMEOUT_MS,
+        )
+        settle(page)
+        shot(page, "fix52b-guide-first.png", full_page=False)
+        box = page.locator("#guide")
+        assert box.is_visible(), "the guide is not shown"
+        headline = page.locator("#guide .guide-heading")
+        assert headline.is_visible() and headline.inner_text().strip(), "no headline in view"
+        seen = page.evaluate(GEISHA_JS)
+        assert_geisha_in_view("360x740, guided, the first decision", seen)
+        assert inside(seen["hand"], 0, seen["vh"], 0, seen["vw"]), f"the hand: {seen}"
+        no_page_errors(page)
+    finally:
+        page.context.close()
+
+
+def test_a_reload_keeps_the_guides_step(server: Server, browser: Browser) -> None:
+    """At the same decision a reload shows the same explanation: the introduction stays until
+    Next (it went on to the first action, as if Next had been pressed); Next's step stays too."""
+    page = guided_game(browser, server, ON_ITS_SIDE)
+    topic = "() => document.querySelector('#guide')?.dataset.topic || null"
+    try:
+        wait_for_my_turn(page)
+        until(page, topic, why="no guide", timeout=AI_TIMEOUT_MS)
+        assert page.evaluate(topic) == "welcome"
+        for step in ("welcome", "next"):
+            if step == "next":
+                if "folded" in (page.locator("#guide").get_attribute("class") or ""):
+                    page.locator("#guide-fold").click()
+                page.locator("#guide-next").click()
+                until(
+                    page,
+                    "() => document.querySelector('#guide')?.dataset.topic !== 'welcome'",
+                    why="Next did not move on",
+                )
+            before = page.evaluate(topic)
+            page.reload()
+            wait_for_game(page)
+            wait_for_my_turn(page)
+            until(page, topic, why="no guide after the reload")
+            page.wait_for_timeout(300)
+            shot(page, f"fix52b-guide-reload-{step}.png", full_page=False)
+            assert page.evaluate(topic) == before, f"the guide jumped on a reload ({step})"
         no_page_errors(page)
     finally:
         page.context.close()

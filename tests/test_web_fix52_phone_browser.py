@@ -11,8 +11,9 @@
   row under the hand (the actions, or your Secret and Discard).
 - Hint, Undo and Resign (and the resignation's two answers) each on one line, on one row,
   inside 360 px, in every language of static/i18n; the four actions' names too.
-- The guide of a first game opens unfolded on a phone, as on a laptop; folded by the player, it
-  stays folded for that game after a reload.
+- The guide of a first game starts folded on a phone, a one-line strip with the step's headline
+  (open, it pushed the geisha under the pinned hand); opened or folded by the player, it stays
+  so for that game after a reload.
 
 Screenshots: ``test-output/screenshots/fix52-*.png``.
 """
@@ -281,7 +282,7 @@ GUIDE_OPEN = """() => {
 }"""
 
 
-def test_the_guide_opens_unfolded_on_a_phone(server: Server, browser: Browser) -> None:
+def test_the_guide_starts_folded_on_a_phone(server: Server, browser: Browser) -> None:
     context = new_context(browser, viewport=UPRIGHT)
     try:
         page = open_page(context)
@@ -289,24 +290,34 @@ def test_the_guide_opens_unfolded_on_a_phone(server: Server, browser: Browser) -
         page.locator("#start-guided").click()
         page.wait_for_url(re.compile(r"/g/[^/?#]+"))
         wait_for_my_turn(page)
-        until(page, GUIDE_OPEN, why="the guide shows no explanation", timeout=AI_TIMEOUT_MS)
+        until(page, "() => document.querySelector('#guide')?.dataset.topic", why="no guide")
         box = page.locator("#guide")
         fold = page.locator("#guide-fold")
-        assert "folded" not in (box.get_attribute("class") or ""), "the guide starts folded"
-        assert fold.get_attribute("aria-expanded") == "true"
-        assert page.locator("#guide-text").is_visible()
-        shot(page, "fix52-guide-open.png", full_page=False)
+        assert "folded" in (box.get_attribute("class") or ""), "the guide starts open"
+        assert fold.get_attribute("aria-expanded") == "false"
+        strip = box.bounding_box()
+        assert strip is not None and strip["height"] <= 60, f"not a one-line strip: {strip}"
+        assert page.locator("#guide .guide-heading").inner_text().strip(), "no headline"
+        shot(page, "fix52-guide-folded.png", full_page=False)
         for part in ("#hand", "#my-actions"):
             seen = page.locator(part).bounding_box()
             assert seen is not None and seen["y"] >= 0 and seen["y"] + seen["height"] <= 741, (
-                f"{part} is off screen with the guide open: {seen}"
+                f"{part} is off screen with the guide folded: {seen}"
             )
-        # folded by the player: kept for this game, after a reload too
+        # opened by the player: it says it all, and stays open for this game after a reload
         fold.click()
-        assert "folded" in (box.get_attribute("class") or "")
+        until(page, GUIDE_OPEN, why="the guide shows no explanation", timeout=AI_TIMEOUT_MS)
+        assert fold.get_attribute("aria-expanded") == "true"
         key = f"hanamikoji.guide.{game_id(page)}"
         kept = page.evaluate("k => JSON.parse(localStorage.getItem(k))", key)
-        assert kept["folded"] is True, kept
+        assert kept["folded"] is False, kept
+        page.reload()
+        wait_for_game(page)
+        until(page, "() => document.querySelector('#guide')?.dataset.topic", why="no guide")
+        assert "folded" not in (box.get_attribute("class") or ""), "the opening was forgotten"
+        # folded again: kept too
+        fold.click()
+        assert "folded" in (box.get_attribute("class") or "")
         page.reload()
         wait_for_game(page)
         until(page, "() => document.querySelector('#guide')?.dataset.topic", why="no guide")

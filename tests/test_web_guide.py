@@ -370,10 +370,20 @@ def test_a_guided_game_from_the_rules_page_on_a_phone(server: Server, browser: B
         assert wait_for_decision(page) == "decision"
         assert page.locator("#game").get_attribute("data-mode") == "ai"
 
-        # open at first, as on a laptop, it says it all; the hand and actions are on screen
+        # a strip of one line: the hand and the actions stay on screen
         wait_topic(page, "welcome")
         box = page.locator("#guide")
-        assert "folded" not in (box.get_attribute("class") or "")
+        assert "folded" in (box.get_attribute("class") or "")
+        assert page.locator("#guide-fold").get_attribute("aria-expanded") == "false"
+        strip = box.bounding_box()
+        assert strip is not None and strip["height"] <= 60, strip
+        for part in ("#hand", "#my-actions"):
+            assert in_viewport(page, part), f"{part} is off screen with the guide folded"
+        shot(page, "guide-welcome-phone.png", full_page=False)
+        accessible(page, "#guide", "the folded strip")
+
+        # opened, it says it all; the hand and actions are still on screen
+        page.locator("#guide-fold").click()
         page.locator("#guide-text").wait_for()
         assert page.locator("#guide-fold").get_attribute("aria-expanded") == "true"
         assert guide_text(page) == WORDS["topics"]["welcome"]["text"]
@@ -398,17 +408,6 @@ def test_a_guided_game_from_the_rules_page_on_a_phone(server: Server, browser: B
         )
         page.locator("#guide-hinted").wait_for()
         shot(page, "guide-hint-phone.png", full_page=False)
-
-        # folded by the player, a strip of one line: the hand and the actions stay on screen
-        page.locator("#guide-fold").click()
-        assert "folded" in (box.get_attribute("class") or "")
-        assert page.locator("#guide-fold").get_attribute("aria-expanded") == "false"
-        strip = box.bounding_box()
-        assert strip is not None and strip["height"] <= 60, strip
-        for part in ("#hand", "#my-actions"):
-            assert in_viewport(page, part), f"{part} is off screen with the guide folded"
-        shot(page, "guide-folded-phone.png", full_page=False)
-        accessible(page, "#guide", "the folded strip")
 
         # in another language the guide speaks it
         page.locator("#lang").select_option("ru")

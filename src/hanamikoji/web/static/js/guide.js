@@ -64,10 +64,15 @@ export class Guide {
     this.box = box;
     this.askHint = askHint;
     this.seen = new Set(Array.isArray(state.seen) ? state.seen : []); // topics already explained
-    // folded: the title line only. Open at first on every screen, a phone's too (its hand and
-    // actions stay pinned at the bottom); folded once, it stays folded for this game, reloads too.
-    this.folded = state.folded === true;
+    // folded: the title line only, the current step's headline (css: one line on a phone). A
+    // phone starts folded, so that the geisha and the pinned hand both stay in view (open, the
+    // guide pushed the board under the hand); the player's own fold or unfold is kept for this
+    // game, reloads too.
+    this.folded = typeof state.folded === "boolean" ? state.folded : matchMedia("(max-width: 600px)").matches;
     this.closed = state.on === false; // closed by the player: a button opens it again
+    // the decision shown last ({version, topic}): a reload at the same decision shows the same
+    // explanation (the introduction stays, though already marked seen, until Next or a move)
+    this.at = state.at && typeof state.at.version === "number" && typeof state.at.topic === "string" ? state.at : null;
     this.msg = null;
     this.shownWith = {}; // update()'s options, to show the guide again as it would be
     this.decision = null; // the state version of the player's current decision
@@ -160,7 +165,8 @@ export class Guide {
     if (!mine) this.decision = null;
     else if (this.decision !== game.version) {
       this.decision = game.version;
-      this.base = this.firstTopic(msg);
+      this.base = this.at?.version === game.version ? this.at.topic : this.firstTopic(msg);
+      this.keepAt();
     }
     let topic;
     // Over once the table shows it (its last scoring watched): never before, which would tell the result.
@@ -215,8 +221,15 @@ export class Guide {
     this.store();
   }
 
+  /** Remember this decision's topic (js: this.at). */
+  keepAt() {
+    if (this.at?.version === this.decision && this.at?.topic === this.base) return;
+    this.at = { version: this.decision, topic: this.base };
+    this.store();
+  }
+
   store() {
-    save(this.gameId, { on: !this.closed, seen: [...this.seen], folded: this.folded });
+    save(this.gameId, { on: !this.closed, seen: [...this.seen], folded: this.folded, at: this.at });
   }
 
   // ---- the player's buttons -------------------------------------------------------------------
@@ -231,6 +244,7 @@ export class Guide {
   next() {
     if (!this.msg || this.decision === null) return;
     this.base = this.nextAction(this.msg, this.base) || "turn";
+    this.keepAt();
     this.update(this.msg, this.pressed);
     (this.nextButton.hidden ? this.hintButton : this.nextButton).focus();
   }
