@@ -8,6 +8,7 @@
 - A guided first game upright (360x740): the guide starts as a one-line strip with the step's
   headline, and the geisha and the hand are both in view at the first decision. A reload at
   the same decision shows the same step of the guide (the introduction did not stay).
+- The focus ring of a card that merely has the focus (the card just drawn) is not a selection's.
 
 Screenshots: ``test-output/screenshots/fix52b-*.png``.
 """
@@ -284,6 +285,38 @@ def test_a_reload_keeps_the_guides_step(server: Server, browser: Browser) -> Non
             page.wait_for_timeout(300)
             shot(page, f"fix52b-guide-reload-{step}.png", full_page=False)
             assert page.evaluate(topic) == before, f"the guide jumped on a reload ({step})"
+        no_page_errors(page)
+    finally:
+        page.context.close()
+
+
+FOCUS_JS = """() => {
+  const c = document.activeElement;
+  if (!c || !c.matches('#hand .card')) return null;
+  const cs = getComputedStyle(c);
+  return { pressed: c.getAttribute('aria-pressed'), visible: c.matches(':focus-visible'),
+           style: cs.outlineStyle, width: parseFloat(cs.outlineWidth) };
+}"""
+
+
+def test_a_focused_card_does_not_look_selected(server: Server, browser: Browser) -> None:
+    page = ai_game(browser, server, UPRIGHT, "none")
+    try:
+        wait_for_my_turn(page)
+        settle(page)
+        seen = page.evaluate(FOCUS_JS)
+        shot(page, "fix52b-focus-new.png", full_page=False)
+        assert seen is not None, "no card of the hand has the focus at the first decision"
+        assert seen["pressed"] != "true", seen
+        if seen["visible"]:
+            assert seen["style"] == "dashed" and seen["width"] <= 2, (
+                f"the focused card's ring is a selection's solid edge: {seen}"
+            )
+        # by the keyboard: the ring shows, and it is still not the selection's
+        page.keyboard.press("ArrowRight")
+        seen = page.evaluate(FOCUS_JS)
+        assert seen is not None and seen["visible"], seen
+        assert seen["style"] == "dashed" and seen["width"] <= 2, seen
         no_page_errors(page)
     finally:
         page.context.close()
