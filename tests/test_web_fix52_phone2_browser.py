@@ -9,6 +9,8 @@
   headline, and the geisha and the hand are both in view at the first decision. A reload at
   the same decision shows the same step of the guide (the introduction did not stay).
 - The focus ring of a card that merely has the focus (the card just drawn) is not a selection's.
+- A friend's rematch (390x844): the one who asked is told the table waits for the friend to
+  join, not that they are offline; the friend's way to it is a button-sized target.
 
 Screenshots: ``test-output/screenshots/fix52b-*.png``.
 """
@@ -24,6 +26,7 @@ from playwright.sync_api import Browser, Page, ViewportSize
 
 from browser_support import (
     AI_TIMEOUT_MS,
+    friend_game,
     game_over,
     legal,
     make_move,
@@ -320,3 +323,45 @@ def test_a_focused_card_does_not_look_selected(server: Server, browser: Browser)
         no_page_errors(page)
     finally:
         page.context.close()
+
+
+def test_a_friends_rematch_waits_for_them_to_join(server: Server, browser: Browser) -> None:
+    _, (anna, boris) = friend_game(browser, server, "Anna", "Boris")
+    try:
+        for page in (anna, boris):
+            page.set_viewport_size({"width": 390, "height": 844})
+        wait_for_my_turn(anna)
+        anna.locator("#resign").click()
+        anna.locator("#resign-yes").click()
+        until(anna, "() => !document.querySelector('#rematch')?.hidden", why="no rematch")
+        until(boris, "() => !document.querySelector('#rematch')?.hidden", why="no rematch")
+        anna.locator("#rematch").click()
+        anna.wait_for_url(re.compile(r"/g/[^/?#]+"), timeout=AI_TIMEOUT_MS)
+        until(
+            anna,
+            "() => document.querySelector('#status')?.textContent.includes('Boris')",
+            why="the new game's status does not name Boris",
+        )
+        anna.wait_for_timeout(500)
+        words = anna.locator("#status").inner_text()
+        shot(anna, "fix52b-rematch-anna.png", full_page=False)
+        assert "Waiting for Boris to join the game" in words, words
+        assert "offline" not in words, words
+        link = boris.locator("#rematch-link")
+        link.wait_for(state="visible", timeout=AI_TIMEOUT_MS)
+        shot(boris, "fix52b-rematch-boris.png", full_page=False)
+        seen = link.bounding_box()
+        assert seen is not None and seen["height"] >= 44, f"the rematch link is small: {seen}"
+        link.click()
+        boris.wait_for_url(re.compile(r"/g/[^/?#]+"))
+        wait_for_game(boris)
+        until(
+            anna,
+            "() => !document.querySelector('#status')?.textContent.includes('to join')",
+            why="Anna still waits for Boris to join once he came",
+        )
+        for page in (anna, boris):
+            no_page_errors(page)
+    finally:
+        anna.context.close()
+        boris.context.close()

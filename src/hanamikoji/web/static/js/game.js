@@ -937,8 +937,36 @@ function renderMine(msg) {
 function waitingWords(msg) {
   const name = opponentName(msg);
   const { game, view } = msg;
+  if (notYetCome(msg)) return t("status.waiting_for", { name });
   if (!msg.spectator && game.mode !== "ai" && game.opponent_joined && !game.opponent_online) return t("game.prompt_wait_offline", { name });
   return view.phase === "pick" && view.to_move !== view.seat ? t("game.prompt_wait_pick", { name }) : t("game.prompt_wait", { name });
+}
+
+/** Whether a friend's seat, already theirs (a rematch is made with both seats taken), has not
+ * been come to yet: they are offline, and neither moved in this game nor was seen at it from
+ * this browser. Until then the table says it waits for them to join, not that they are offline
+ * (they may still be on the old game's result, docs/web.md). */
+function notYetCome(msg) {
+  const { game, view } = msg;
+  if (msg.spectator || game.mode === "ai" || game.opponent_online || game.status === "over") return false;
+  const key = `hanamikoji.came.${gameId}`;
+  let came = false;
+  try {
+    came = localStorage.getItem(key) === "1";
+  } catch {
+    /* no storage: the moves alone say it */
+  }
+  return !came && !view.history.some((entry) => !entry.reveal && entry.seat === 1 - view.seat);
+}
+
+/** Noted once the opponent is seen at the table (js: notYetCome). */
+function noteCome(msg) {
+  if (msg.spectator || !msg.game.opponent_online) return;
+  try {
+    localStorage.setItem(`hanamikoji.came.${gameId}`, "1");
+  } catch {
+    /* no storage */
+  }
 }
 
 /** The prompt and the move to confirm, right under the actions: every word about the player's move. */
@@ -1021,6 +1049,7 @@ function renderStatus(msg) {
   else if (game.thinking) main = t("status.thinking_of", { name: opponentName(msg) });
   else if (myAction(msg)) main = t("status.your_turn");
   else if (myPick(msg)) main = t("status.your_pick");
+  else if (notYetCome(msg)) main = t("status.waiting_for", { name: opponentName(msg) });
   else if (toMove(msg) === "opponent") main = view.phase === "pick" ? t("status.their_pick_of", { name: opponentName(msg) }) : t("status.their_turn_of", { name: opponentName(msg) });
   else main = t("status.wait");
   const pacing = Boolean(feed.timer && feed.queue.length);
@@ -1029,7 +1058,8 @@ function renderStatus(msg) {
   if (msg.spectator && !over) for (const s of [0, 1]) if (game.joined[s] && !game.online[s] && game.ai_seat !== s) lines.push(h("p", { class: "offline", text: t("watch.offline", { name: spokenName(msg, s) }) }));
   // offline in a correspondence game is the usual: said, not in red
   const daily = /d$/.test(game.control || "");
-  if (!msg.spectator && !ai && game.opponent_joined && !game.opponent_online && !over) lines.push(h("p", { class: daily ? "offline usual" : "offline", text: t("status.opp_offline") }));
+  noteCome(msg);
+  if (!msg.spectator && !ai && game.opponent_joined && !game.opponent_online && !over && !notYetCome(msg)) lines.push(h("p", { class: daily ? "offline usual" : "offline", text: t("status.opp_offline") }));
   const before = status.textContent;
   fill(status, lines);
   // The last lines are the newest and what to do now: a box too short for every line (a phone's)
