@@ -15,7 +15,9 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +28,13 @@ from hanamikoji.match import (
     MatchConfig,
     MatchError,
     MatchSummary,
+    backends,
     make_player,
     play_game,
     run_match,
+    worker_started,
 )
-from hanamikoji.match.backends import STOP_GRACE_S
+from hanamikoji.match.backends import STOP_GRACE_S, sends_whole
 from hanamikoji.match.config import CLOCK_MS_MAX, local_jobs_max
 from hanamikoji.record import Record
 from hanamikoji.state import Rules, State, Termination
@@ -144,14 +148,13 @@ def test_a_config_refuses_a_hard_limit_under_the_protocols_promise(make: str) ->
 def test_a_pool_never_starts_more_workers_than_it_has_work(monkeypatch: pytest.MonkeyPatch) -> None:
     """Sixteen jobs for one pair start one worker (each worker starts its own engines)."""
     started: list[int] = []
-    real = multiprocessing.get_context("fork")
+    real = backends._Pool
 
-    class Counting:
-        def Pool(self, processes: int, **kw: Any) -> Any:
-            started.append(processes)
-            return real.Pool(processes, **kw)
+    def counting(processes: int, **kw: Any) -> Any:
+        started.append(processes)
+        return real(processes, **kw)
 
-    monkeypatch.setattr(multiprocessing, "get_context", lambda method: Counting())
+    monkeypatch.setattr(backends, "_Pool", counting)
     summary = run_match(MatchConfig("random", "greedy", games=2, jobs=16))
     assert started == [1] and summary.games == 2
 
@@ -906,6 +909,50 @@ def _cmdline(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
     except OSError:
         return ""
+
+
+def _send_a_big_result(queue: Any) -> None:
+    worker_started(lambda: None)
+    queue.put(b"r" * 1_000_000)  # more than the pipe holds: the send waits for the reader
+
+
+def _within(seconds: float, call: Callable[[], Any]) -> tuple[bool, Any]:
+    """``call()`` in a thread: whether it returned within ``seconds``, and what it returned."""
+    got: list[Any] = []
+    thread = threading.Thread(target=lambda: got.append(call()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    return (not thread.is_alive(), got[0] if got else None)
+
+
+def test_a_worker_stopped_while_it_sends_a_result_leaves_the_queue_usable() -> None:
+    """The pool's queue of results has one write lock for every writer. A worker stopped
+    (SIGTERM: the pool terminated) in the middle of a send died holding it, and the pool's own
+    last write waited for it for ever: a parallel match's Ctrl-C then took the whole kill
+    deadline (about one in sixteen under load). The worker now finishes its send first."""
+    ctx = multiprocessing.get_context("fork")
+    queue = sends_whole(ctx.SimpleQueue())  # as the pool's results' queue is
+    worker = ctx.Process(target=_send_a_big_result, args=(queue,))
+    worker.start()
+    try:
+        deadline = time.monotonic() + 10.0
+        while queue.empty() and time.monotonic() < deadline:  # its send is under way
+            time.sleep(0.01)
+        assert not queue.empty()
+        assert worker.pid is not None
+        os.kill(worker.pid, signal.SIGTERM)
+        time.sleep(0.2)
+        whole, result = _within(5.0, queue.get)
+        assert whole, "the result was cut off by the worker's stop"
+        assert result == b"r" * 1_000_000
+        worker.join(5.0)
+        assert worker.exitcode == 0  # SIGTERM's handler ran once the send was done
+        assert _within(5.0, lambda: queue.put("after"))[0], "the queue's write lock was lost"
+        assert queue.get() == "after"
+    finally:
+        if worker.is_alive():
+            worker.kill()
+            worker.join()
 
 
 WORKER_MID_WRITE = """

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import multiprocessing.pool
 import multiprocessing.util
 import os
 import signal
@@ -141,6 +142,47 @@ def _stops_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
+class _SendLock:
+    """A queue's write lock that holds SIGTERM back in the thread that holds it: a process
+    stopped while it holds the lock (a worker sending its result as the pool is terminated)
+    would leave it held for ever. The signal lands as the lock is released."""
+
+    def __init__(self, lock: Any) -> None:
+        self._lock = lock
+        self._before: set[int | signal.Signals] = set()
+
+    def __enter__(self) -> bool:
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        entered = bool(self._lock.__enter__())
+        self._before = before
+        return entered
+
+    def __exit__(self, *exc: object) -> None:
+        before = self._before
+        self._lock.__exit__(*exc)
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def sends_whole(queue: Any) -> Any:
+    """``queue`` (a multiprocessing ``SimpleQueue``), its writers made unable to die in the
+    middle of a send (:class:`_SendLock`)."""
+    if hasattr(signal, "pthread_sigmask") and queue._wlock is not None:
+        queue._wlock = _SendLock(queue._wlock)
+    return queue
+
+
+class _Pool(multiprocessing.pool.Pool):
+    """The standard pool, its results' queue made by :func:`sends_whole`. Its workers all
+    send their results under one write lock; one terminated in the middle of a send died
+    holding it, and the pool's own last write (its task thread's sentinel, after the workers
+    are stopped) waited for it for ever: a parallel match's Ctrl-C then took the whole kill
+    deadline instead of a blink (about one stop in sixteen under load)."""
+
+    def _setup_queues(self) -> None:
+        super()._setup_queues()  # type: ignore[misc]
+        sends_whole(self._outqueue)  # type: ignore[attr-defined]
+
+
 AHEAD_PER_JOB = 2
 """Items handed to the pool ahead of the results taken, per worker: the rest are drawn only as
 results come back, so a match of billions of games is never planned in memory."""
@@ -180,7 +222,7 @@ def in_pool(
 
     try:
         with _stops_held():  # an interrupt waiting is raised as this ends, the pool made
-            pool = ctx.Pool(workers, initializer=initializer, initargs=initargs)
+            pool = _Pool(workers, initializer=initializer, initargs=initargs, context=ctx)
         for result in pool.imap_unordered(work, fed()):
             slots.release()
             yield result
