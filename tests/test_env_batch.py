@@ -224,7 +224,7 @@ def test_finished_games(auto_reset: bool) -> None:
     assert sim.observe(0)[g, 91] == 1.0  # phase "over"
     actions = sim.random_actions()
     assert actions[g] == 0
-    actions[g] = -5  # ignored: the game is over
+    actions[g] = 5  # ignored, an illegal move as it is: the game is over
     rewards, done = sim.step(actions)
     assert not done[g] and not rewards[g].any()
     if auto_reset:

@@ -23,7 +23,8 @@ deterministic for a seed and a sequence of calls.
 
 Finished games: :meth:`BatchSim.step` returns ``done`` True for a game on the step that ends it,
 with the rewards. The finished position stays readable (observations, ``winner``, ``outcome``)
-until the next step, which ignores that game's action and starts a fresh game in the slot:
+until the next step, which ignores that game's action (any action id 0..533; a number out of
+that range is refused as in a running game) and starts a fresh game in the slot:
 round 1, seat 0 first, all markers neutral. With ``auto_reset=False`` it stays over instead.
 The :class:`Step` that ``step`` returns says which actions were ignored and which slots were
 reset. :meth:`BatchSim.legal_mask` has no legal action in a finished game (all False: a masked
@@ -232,14 +233,17 @@ def _lacks_deal(row: Any, a: int, T: Any, max_rounds: int) -> bool:
 @jit
 def _check_actions(S: Any, actions: Any, T: Any, max_rounds: int) -> tuple[int, int]:
     """(game, 1) for the first illegal action, (game, 2) for one needing a missing deal,
-    (game, 3) for one that is no action id at all (a finished game's action is ignored)."""
+    (game, 3) for one that is no action id at all, in any game (a finished game's action is
+    ignored if it is an action id, any one)."""
     for g in range(S.shape[0]):
         row = S[g]
-        if row[C_TO_MOVE] < 0:
-            continue
         a = actions[g]
+        # Checked before a finished game is skipped: a number that is no action id is a bug in
+        # the caller's policy wherever it lands, and ignoring it there would hide it.
         if a < 0 or a >= T.shape[0]:
             return g, 3
+        if row[C_TO_MOVE] < 0:
+            continue
         if not is_legal(row, a, T):
             return g, 1
         if _lacks_deal(row, a, T, max_rounds):
@@ -1032,7 +1036,8 @@ class BatchSim:
         that ends a game, where ``done`` (B,) is True; ``step.ignored`` and ``step.reset`` say
         which games were already over (their action ignored) and which slots started afresh
         (see the module docstring). Raises ValueError naming the game, changing nothing, for
-        an illegal action or a round for which a game from given deals has no deal.
+        an illegal action, a number out of 0..533 in any game (a finished one's too), or a
+        round for which a game from given deals has no deal.
         """
         given, acts = self._actions(actions)
         g, why = _check_actions(self._table, acts, T, self._max_rounds)

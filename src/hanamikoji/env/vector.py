@@ -20,8 +20,8 @@ or ``"random"``, drawn for each game) against ``opponent``, here ``"random"`` or
 played inside numba by :meth:`~hanamikoji.env.batch.BatchSim.play_opponent` (the Gymnasium env
 takes any agent, one game at a time). Every step is one learner decision in every game. It
 resets as Gymnasium's vector envs do by default (``autoreset_mode`` next-step): the step after a
-game ends ignores that game's action and returns the first observation of a new game, with
-reward 0. ``infos`` holds ``action_mask`` (N, 534) int8 (a finished game's row has action 0
+game ends ignores that game's action (an action id; a number out of 0..533 is refused there as
+anywhere) and returns the first observation of a new game, with reward 0. ``infos`` holds ``action_mask`` (N, 534) int8 (a finished game's row has action 0
 alone, the placeholder that is ignored, see :meth:`~hanamikoji.env.batch.BatchSim.action_mask`)
 and ``seat`` (N,). An illegal action raises a ValueError naming the game and its legal actions
 (a number that is no action id, as out of range 0..533; actions that are no integer array of
