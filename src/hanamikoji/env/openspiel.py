@@ -17,7 +17,8 @@ Parameters
 ----------
 ``max_rounds`` (int, default 3)
     The round limit; 0 means no limit (:func:`load` takes None for it too, as the other
-    adapters do, and refuses a limit too long for OpenSpiel's 32-bit game length). Without a
+    adapters do). A limit whose information-state tensor would hold more than
+    :data:`MAX_TENSOR_FLOATS` floats is refused (4,210 rounds of the standard game). Without a
     limit ``max_game_length`` reports a nominal 100 rounds (play is never cut short) and the
     game provides no information-state tensor (a perfect-recall tensor of unbounded play has
     no fixed size).
@@ -117,6 +118,7 @@ __all__ = [
     "DEFAULT_ACTIONS",
     "DEFAULT_CHARMS",
     "GAME_TYPE",
+    "MAX_TENSOR_FLOATS",
     "VERSION",
     "HanamikojiGame",
     "HanamikojiObserver",
@@ -185,7 +187,7 @@ class HanamikojiGame(pyspiel.Game):  # type: ignore[misc]
             params.get("charms", DEFAULT_CHARMS),
             params.get("actions", DEFAULT_ACTIONS),
         )
-        _check_length(variant, "0")
+        _check_rounds(variant, "0")
         rounds = variant.max_rounds or NOMINAL_ROUNDS
         info = pyspiel.GameInfo(
             num_distinct_actions=len(variant.moves),
@@ -585,19 +587,27 @@ class HanamikojiObserver:
                 rounds[r, reveal_at + n : reveal_at + 2 * n] = event[2 - seat]
 
 
-_INT32 = 2**31 - 1
-"""The largest C++ int: OpenSpiel's game parameters and game length are ints."""
+MAX_TENSOR_FLOATS = 2**20
+"""The most floats an information-state tensor may hold (4 MiB as float32): it grows by a
+round's block with ``max_rounds``, and OpenSpiel hands it to Python as a list of floats, about
+40 MB at this size, for every ``information_state_tensor()`` call."""
 
 
-def _check_length(variant: Variant, no_limit: str) -> None:
-    """Refuse a round limit whose game length (``max_game_length``) is no C++ int: pybind's
-    "incompatible constructor arguments" otherwise. ``no_limit``: the value that means none."""
-    most = _INT32 // variant.round_length
+def _check_rounds(variant: Variant, no_limit: str) -> None:
+    """Refuse a round limit whose information-state tensor would exceed
+    :data:`MAX_TENSOR_FLOATS` (the standard game's 249 floats a round: about 180 GB at
+    OpenSpiel's 32-bit game length, which this bound also keeps far below, since a round's
+    block has more floats than the round has moves). ``no_limit``: the value that means none."""
+    if not variant.max_rounds:
+        return  # no limit: no information-state tensor, and the other tensors have fixed sizes
+    most = (MAX_TENSOR_FLOATS - variant.obs_size - 2) // variant.block_size
     if variant.max_rounds > most:
         raise ValueError(
-            f"max_rounds must be at most {most} here ({variant.round_length} moves a round: "
-            f"OpenSpiel holds a game's length in a 32-bit int), or {no_limit} for no limit, "
-            f"got {variant.max_rounds}"
+            f"max_rounds must be at most {most} here, or {no_limit} for no limit, got "
+            f"{variant.max_rounds}: the information-state tensor holds {variant.block_size} "
+            f"floats a round, and {most} rounds keep it within {MAX_TENSOR_FLOATS:,} floats "
+            f"({MAX_TENSOR_FLOATS * 4 // 2**20} MiB as float32; a Python list of them about "
+            "ten times that)"
         )
 
 
@@ -659,7 +669,7 @@ def load(
     # A Python int either way: pyspiel's parameters take no numpy scalar. None is the game's 0.
     rounds = 0 if whole and max_rounds == 0 else check_max_rounds(max_rounds) or 0
     # Checked before pyspiel sees it: a number past a C++ int failed in pybind, unexplained.
-    _check_length(variant_of(rounds, charms, actions), "None")
+    _check_rounds(variant_of(rounds, charms, actions), "None")
     game: HanamikojiGame = pyspiel.load_game(
         "python_hanamikoji", {"max_rounds": rounds, "charms": charms, "actions": actions}
     )
