@@ -1067,7 +1067,15 @@ function renderStatus(msg) {
   if (status.textContent !== before) status.scrollTop = status.scrollHeight;
   status.classList.toggle("mine", myDecision(msg) && !pacing && !cutOff());
   keyboardScrollable(status);
+  markMoreAbove(status);
 }
+
+// A box scrolled away from its top (the status on a phone, at its newest lines) says that there is
+// more above: its top edge fades (css: .more-above), until it is scrolled back up.
+function markMoreAbove(el) {
+  if (el) el.classList.toggle("more-above", el.scrollTop > 1);
+}
+$("#status")?.addEventListener("scroll", (e) => markMoreAbove(e.currentTarget), { passive: true });
 
 // A region that scrolls (the status on a phone, with many moves to tell) takes the keyboard's
 // focus so that it can be scrolled without a mouse; one that does not is no extra tab stop.
@@ -1076,7 +1084,10 @@ function keyboardScrollable(el) {
   if (el.scrollHeight > el.clientHeight + 1) el.tabIndex = 0;
   else el.removeAttribute("tabindex");
 }
-window.addEventListener("resize", () => keyboardScrollable($("#status")));
+window.addEventListener("resize", () => {
+  keyboardScrollable($("#status"));
+  markMoreAbove($("#status"));
+});
 
 function renderPanel(msg) {
   const { game } = msg;
