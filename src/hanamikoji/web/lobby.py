@@ -26,9 +26,11 @@ from hanamikoji.web.moderation import POLL_S, Follower, subject
 from hanamikoji.web.profiles import standing_json
 from hanamikoji.web.ratings import Standing, family_of, window
 from hanamikoji.web.service import GameService
-from hanamikoji.web.store import ChallengeRow, ChatFlags, ModerationRow, PlayerRow, Store
+from hanamikoji.web.store import ChallengeRow, ModerationRow, PlayerRow, Store
 
 __all__ = [
+    "BOT_DISABLED",
+    "DISABLED",
     "GONE_MS",
     "REPOLL_MS",
     "Lobby",
@@ -63,6 +65,10 @@ WITHDRAWN = (
     "this challenge was cancelled: its creator's account has been disabled by the server's "
     "moderators"
 )
+DISABLED = "this account has been disabled by the server's moderators"
+"""Why a disabled player may not accept a challenge (their request set out before the act)."""
+BOT_DISABLED = "this bot, or its owner, was disabled by the server's moderators"
+"""Why a bot that is disabled, or whose owner is, may not accept a challenge."""
 
 Publisher = Callable[[ChallengeRow], Awaitable[None]]
 
@@ -318,8 +324,11 @@ class Lobby:
         """Accept an open challenge: the new game and the acceptor's seat. Of two players
         racing for one challenge, exactly one gets it (the database decides). A person's
         acceptances count against their client's games a minute; a ``bot``'s do not (its owner's
-        games-at-once setting bounds them: docs/bots.md)."""
+        games-at-once setting bounds them: docs/bots.md). A disabled acceptor (a bot: or its
+        owner) is refused, however late the act lands before the database's update."""
         me = _someone(player)
+        if await self._disabled(me.id):  # their request set out before the act ended it
+            raise _refused(bot)
         c = await self._find(challenge_id)
         mine = await self._accepted_by(c, me)
         if mine is not None:
@@ -350,6 +359,9 @@ class Lobby:
             mine = await self._accepted_by(again, me)  # this player's other click won the race
             if mine is not None:
                 return mine
+            if await self._disabled(me.id):
+                # disabled since the look above (the update refuses such an acceptor)
+                raise _refused(bot)
             if again.status in ("open", "cancelled") and await self._disabled(again.player):
                 # disabled since the look above (the update refuses such a creator's challenge)
                 await self._withdraw([again])
@@ -361,15 +373,18 @@ class Lobby:
         game = self.games.hold(row)
         accepted = await self._find(c.id)
         await self.publish(accepted)
-        if await self._disabled(c.player):
-            # Disabled after the update read the flag (it refuses a creator disabled before): the
-            # servers applying the act may have looked for the player's games before this one
-            # existed, so it is forfeited here, as theirs are (a disable committed after this
-            # read finds the game).
+        gone = await self.store.disabled_players([c.player, me.id])
+        if gone:
+            # Disabled after the update read the flags (it refuses a player disabled before):
+            # the servers applying the act may have looked for the player's games before this
+            # one existed, so it is forfeited here, as theirs are (a disable committed after
+            # this read finds the game). A bot whose owner is disabled loses it too: its link
+            # is cut, and no one would play its seat.
+            loser = creator if c.player in gone else 1 - creator
             try:
-                game = await self.games.forfeit(row.id, creator, "disabled")
+                game = await self.games.forfeit(row.id, loser, "disabled")
             except WebError as e:  # ended meanwhile by a server applying the act
-                log.info("game %s not forfeited on its creator's disabling: %s", row.id, e.message)
+                log.info("game %s not forfeited on its player's disabling: %s", row.id, e.message)
         return game, 1 - creator
 
     async def _accepted_by(self, c: ChallengeRow, me: PlayerRow) -> tuple[LiveGame, int] | None:
@@ -504,7 +519,8 @@ class Lobby:
 
     async def withdraw_disabled(self) -> list[str]:
         """Cancel every open challenge whose creator, or the player it is addressed to, is
-        disabled (they could never play it); their ids."""
+        disabled, a bot whose owner is disabled included (they could never play it); their
+        ids."""
         found = await self.store.open_challenges(SWEPT)
         addressees: dict[str, str] = {}
         for key in sorted({c.to_key for c in found if c.to_key is not None}):
@@ -512,10 +528,10 @@ class Lobby:
             if account is not None:
                 addressees[key] = account.id
         ids = sorted({c.player for c in found} | set(addressees.values()))
-        flags = await self.store.chat_flags(ids) if ids else {}
+        barred = await self.store.disabled_players(ids)
 
         def disabled(player: str | None) -> bool:
-            return player is not None and flags.get(player, ChatFlags()).disabled
+            return player is not None and player in barred
 
         return await self._withdraw(
             [
@@ -537,8 +553,8 @@ class Lobby:
         return done
 
     async def _disabled(self, player: str) -> bool:
-        """Whether a moderator has disabled ``player``."""
-        return (await self.store.chat_flags([player])).get(player, ChatFlags()).disabled
+        """Whether a moderator has disabled ``player``, or the owner of ``player``, a bot."""
+        return player in await self.store.disabled_players([player])
 
     async def changed_elsewhere(self, challenge_id: str) -> None:
         """A challenge changed (in another process, or by the sweep): tell the lobby here."""
@@ -563,6 +579,11 @@ def _someone(player: PlayerRow | None) -> PlayerRow:
 
 def _key(player: PlayerRow | None) -> str | None:
     return username_key(player.username) if player and player.username else None
+
+
+def _refused(bot: bool) -> WebError:
+    """Why a disabled acceptor (``bot``: a bot, disabled or its owner) may not accept."""
+    return WebError("disabled", BOT_DISABLED if bot else DISABLED)
 
 
 def _closed(c: ChallengeRow) -> WebError:

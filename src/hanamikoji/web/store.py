@@ -1085,16 +1085,37 @@ _OPEN_CHALLENGES = (
 )
 _COUNT_OPEN = "SELECT COUNT(*) FROM challenges WHERE player_id = ? AND status = 'open'"
 _DELETED = "player_id IN (SELECT id FROM players WHERE deleted_at IS NOT NULL)"
-_DISABLED = "player_id IN (SELECT id FROM players WHERE disabled_at IS NOT NULL)"
+
+
+def _disabled_sql(player: str) -> str:
+    """SQL that holds when ``player`` (a column, or ``?``: bound twice) is disabled for the
+    lobby: a moderator disabled them, or they are a bot whose owner is (the act sets only the
+    owner's flag, and cuts their bots off)."""
+    return (
+        f"(EXISTS (SELECT 1 FROM players dp WHERE dp.id = {player} AND dp.disabled_at IS NOT NULL) "
+        "OR EXISTS (SELECT 1 FROM bots db JOIN players dow ON dow.id = db.owner_id "
+        f"WHERE db.player_id = {player} AND dow.disabled_at IS NOT NULL))"
+    )
+
+
+# (Qualified: inside the subqueries, a bare player_id would be the bots table's.)
+_DISABLED = _disabled_sql("challenges.player_id")
 # Accepted once: only while open, live (a real-time one: its creator seen lately; the others:
-# not past their expiry), by someone else, by its addressee if it has one, and while its creator
-# has neither deleted their account nor been disabled (by a moderator on any server, up to the
-# instant of this update: the lobby's own look at the flag comes before it).
+# not past their expiry), by someone else, by its addressee if it has one, while its creator has
+# neither deleted their account nor been disabled, and while its acceptor is not disabled either
+# (a moderator's act on any server, up to the instant of this update: the lobby's own looks at
+# the flags come before it, and a disabled player's request may still be on its way).
 _ACCEPT = (
     "UPDATE challenges SET status = 'accepted', game_id = ?, accepted_by = ?, updated_at = ? "
     "WHERE id = ? AND status = 'open' AND player_id <> ? AND (to_key IS NULL OR to_key = ?) "
     "AND (expires_at > ? OR (expires_at IS NULL AND seen_at >= ?)) "
-    f"AND NOT {_DELETED} AND NOT {_DISABLED}"
+    f"AND NOT {_DELETED} AND NOT {_DISABLED} AND NOT {_disabled_sql('?')}"
+)
+# The players among some who are disabled for the lobby (as _disabled_sql has it).
+_DISABLED_AMONG = (
+    "SELECT id FROM players WHERE disabled_at IS NOT NULL AND id IN ({marks}) "
+    "UNION SELECT b.player_id FROM bots b JOIN players o ON o.id = b.owner_id "
+    "WHERE o.disabled_at IS NOT NULL AND b.player_id IN ({marks})"
 )
 _CANCEL = (
     "UPDATE challenges SET status = 'cancelled', updated_at = ? "
@@ -1226,8 +1247,8 @@ class LobbyStore(Protocol):
         """Accept an open challenge for ``player`` and store ``game`` in the same transaction;
         False (nothing written) if it is not open, not live (a real-time one whose creator was
         last seen before ``seen_after``, another past its expiry), ``player``'s own, addressed
-        to someone else (``player_key``: the acceptor's folded user name), or its creator's
-        account deleted or disabled."""
+        to someone else (``player_key``: the acceptor's folded user name), its creator's
+        account deleted or disabled, or ``player`` disabled (a bot: or its owner)."""
         ...
 
     async def cancel_challenge(self, challenge_id: str, player: str, now: int) -> bool:
@@ -1237,7 +1258,12 @@ class LobbyStore(Protocol):
     async def expire_challenges(self, now: int, seen_before: int) -> list[str]:
         """Close the open challenges past their expiry, the real-time ones whose creator was
         last seen before ``seen_before``, and those of deleted accounts (expired) and disabled
-        ones (cancelled); their ids."""
+        ones (cancelled; a bot whose owner is disabled is disabled too); their ids."""
+        ...
+
+    async def disabled_players(self, player_ids: Sequence[str]) -> set[str]:
+        """Those of ``player_ids`` who are disabled for the lobby: by a moderator, or bots whose
+        owner is."""
         ...
 
     async def touch_challenges(self, players: Sequence[str], now: int) -> None:
@@ -1303,7 +1329,10 @@ class _Lobby(_Primitives):
         now: int,
         seen_after: int,
     ) -> bool:
-        values = (game.id, player, now, challenge_id, player, player_key, now, seen_after)
+        values = (
+            *(game.id, player, now, challenge_id, player, player_key, now, seen_after),
+            *(player, player),  # the acceptor, not disabled
+        )
         async with self._atomic() as tx:
             if (await tx.run(_ACCEPT, values)).count != 1:
                 return False
@@ -1325,6 +1354,14 @@ class _Lobby(_Primitives):
             for challenge_id in ids:
                 await tx.announce_challenge(challenge_id)
         return ids
+
+    async def disabled_players(self, player_ids: Sequence[str]) -> set[str]:
+        ids = sorted(set(player_ids))
+        if not ids:
+            return set()
+        marks = _marks(len(ids))
+        rows = await self._all(_DISABLED_AMONG.format(marks=marks), (*ids, *ids))
+        return {str(r[0]) for r in rows}
 
     async def touch_challenges(self, players: Sequence[str], now: int) -> None:
         if not players:
