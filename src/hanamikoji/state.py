@@ -17,13 +17,14 @@ from __future__ import annotations
 import enum
 import json
 import numbers
+import operator
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from math import factorial
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, SupportsIndex
 
 from hanamikoji.cards import (
     ACTION_NAMES,
@@ -423,6 +424,19 @@ class Position:
 _RNG_EXPECTED = "rng must be a random.Random, a seed (a whole number >= 0) or None"
 
 
+def _seed(seed: object) -> int:
+    """A seed as a Python int: any integer (numpy's too, as RL code draws them), but not a
+    bool (True is no seed), a float or a negative number (``random.Random(-1)`` is
+    ``random.Random(1)``: refused, as the adapters refuse it)."""
+    # numbers.Integral: int and numpy's integers, not a float or a numpy bool.
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"{_RNG_EXPECTED}, got {_short(seed)}")
+    number = operator.index(seed)
+    if number < 0:
+        raise ValueError(f"{_RNG_EXPECTED}, got {_short(seed)}")
+    return number
+
+
 def _check_rules(rules: object) -> Rules:
     """A constructor's ``rules``: a :class:`Rules`, or None for the default ones. Checked once
     at construction, since the game reads them only later (at a round's end)."""
@@ -517,16 +531,15 @@ class State:
     # -- creation --------------------------------------------------------------------------
 
     @classmethod
-    def new(cls, rng: random.Random | int | None = None, *, rules: Rules | None = None) -> State:
-        """A new game whose deals are drawn from ``rng`` (a ``random.Random`` or an int seed)."""
+    def new(
+        cls, rng: random.Random | SupportsIndex | None = None, *, rules: Rules | None = None
+    ) -> State:
+        """A new game whose deals are drawn from ``rng``: a ``random.Random``, a seed (a whole
+        number >= 0, a numpy integer too) or None (a fresh random one)."""
         if rng is None:
             rng = random.Random()
-        elif isinstance(rng, int) and not isinstance(rng, bool):
-            if rng < 0:  # random.Random(-1) is random.Random(1): refused, as the adapters do
-                raise ValueError(f"{_RNG_EXPECTED}, got {rng!r}")
-            rng = random.Random(rng)
         elif not isinstance(rng, random.Random):
-            raise TypeError(f"{_RNG_EXPECTED}, got {rng!r}")
+            rng = random.Random(_seed(rng))
         return _start(_check_rules(rules), Dealer((), rng), 1, 0, (None,) * 7, None, None, ())
 
     @classmethod
