@@ -16,7 +16,7 @@ import { Guide } from "./guide.js";
 import { initI18n, isolate, onLanguageChange, percent, t } from "./i18n.js";
 import { rectOf, travel } from "./motion.js";
 import { minus, movesFor, parseMove, sortCards } from "./notation.js";
-import { paceMs, prefs, reducedMotion, setPref } from "./prefs.js";
+import { paceMs, prefs, reducedMotion, setPref, touchScreen } from "./prefs.js";
 import { ScoringDialog, standingOf } from "./scoring.js";
 import { ShareBox } from "./share.js";
 import { playSound } from "./sound.js";
@@ -987,7 +987,7 @@ function renderChoices(msg) {
   }
   if (!canDecide(msg)) {
     const stalled = deviceOffline() ? t("conn.offline") : t("conn.stalled");
-    const why = ui.stalled ? stalled : ui.sent ? t("game.prompt_sent") : t("game.prompt_catching_up");
+    const why = ui.stalled ? stalled : ui.sent ? t("game.prompt_sent") : t(touchScreen() ? "game.prompt_catching_up_touch" : "game.prompt_catching_up");
     fill(box, h("p", { class: `prompt${ui.stalled ? " stalled" : ""}`, text: why }));
     return;
   }
@@ -1054,7 +1054,7 @@ function renderStatus(msg) {
   else main = t("status.wait");
   const pacing = Boolean(feed.timer && feed.queue.length);
   lines.push(h("p", { class: `now${game.thinking ? " thinking" : ""}`, text: main }));
-  if (pacing) lines.push(h("p", { class: "skip muted small", text: t("status.skip") }));
+  if (pacing) lines.push(h("p", { class: "skip muted small", text: t(touchScreen() ? "status.skip_touch" : "status.skip") }));
   if (msg.spectator && !over) for (const s of [0, 1]) if (game.joined[s] && !game.online[s] && game.ai_seat !== s) lines.push(h("p", { class: "offline", text: t("watch.offline", { name: spokenName(msg, s) }) }));
   // offline in a correspondence game is the usual: said, not in red
   const daily = /d$/.test(game.control || "");

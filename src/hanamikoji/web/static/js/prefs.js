@@ -61,6 +61,12 @@ export function reducedMotion() {
   return Boolean(window.matchMedia?.("(prefers-reduced-motion: reduce)").matches);
 }
 
+/** Whether the screen is touched rather than pointed at (a phone, a tablet: no hover, or a coarse
+ * pointer): the page then says "tap" where it would say "click or press a key". */
+export function touchScreen() {
+  return Boolean(window.matchMedia?.("(hover: none), (pointer: coarse)").matches);
+}
+
 /** How long one of the opponent's moves stays on show before the next (0: no pacing). */
 export function paceMs() {
   return PACE_MS[prefs().pace];
