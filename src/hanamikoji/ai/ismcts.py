@@ -227,7 +227,7 @@ class IsmctsAgent:
         check_choice(view, legal, rng, clock_ms)
         if len(legal) == 1:
             return legal[0]
-        return self.search(view, legal, rng, clock_ms).best.move
+        return self._search(view, legal, rng, clock_ms).best.move  # checked just above
 
     def budget(self, clock_ms: int | None) -> tuple[int, float]:
         """(iterations, seconds) for one decision: one of the two limits is infinite."""
@@ -240,7 +240,21 @@ class IsmctsAgent:
         rng: random.Random,
         clock_ms: int | None = None,
     ) -> SearchResult:
-        """Search from ``view`` and return every root move's statistics, best first."""
+        """Search from ``view`` and return every root move's statistics, best first. The
+        arguments are checked as :meth:`choose` checks them
+        (:func:`~hanamikoji.ai.base.check_choice`): a wrong one is a clear TypeError or
+        ValueError, not a failure deep in the search."""
+        check_choice(view, legal, rng, clock_ms)
+        return self._search(view, legal, rng, clock_ms)
+
+    def _search(
+        self,
+        view: View,
+        legal: Sequence[Move],
+        rng: random.Random,
+        clock_ms: int | None,
+    ) -> SearchResult:
+        """:meth:`search` of arguments already checked."""
         max_iter, seconds = self.budget(clock_ms)
         if self.fast:
             return self._fast_search(view, legal, rng, max_iter, seconds)
