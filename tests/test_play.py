@@ -319,8 +319,10 @@ def test_a_record_that_cannot_be_written_is_reported(
     def fail(source: object, target: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    # the record's last step, after the probe: the temporary file replaces the record's file
+    # the record's last step, after the probe: the temporary file takes the record's name (a
+    # link made only where no file is; where links fail, a rename over an empty file made so)
     monkeypatch.setattr(os, "replace", fail)
+    monkeypatch.setattr(os, "link", fail)
     status, out = run("1\n", record=tmp_path / "g.json")
     assert status == 1
     assert "cannot write the record to" in out and "Permission denied" in out

@@ -13,9 +13,7 @@ import enum
 import errno
 import os
 import random
-import secrets
 import signal
-import stat
 import sys
 import threading
 from collections import Counter
@@ -33,6 +31,7 @@ from hanamikoji.ai import Agent, AgentError, parse_agent
 from hanamikoji.ai.analysis import suggest
 from hanamikoji.ai.base import start_game
 from hanamikoji.ai.prepare import prepare, prepare_search
+from hanamikoji.files import real_target, temporary_beside, write_whole
 from hanamikoji.moves import IllegalMoveError, InvalidMoveError, Move
 from hanamikoji.screen import (
     THEM,
@@ -219,7 +218,7 @@ def play_game(
     except _Stopped as e:
         # The terminal was closed (SIGHUP) or the game was ended (SIGTERM): the record first,
         # as there may be no terminal left to tell.
-        status = _save(game, record, players, err, quiet=True)
+        status = _save(game, record, players, err, force=force, quiet=True)
         with contextlib.suppress(OSError):
             game.say(Text(f"\nStopped by {signal.Signals(e.signum).name}; game abandoned."))
             _tell_seed(game, seed, chosen)
@@ -227,12 +226,12 @@ def play_game(
     except KeyboardInterrupt:
         game.say(Text("\nInterrupted; game abandoned.", style="yellow"))
         _tell_seed(game, seed, chosen)
-        _save(game, record, players, err)
+        _save(game, record, players, err, force=force)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader of the output left (``| head``): the record is still written, quietly,
         # and the command ends as a pipe's writer does.
-        _save(game, record, players, err, quiet=True)
+        _save(game, record, players, err, force=force, quiet=True)
         raise
     if end is _End.OVER:
         _show_result(game)
@@ -242,7 +241,7 @@ def play_game(
         where = f"round {view.round}, turn {turn_number(view)} of 8"
         game.say(Text(f"{why}; game abandoned in {where}.", style="yellow"))
     _tell_seed(game, seed, chosen)
-    return _save(game, record, players, err)
+    return _save(game, record, players, err, force=force)
 
 
 # -- setting up and finishing ---------------------------------------------------------------
@@ -303,7 +302,7 @@ def _probe(path: Path) -> None:
     beside it is (the record replaces the file by one), and the file is opened for appending (a
     read-only file is not replaced); a device (``/dev/full``) gets one byte.
     """
-    target = _target(path)
+    target = real_target(path)
     if not target.exists():
         f = target.open("x", encoding="utf-8")  # never removes a file made meanwhile
         try:
@@ -316,83 +315,11 @@ def _probe(path: Path) -> None:
     elif target.is_file():
         with target.open("a", encoding="utf-8"):
             pass
-        _temporary(target, b"{}\n").unlink()
+        temporary_beside(target, b"{}\n").unlink()
     elif target.is_char_device():
         with target.open("w", encoding="utf-8") as f:
             f.write("\n")
             f.flush()
-
-
-def _target(path: Path) -> Path:
-    """The file that a record written to ``path`` replaces: a symbolic link's target, so that
-    the link stays a link."""
-    return Path(os.path.realpath(path))
-
-
-def _write_record(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all: a write that fails partway (a full disk,
-    the process killed) leaves ``path`` as it was, absent or the old record, never half a record.
-
-    The text goes to a temporary file in the same folder, flushed to the disk, which then
-    replaces ``path`` in one step (``os.replace``); a device or a pipe is written directly.
-    """
-    target = _target(path)
-    if target.exists() and not target.is_file():
-        with target.open("w", encoding="utf-8") as f:
-            f.write(text)
-        return
-    temporary = _temporary(target, text.encode("utf-8"))
-    try:
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    _sync_folder(target.parent)
-
-
-def _temporary(target: Path, data: bytes) -> Path:
-    """A new file holding ``data``, flushed to the disk, beside ``target`` (a rename within one
-    folder is atomic) and with the permissions ``target`` has or a new file would get; removed
-    again if it cannot be written whole."""
-    try:
-        mode: int | None = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        mode = None
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    while True:
-        # A short stem: a name near the system's limit still leaves room for the suffix.
-        temporary = target.with_name(f".{target.name[:64]}.{secrets.token_hex(4)}.tmp")
-        try:
-            # 0o666 less the umask: what the record's own new file would get
-            fd = os.open(temporary, flags, 0o666)
-            break
-        except FileExistsError:
-            continue  # a name drawn twice: draw another
-    try:
-        with open(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(temporary, mode)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    return temporary
-
-
-def _sync_folder(folder: Path) -> None:
-    """Flush ``folder``'s entries to the disk, so that the new name survives a power cut (where
-    a folder cannot be opened, as on Windows, the rename stands as it is)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        with contextlib.suppress(OSError):
-            os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _cannot_write(path: Path, why: str) -> str:
@@ -441,30 +368,90 @@ def _stop_signals() -> Iterator[None]:
 
 
 def _save(
-    game: _Game, path: Path | None, players: tuple[str, str], err: Console, *, quiet: bool = False
+    game: _Game,
+    path: Path | None,
+    players: tuple[str, str],
+    err: Console,
+    *,
+    force: bool = False,
+    quiet: bool = False,
 ) -> int:
-    """Write the record (players ordered by seat) if asked; the exit status. ``quiet``: say
-    nothing of success, and nothing at all where the terminal is gone."""
+    """Write the record (players ordered by seat) if asked; the exit status. ``force``: replace
+    a file there; ``quiet``: say nothing of success, and nothing at all where the terminal is
+    gone."""
     if path is None:
         return EXIT_OK
     by_seat = players if game.seat == 0 else (players[1], players[0])
     state = game.state
+    kind = "finished game" if state.is_over else "unfinished game"
     try:
-        _write_record(path, state.record(by_seat).dumps())
+        # SIGTERM or SIGHUP while the record is written ends the write (its temporary file
+        # removed) rather than the process at once, which would leave the temporary file behind.
+        with _stop_signals():
+            written = _write_record(path, state.record(by_seat).dumps(), force=force)
+    except _Stopped as e:
+        # (Ctrl-C goes on up, as it does from the rest of the command.)
+        _complain(
+            err,
+            f"stopped by {signal.Signals(e.signum).name} while the record was written: the "
+            f"record of the {kind} was not saved, and {printable(str(path))} is as it was",
+        )
+        return 128 + e.signum
     except OSError as e:
-        with contextlib.suppress(OSError):
-            err.print(
-                Text(
-                    f"hanamikoji play: {_cannot_write(path, e.strerror or str(e))}",
-                    style="bold red",
-                )
-            )
+        _complain(err, _cannot_write(path, e.strerror or str(e)))
+        return EXIT_FAILED
+    if written != path:
+        # Not a success: whoever reads FILE next would find that other file, not this game.
+        _complain(
+            err,
+            f"the record file {printable(str(path))} was created by another program during the "
+            f"game, and is left as it is: the record of the {kind} was saved to "
+            f"{printable(str(written))} instead",
+        )
         return EXIT_FAILED
     if quiet:
         return EXIT_OK
-    kind = "finished game" if state.is_over else "unfinished game"
     game.say(Text(f"Record of the {kind} saved to {printable(str(path))}", style="green"))
     return EXIT_OK
+
+
+def _complain(err: Console, message: str) -> None:
+    """Say ``message`` on the error console, if there is still one to say it on."""
+    with contextlib.suppress(OSError):
+        err.print(Text(f"hanamikoji play: {message}", style="bold red"))
+
+
+def _write_record(path: Path, text: str, *, force: bool) -> Path:
+    """Write ``text`` to ``path`` whole or not at all; where it was written.
+
+    ``force``: a file at ``path`` is replaced. Otherwise a file made there during the game (the
+    check before it found none) is left as it is, and the record goes to a free name beside it
+    (``game-2.json``): a finished game is not lost, nor the other file.
+    """
+    try:
+        write_whole(path, text, replace=force)
+        return path
+    except FileExistsError:
+        if force:
+            raise
+    for candidate in _free_names(path):
+        try:
+            write_whole(candidate, text, replace=False)
+            return candidate
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "it and the names tried beside it exist", str(path))
+
+
+def _free_names(path: Path) -> Iterator[Path]:
+    """Names beside ``path`` for a record that cannot take it: ``game-2.json``, ``game-3.json``,
+    ... (the stem shortened, so that a long name stays within the system's limit)."""
+    name = path.name
+    stem, dot, suffix = name.rpartition(".")
+    if not stem:  # no suffix, or a name such as ".json"
+        stem, dot, suffix = name, "", ""
+    for n in range(2, 1000):
+        yield path.with_name(f"{stem[:200]}-{n}{dot}{suffix}")
 
 
 def _tell_seed(game: _Game, seed: int, chosen: bool) -> None:
