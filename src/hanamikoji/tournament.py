@@ -20,9 +20,7 @@ import dataclasses
 import hashlib
 import json
 import math
-import os
 import signal
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -31,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from hanamikoji.engine import EngineError, kill_all_engines
+from hanamikoji.files import write_whole
 from hanamikoji.match import (
     AgentPlayer,
     EnginePlayer,
@@ -648,7 +647,8 @@ def _check_pairs(path: Path, pairs: list[PairRecord], config: TournamentConfig) 
 def save_state(
     config: TournamentConfig, pairs: list[PairRecord], identities: dict[str, str]
 ) -> None:
-    """Write the state file atomically (a temporary file renamed over the old one)."""
+    """Write the state file whole or not at all (a temporary file renamed over the old one,
+    whose mode it keeps; a symbolic link to the state file stays a link)."""
     path = config.state
     if path is None:
         return
@@ -656,21 +656,7 @@ def save_state(
     head = {"format": STATE_FORMAT, "settings": config.settings(), "identities": identities}
     text = json.dumps(head)[:-1] + ', "pairs": [\n'
     text += ",\n".join(json.dumps(p.to_json()) for p in pairs) + "\n]}\n"
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        if hasattr(os, "fchmod"):  # mkstemp's 0600 would outlive the rename: the usual mode
-            umask = os.umask(0)
-            os.umask(umask)
-            os.fchmod(fd, 0o666 & ~umask)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_whole(path, text)
 
 
 # -- running ---------------------------------------------------------------------------------

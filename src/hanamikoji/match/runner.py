@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from hanamikoji.engine import EngineError
+from hanamikoji.files import write_whole
 from hanamikoji.match.backends import play_pairs
 from hanamikoji.match.config import MatchConfig
 from hanamikoji.match.games import PairResult
@@ -144,8 +145,14 @@ RECORD_GLOB = "game-*.json"
 
 
 def _write_records(config: MatchConfig, pair: PairResult) -> None:
+    """Write the pair's game records, each whole or not at all: a full disk or a stop while one
+    is written leaves no half record that a reader of the folder would choke on."""
     if config.records is None:
         return
     for g in pair.games:
         path = config.records / f"game-{g.number:05d}.json"
-        path.write_text(json.dumps(g.record, indent=1) + "\n", encoding="utf-8")
+        try:
+            write_whole(path, json.dumps(g.record, indent=1) + "\n")
+        except OSError as e:  # a full disk, the folder removed: what, not a traceback
+            why = e.strerror or str(e)
+            raise MatchError(f"cannot write the game record {path}: {why}") from None
