@@ -8,6 +8,24 @@ import { markAlone, markedName, markNode, whoMark } from "./who.js";
 
 export const PHRASES = ["hello", "good-luck", "well-played", "thanks"];
 export const MAX_CHAT = 200; // the server's limit (hanamikoji.web.chat.MAX_CHAT)
+const FOLDED_KEY = "hanamikoji.chat.folded"; // the player folded the chat: it stays so, game to game
+
+function keptFolded() {
+  try {
+    return localStorage.getItem(FOLDED_KEY) === "1";
+  } catch {
+    return false;
+  }
+}
+
+function keepFolded(folded) {
+  try {
+    if (folded) localStorage.setItem(FOLDED_KEY, "1");
+    else localStorage.removeItem(FOLDED_KEY);
+  } catch {
+    /* not kept in this browser (private mode) */
+  }
+}
 
 /** The words of one message: its text as typed, or its quick phrase in this page's language. */
 export function said(line) {
@@ -85,6 +103,8 @@ export class ChatBox {
     this.on = true; // the player's setting
     this.muted = false;
     this.error = null;
+    this.folded = keptFolded(); // the player folded the box: its lines and form are out of the way
+    this.unread = 0; // others' messages come while it was folded: counted on its toggle until opened
     this.build();
   }
 
@@ -93,6 +113,10 @@ export class ChatBox {
     this.title = h("h2", { class: "chat-title", id: "chat-title" });
     this.muteButton = h("button", { type: "button", class: "btn quiet small chat-mute", id: "chat-mute" });
     this.muteButton.addEventListener("click", () => this.send({ type: "mute", on: !this.muted }));
+    // the fold: its badge counts the messages that came while folded; its name says how many
+    this.badge = h("span", { class: "chat-badge", "aria-hidden": "true", hidden: true });
+    this.foldButton = h("button", { type: "button", class: "btn quiet small chat-fold", id: "chat-fold", "aria-controls": "chat-body" }, h("span", { class: "chat-fold-mark", "aria-hidden": "true" }), this.badge);
+    this.foldButton.addEventListener("click", () => this.fold(!this.folded));
     this.list = h("ol", { class: "chat-lines", id: "chat-lines", tabindex: "0", "aria-live": "polite", "aria-labelledby": "chat-title" });
     this.note = h("p", { class: "chat-note muted small", id: "chat-note", hidden: true });
     this.phrases = h("div", { class: "chat-phrases", role: "group" });
@@ -110,8 +134,17 @@ export class ChatBox {
       }
     });
     this.errorBox = h("p", { class: "chat-error", id: "chat-error", role: "status", hidden: true });
-    fill(root, h("div", { class: "chat-head" }, this.title, this.muteButton), this.list, this.note, this.phrases, this.form, this.errorBox);
+    this.body = h("div", { class: "chat-body", id: "chat-body" }, this.list, this.note, this.phrases, this.form, this.errorBox);
+    fill(root, h("div", { class: "chat-head" }, this.title, this.muteButton, this.foldButton), this.body);
     this.render();
+  }
+
+  /** Fold the box (its head alone) or open it; opened, its messages are read. */
+  fold(folded) {
+    this.folded = folded;
+    if (!folded) this.unread = 0;
+    keepFolded(folded);
+    this.render(!folded);
   }
 
   /** The socket is open: ask for the room (the players' on a seat's socket, else the spectators'). */
@@ -145,7 +178,11 @@ export class ChatBox {
     }
     if (msg.type === "chat") {
       if (msg.room !== this.room || !this.on) return true;
-      if (!this.lines.some((l) => l.id === msg.line.id)) this.lines.push(msg.line);
+      const mine = msg.line.text === this.pending || (this.room === "players" && this.msg && !this.msg.spectator && msg.line.seat === this.msg.view.seat);
+      if (!this.lines.some((l) => l.id === msg.line.id)) {
+        this.lines.push(msg.line);
+        if (this.folded && !mine) this.unread += 1;
+      }
       if (msg.line.text === this.pending) this.pending = null;
       this.error = null;
       this.render(true);
@@ -192,6 +229,13 @@ export class ChatBox {
     this.muteButton.hidden = !players;
     this.muteButton.textContent = this.muted ? t("chat.unmute") : t("chat.mute");
     this.muteButton.setAttribute("aria-pressed", this.muted ? "true" : "false");
+    this.root.classList.toggle("folded", this.folded);
+    this.body.hidden = this.folded;
+    this.foldButton.setAttribute("aria-expanded", this.folded ? "false" : "true");
+    this.foldButton.setAttribute("aria-label", !this.folded ? t("chat.fold") : this.unread ? t("chat.unread", { n: this.unread }) : t("chat.unfold"));
+    this.foldButton.title = this.foldButton.getAttribute("aria-label");
+    this.badge.hidden = !(this.folded && this.unread);
+    this.badge.textContent = this.unread > 99 ? "99+" : String(this.unread);
     const mySeat = msg.spectator ? null : msg.view.seat;
     fill(this.list, this.lines.map((line) => lineItem(line, (l) => this.nameOf(l), players && line.seat === mySeat)));
     this.list.hidden = this.lines.length === 0;
