@@ -122,6 +122,41 @@ def check_rules(max_rounds: object) -> Rules:
     return Rules(max_rounds=check_max_rounds(max_rounds))
 
 
+RESET_OPTIONS = ("seat",)
+"""The keys ``reset(options=...)`` takes, in the Gymnasium env and the vector env."""
+
+
+def check_seat(seat: object, name: str) -> None:
+    """A seat option: 0, 1 (a numpy integer too) or "random". True == 1 and 1.0 == 1, but a
+    flag or a float is not a seat number."""
+    if seat == "random" and isinstance(seat, str):
+        return
+    if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or seat not in (0, 1):
+        raise ValueError(f"{name} must be 0, 1 or 'random', got {seat!r}")
+
+
+def reset_options(options: object, seat: int | str) -> int | str:
+    """The seat for this reset, from ``reset``'s ``options`` (a dict of :data:`RESET_OPTIONS`),
+    else the env's ``seat``. Anything else is refused, not ignored: a typo or an option another
+    env takes would otherwise leave the game silently as it was."""
+    known = ", ".join(RESET_OPTIONS)
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be a dict (keys: {known}) or None, got {options!r}")
+    unknown = [key for key in options if key not in RESET_OPTIONS]
+    if unknown:
+        hint = ""
+        if unknown[0] == "reset_mask":  # Gymnasium's partial reset of a vector env
+            hint = (
+                " (reset_mask, a partial reset, is not taken: reset() starts every game, and a "
+                "finished game starts its next one on the following step)"
+            )
+        raise ValueError(f"unknown reset option {unknown[0]!r}; the options: {known}{hint}")
+    if "seat" in options:
+        check_seat(options["seat"], "options['seat']")
+        seat = options["seat"]
+    return seat
+
+
 def round_rewards(before: State, after: State, weight: float) -> tuple[float, float]:
     """Per seat, the shaped reward for rounds scored between two states.
 

@@ -40,14 +40,17 @@ import numpy.typing as npt
 
 from hanamikoji.ai import Agent, AgentError, parse_agent
 from hanamikoji.ai.base import start_game
+from hanamikoji.env._common import RESET_OPTIONS as RESET_OPTIONS
 from hanamikoji.env._common import (
     action_space,
     check_flag,
     check_rules,
+    check_seat,
     check_seed,
     check_weight,
     observation_layout,
     render,
+    reset_options,
     round_rewards,
 )
 from hanamikoji.env.actions import MOVES, NUM_ACTIONS, legal_ids
@@ -85,7 +88,7 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of human, ansi or None, got {render_mode!r}")
-        _check_seat(seat, "seat")
+        check_seat(seat, "seat")
         if illegal not in ("lose", "raise"):
             raise ValueError(f"illegal must be 'lose' or 'raise', got {illegal!r}")
         if isinstance(opponent, str):
@@ -125,7 +128,7 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
         seed = check_seed(seed)
         option = self.seat_option
         if options is not None:
-            option = _reset_options(options, option)
+            option = reset_options(options, option)
         super().reset(seed=seed)
         if seed is not None:
             self._rng = random.Random(seed)
@@ -215,35 +218,6 @@ class HanamikojiEnv(gymnasium.Env[Obs, np.int64]):
         """The whole table as text (``ansi`` returns it, ``human`` prints it), the opponent's
         hand, Secret and Discard included: for debugging, never an input to the agent."""
         return render(self.game, self.render_mode)
-
-
-RESET_OPTIONS = ("seat",)
-"""The keys ``reset(options=...)`` takes."""
-
-
-def _check_seat(seat: object, name: str) -> None:
-    """A seat option: 0, 1 (a numpy integer too) or "random". True == 1 and 1.0 == 1, but a
-    flag or a float is not a seat number (the vector env refuses True too)."""
-    if seat == "random" and isinstance(seat, str):
-        return
-    if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or seat not in (0, 1):
-        raise ValueError(f"{name} must be 0, 1 or 'random', got {seat!r}")
-
-
-def _reset_options(options: object, seat: int | str) -> int | str:
-    """The seat for this reset, from ``reset``'s ``options`` (a dict of :data:`RESET_OPTIONS`),
-    else the env's ``seat``. Anything else is refused, not ignored: a typo or an option another
-    env takes would otherwise leave the game silently as it was."""
-    known = ", ".join(RESET_OPTIONS)
-    if not isinstance(options, dict):
-        raise ValueError(f"options must be a dict (keys: {known}) or None, got {options!r}")
-    unknown = [key for key in options if key not in RESET_OPTIONS]
-    if unknown:
-        raise ValueError(f"unknown reset option {unknown[0]!r}; the options: {known}")
-    if "seat" in options:
-        _check_seat(options["seat"], "options['seat']")
-        seat = options["seat"]
-    return seat
 
 
 def _quiet_v0_out_of_date() -> None:

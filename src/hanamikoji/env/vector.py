@@ -21,11 +21,15 @@ played inside numba by :meth:`~hanamikoji.env.batch.BatchSim.play_opponent` (the
 takes any agent, one game at a time). Every step is one learner decision in every game. It
 resets as Gymnasium's vector envs do by default (``autoreset_mode`` next-step): the step after a
 game ends ignores that game's action (an action id; a number out of 0..533 is refused there as
-anywhere) and returns the first observation of a new game, with reward 0. ``infos`` holds ``action_mask`` (N, 534) int8 (a finished game's row has action 0
-alone, the placeholder that is ignored, see :meth:`~hanamikoji.env.batch.BatchSim.action_mask`)
-and ``seat`` (N,). An illegal action raises a ValueError naming the game and its legal actions
-(a number that is no action id, as out of range 0..533; actions that are no integer array of
-shape (N,), as :meth:`~hanamikoji.env.batch.BatchSim.step` says).
+anywhere) and returns the first observation of a new game, with reward 0. ``infos`` holds
+``action_mask`` (N, 534) int8 (a finished game's row has action 0 alone, the placeholder that
+is ignored, see :meth:`~hanamikoji.env.batch.BatchSim.action_mask`) and ``seat`` (N,).
+``reset(options={"seat": ...})`` sets the learner's seat in every game that reset starts, as
+``options`` reaches every sub-environment of Gymnasium's vector envs; the games started after
+one ends take ``seat`` again. Any other key is refused. An illegal action raises a ValueError
+naming the game and its legal actions (a number that is no action id, as out of range 0..533;
+actions that are no integer array of shape (N,), as :meth:`~hanamikoji.env.batch.BatchSim.step`
+says).
 ``history`` and ``normalise`` give the layouts of the Gymnasium env (``make_vec`` on
 ``hanamikoji/Hanamikoji-v1`` gives the history).
 """
@@ -44,9 +48,11 @@ from hanamikoji.env._common import (
     action_space,
     check_flag,
     check_rules,
+    check_seat,
     check_weight,
     field_at,
     layout_space,
+    reset_options,
 )
 from hanamikoji.env.batch import OPPONENTS, BatchSim
 
@@ -83,8 +89,7 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv[Obs, Actions, npt.NDArray[A
                 f"the vector env's opponent must be one of {', '.join(OPPONENTS)} (played in "
                 f"numba), got {opponent!r}; the Gymnasium env takes any agent"
             )
-        if isinstance(seat, bool | np.bool_) or seat not in (0, 1, "random"):
-            raise ValueError(f"seat must be 0, 1 or 'random', got {seat!r}")
+        check_seat(seat, "seat")  # as the Gymnasium env checks it: not True, not 1.0
         if illegal != "raise":
             raise ValueError(
                 f"the vector env raises on an illegal action (illegal='raise'), got {illegal!r}"
@@ -123,7 +128,15 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv[Obs, Actions, npt.NDArray[A
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Obs, dict[str, Any]]:
-        """New games in every slot, played up to the learner's first decision."""
+        """New games in every slot, played up to the learner's first decision. ``options`` may
+        hold ``seat`` (0, 1 or ``"random"``, drawn for each game): the learner's seat in every
+        game this reset starts, in place of the env's ``seat``; the games that start later, on
+        the step after one ends, take the env's ``seat`` again (as a SyncVectorEnv of the
+        Gymnasium env, whose autoreset passes no options). Other keys are refused."""
+        # Checked before anything changes: a refused reset leaves the games as they were.
+        option = self.seat_option
+        if options is not None:
+            option = reset_options(options, option)
         if seed is not None and (
             isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0
         ):
@@ -137,7 +150,7 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv[Obs, Actions, npt.NDArray[A
             self.sim.reset(seed=seed)
         else:
             self.sim.reset(seed=int(self._rng.integers(2**63)))
-        self._draw_seats(np.ones(self.num_envs, dtype=np.bool_))
+        self._draw_seats(np.ones(self.num_envs, dtype=np.bool_), option)
         self.sim.play_opponent(self.seats, self.opponent)
         self._reset_done = True
         return self._observe(), self._info()
@@ -147,7 +160,7 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv[Obs, Actions, npt.NDArray[A
         if not self._reset_done:
             raise RuntimeError("no games yet: call reset() first")
         mine = self.sim.step(actions)
-        self._draw_seats(mine.reset)
+        self._draw_seats(mine.reset, self.seat_option)
         theirs = self.sim.play_opponent(self.seats, self.opponent)
         rows = np.arange(self.num_envs)
         rewards = (mine.rewards + theirs.rewards)[rows, self.seats].astype(np.float64)
@@ -170,12 +183,13 @@ class HanamikojiVectorEnv(gymnasium.vector.VectorEnv[Obs, Actions, npt.NDArray[A
                 np.minimum(obs[:, at], 1.0, out=obs[:, at])
         return obs
 
-    def _draw_seats(self, which: npt.NDArray[np.bool_]) -> None:
-        if self.seat_option == "random":
+    def _draw_seats(self, which: npt.NDArray[np.bool_], option: int | str) -> None:
+        """The learner's seat in the games ``which`` (starting now), by a seat ``option``."""
+        if option == "random":
             drawn = self._rng.integers(2, size=self.num_envs)
-            self.seats = np.where(which, drawn, self.seats).astype(np.int64)
         else:
-            self.seats = np.full(self.num_envs, int(self.seat_option), dtype=np.int64)
+            drawn = np.full(self.num_envs, int(option), dtype=np.int64)
+        self.seats = np.where(which, drawn, self.seats).astype(np.int64)
 
     def _info(self) -> dict[str, Any]:
         self.sim.action_mask(out=self._mask)
