@@ -9,7 +9,7 @@ import { reasonOf } from "./errors.js";
 import { startGuidedGame } from "./guide.js";
 import { initI18n, onLanguageChange, t } from "./i18n.js";
 import { showMine } from "./mine.js";
-import "./prefs.js"; // the theme chosen at the table (light, dark or the system's) holds here too
+import { prefs, setPref } from "./prefs.js"; // the theme chosen at the table holds here too
 
 const NAME_KEY = "hanamikoji.name";
 let lastError = null;
@@ -123,6 +123,9 @@ async function main() {
   $("#invite").addEventListener("click", () => start("friend", $("#invite")));
   $("#start-guided").addEventListener("click", () => startGuided($("#start-guided")));
   $("#lobby-link").addEventListener("click", toLobby);
+  // the AI's level last chosen (it went back to Medium after every game)
+  $("#level").value = prefs().level;
+  $("#level").addEventListener("change", () => setPref("level", $("#level").value));
   await initI18n();
   onLanguageChange(() => {
     showError(lastError, lastErrorKey);

@@ -1,4 +1,5 @@
-// The player's preferences, kept in this browser: theme, the opponent's pace, sounds, notifications.
+// The player's preferences, kept in this browser: theme, the opponent's pace, sounds, notifications,
+// and the AI's level last chosen on the home page.
 
 const KEY = "hanamikoji.prefs";
 const CHOICES = {
@@ -6,9 +7,11 @@ const CHOICES = {
   pace: ["normal", "fast", "instant"],
   sound: [false, true],
   notify: [false, true],
+  level: ["beginner", "easy", "medium", "hard", "master"],
 };
-/** Off and quiet unless the player asks: system theme, moves one at a time, no sound, no notification. */
-const DEFAULTS = { theme: "system", pace: "normal", sound: false, notify: false };
+/** Off and quiet unless the player asks: system theme, moves one at a time, no sound, no notification;
+ * the AI at Medium until another level is chosen. */
+const DEFAULTS = { theme: "system", pace: "normal", sound: false, notify: false, level: "medium" };
 /** How long each of the opponent's moves stays on show before the next, per pace (ms). */
 const PACE_MS = { normal: 1000, fast: 350, instant: 0 };
 
