@@ -949,21 +949,49 @@ function waitingWords(msg) {
 function notYetCome(msg) {
   const { game, view } = msg;
   if (msg.spectator || game.mode === "ai" || game.opponent_online || game.status === "over") return false;
-  const key = `hanamikoji.came.${gameId}`;
   let came = false;
   try {
-    came = localStorage.getItem(key) === "1";
+    came = localStorage.getItem(CAME_KEY) !== null;
   } catch {
     /* no storage: the moves alone say it */
   }
-  return !came && !view.history.some((entry) => !entry.reveal && entry.seat === 1 - view.seat);
+  return !came && !opponentMoved(msg);
 }
 
-/** Noted once the opponent is seen at the table (js: notYetCome). */
+function opponentMoved(msg) {
+  return msg.view.history.some((entry) => !entry.reveal && entry.seat === 1 - msg.view.seat);
+}
+
+/** The mark that the opponent was seen at this game's table (js: notYetCome), kept with the time
+ * it was made; needed only until they have moved or the game is over: then it is taken away. */
+const CAME_KEY = `hanamikoji.came.${gameId}`;
+const CAME_PREFIX = "hanamikoji.came.";
+/** How long a mark is kept at most (a friend who came and left a day ago is simply offline). */
+const CAME_KEPT_MS = 24 * 3600 * 1000;
+
 function noteCome(msg) {
-  if (msg.spectator || !msg.game.opponent_online) return;
+  if (msg.spectator) return;
   try {
-    localStorage.setItem(`hanamikoji.came.${gameId}`, "1");
+    if (msg.game.status === "over" || opponentMoved(msg)) localStorage.removeItem(CAME_KEY);
+    else if (msg.game.opponent_online && localStorage.getItem(CAME_KEY) === null) localStorage.setItem(CAME_KEY, String(Date.now()));
+  } catch {
+    /* no storage */
+  }
+}
+
+/** Other games' marks older than a day, or without their time (as they were first kept), go: they
+ * no longer piled up in the browser, one per friend's game ever played. */
+function pruneCameMarks(now = Date.now()) {
+  try {
+    const stale = [];
+    for (let i = 0; i < localStorage.length; i += 1) {
+      const key = localStorage.key(i);
+      if (!key?.startsWith(CAME_PREFIX) || key === CAME_KEY) continue;
+      const at = Number(localStorage.getItem(key));
+      if (!(at > 1) || now - at > CAME_KEPT_MS || at > now + CAME_KEPT_MS) stale.push(key);
+    }
+    for (const key of stale) localStorage.removeItem(key);
+    if (localStorage.getItem(CAME_KEY) === "1") localStorage.setItem(CAME_KEY, String(now)); // this game's, as it was first kept
   } catch {
     /* no storage */
   }
@@ -1478,6 +1506,7 @@ function wire() {
 }
 
 async function main() {
+  pruneCameMarks();
   await initI18n();
   scoring = new ScoringDialog($("#scoring"), {
     onDone: () => {
