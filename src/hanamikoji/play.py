@@ -468,9 +468,15 @@ def _intro(game: _Game, seed: int | None, rules: Rules) -> None:
         if rules.max_rounds is None
         else f"at most {rules.max_rounds} round{'' if rules.max_rounds == 1 else 's'}"
     )
-    title = Text.assemble("Hanamikoji: ", game.name(game.seat), " vs ", game.name(game.opp))
-
+    players = Text.assemble(game.name(game.seat), " vs ", game.name(game.opp))
+    title = Text.assemble("Hanamikoji: ", players)
+    # The border holds the title with 6 columns to spare; a longer one was cut ("player vs
+    # ran" at 30 columns): the players then head the body, where they wrap.
+    head = Text()
+    if title.cell_len > game.console.width - 6:
+        title, head = Text("Hanamikoji"), Text.assemble(players, "\n")
     body = Text.assemble(
+        head,
         f"You sit in seat {game.seat}",
         " and play first in round 1."
         if game.seat == 0

@@ -283,30 +283,60 @@ def _actions(left: str) -> str:
     return ", ".join(ACTION_NAMES[a] for a in left) if left else "none"
 
 
-def move_list(legal: tuple[Move, ...], width: int) -> Table:
-    """The numbered legal moves, one row per action, wrapped to ``width``."""
+def move_list(legal: tuple[Move, ...], width: int) -> RenderableType:
+    """The numbered legal moves, one row per action, wrapped to ``width``; where the actions'
+    column leaves room for one move a line (below about 40 columns), each action's name is a
+    line of its own above its moves, packed across the whole width."""
+    cell = max(len(f"{len(legal)} {m}") for m in legal) + 2 if legal else 1
+    per_line = max(1, (width - 16) // cell)
+    if per_line < 2 and legal:
+        return _narrow_move_list(legal, width)
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="bold", no_wrap=True)
     grid.add_column()
-    cell = max(len(f"{len(legal)} {m}") for m in legal) + 2 if legal else 1
-    per_line = max(1, (width - 16) // cell)
+    for action, items in _by_action(legal):
+        grid.add_row(action.title, Text("\n").join(_packed(items, len(legal), cell, per_line)))
+    return grid
+
+
+def _narrow_move_list(legal: tuple[Move, ...], width: int) -> Group:
+    """The move list for a narrow console: each action's name, then its moves a few a line
+    (one move a line was some hundred lines for the first turn's 112 moves at 30 columns)."""
+    lines: list[Text] = []
+    for action, items in _by_action(legal):
+        # Each action's own cell width: the short Secrets and Discards are not spaced as wide
+        # as the Competitions' "112 C12-47".
+        cell = max(len(f"{len(legal)} {m}") for _, m in items) + 2
+        # The last move of a line needs no gap after it.
+        per_line = max(1, (width + 2) // cell)
+        lines.append(Text(action.title, style="bold"))
+        lines.extend(_packed(items, len(legal), cell, per_line))
+    return Group(*lines)
+
+
+def _by_action(legal: tuple[Move, ...]) -> list[tuple[Action, list[tuple[int, Move]]]]:
+    """The numbered moves of each action that has some, in the actions' order."""
+    groups = []
     for action in (Action.SECRET, Action.DISCARD, Action.GIFT, Action.COMPETITION):
         items = [(i, m) for i, m in enumerate(legal, start=1) if m.action is action]
-        if not items:
-            continue
-        lines = []
-        for start in range(0, len(items), per_line):
-            line = Text()
-            for i, m in items[start : start + per_line]:
-                entry = Text.assemble(
-                    (f"{i:>{len(str(len(legal)))}}", "dim"), " ", (str(m), "bold")
-                )
-                entry.pad_right(cell - len(entry))
-                line.append_text(entry)
-            line.rstrip()
-            lines.append(line)
-        grid.add_row(action.title, Text("\n").join(lines))
-    return grid
+        if items:
+            groups.append((action, items))
+    return groups
+
+
+def _packed(items: list[tuple[int, Move]], count: int, cell: int, per_line: int) -> list[Text]:
+    """``items`` as lines of ``per_line`` numbered moves, each ``cell`` columns wide (the
+    numbers right-aligned to the widest of ``count``)."""
+    lines = []
+    for start in range(0, len(items), per_line):
+        line = Text()
+        for i, m in items[start : start + per_line]:
+            entry = Text.assemble((f"{i:>{len(str(count))}}", "dim"), " ", (str(m), "bold"))
+            entry.pad_right(cell - len(entry))
+            line.append_text(entry)
+        line.rstrip()
+        lines.append(line)
+    return lines
 
 
 def _rest(cards: str, taken: str) -> str:
