@@ -1022,6 +1022,10 @@ async def _moderated(app: web.Application, entry: ModerationRow) -> None:
     # their sockets close: closed first, a table kept the position, and never said the game was
     # lost (on another server the forfeit may be this one's news: sent all the same).
     await _forfeit_games(app[SERVICE], player)
+    # Their bots are cut off below and refused at their next hello: their games go too (a
+    # person playing one would wait on its clock, or for ever untimed).
+    for bot in await app[SERVICE].store.bots_of(player):
+        await _forfeit_games(app[SERVICE], bot.player_id)
     for game_id, held in list(hub.games.items()):
         if any(c.player == player for c in held):
             await hub.publish(game_id)
@@ -1032,8 +1036,9 @@ async def _moderated(app: web.Application, entry: ModerationRow) -> None:
 
 
 async def _forfeit_games(service: GameService, player: str) -> None:
-    """A disabled player's unfinished games are lost by forfeit: they can no longer come back to
-    them, and their opponents would wait for ever (an untimed game between people has no claim).
+    """A disabled player's (or their bot's) unfinished games are lost by forfeit: they can no
+    longer come back to them, and their opponents would wait for ever (an untimed game between
+    people has no claim).
     Every server does it as it applies the act; the first one ends each game."""
     tried: set[str] = set()
     while True:
