@@ -2,7 +2,8 @@
 
 - The offer of three cards is shown with its choice buttons in view, without a scroll, and every
   geisha in view above it (below a timed game's pinned bar): the player reads the geisha and
-  taps a choice on the same screen. A friend's Gift (untimed) and the AI's (timed).
+  taps a choice on the same screen. A friend's Gift and Competition (untimed) and the AI's Gift
+  (timed).
 
 Screenshots: ``test-output/screenshots/fix53-offer-*.png``.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from playwright.sync_api import Browser, Page, ViewportSize
 
 from browser_support import (
@@ -127,25 +129,26 @@ def assert_gift_in_view(page: Page, where: str) -> None:
         )
 
 
-def test_a_friends_gift_shows_its_choices_under_the_geisha_on_its_side(
-    server: Server, browser: Browser
+@pytest.mark.parametrize("kind", ["G", "C"], ids=["gift", "competition"])
+def test_a_friends_offer_shows_its_choices_under_the_geisha_on_its_side(
+    server: Server, browser: Browser, kind: str
 ) -> None:
     anna, boris = friend_pages(browser, server)
     try:
         until(anna, "() => document.querySelector('#game').dataset.toMove === 'me'", why="no turn")
-        gifts = [m for m in legal(anna) if m[0] == "G"]
-        # three different cards: three choices
-        gift = next((m for m in gifts if len(set(m[1:])) == 3), gifts[0])
-        make_move(anna, gift)
+        offers = [m for m in legal(anna) if m[0] == kind]
+        # a Gift of three different cards: three choices
+        offer = next((m for m in offers if len(set(m[1:])) == 3), offers[0])
+        make_move(anna, offer)
         until(
             boris,
             "() => document.querySelectorAll('#offer button.pick').length >= 2",
-            why="Boris is not offered the Gift",
+            why=f"Boris is not offered {offer}",
             timeout=AI_TIMEOUT_MS,
         )
         settle(boris)
-        shot(boris, "fix53-offer-gift-friend.png", full_page=False)
-        assert_gift_in_view(boris, f"740x360, untimed, a Gift {gift}")
+        shot(boris, f"fix53-offer-{kind}-friend.png", full_page=False)
+        assert_gift_in_view(boris, f"740x360, untimed, {offer}")
         for page in (anna, boris):
             no_page_errors(page)
     finally:
