@@ -739,6 +739,24 @@ def test_ctrl_c_stops_the_match_and_everything_it_started(jobs: int, b: str, lea
     assert [p for p in started if alive(p)] == []
 
 
+def test_ctrl_c_while_the_engines_are_checked_gives_the_empty_summary(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C as the match checks that its engines start (before any game; on a loaded
+    machine it can take a second): the summary comes back, stopped, with no game (the command
+    then prints it), not a bare KeyboardInterrupt that printed only "interrupted"."""
+    from hanamikoji.match import runner
+
+    def interrupted(spec: str) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "make_player", interrupted)
+    summary = run_match(MatchConfig("random", ENGINE_RANDOM, games=4))
+    assert summary.stopped == "interrupted" and summary.games == 0
+    assert summary.signal == signal.SIGINT
+    assert "of 4" in summary.render() and "stopped: interrupted" in summary.render()
+
+
 MATCH = [sys.executable, "-m", "hanamikoji.cli", "match"]
 
 

@@ -383,7 +383,11 @@ class ProcessTransport:
         self._wake_r, self._wake_w = os.pipe()
         # The lock orders reading stdout against sending: each line knows what was sent before.
         self._lock = threading.Lock()
-        self._lines: queue.Queue[_Line | None] = queue.Queue()
+        # A SimpleQueue: a Ctrl-C landing in Queue.get's Condition can leave the queue's mutex
+        # held, and the reading thread, putting the end of output with our lock held, then
+        # blocked for ever, and close() with it (a serial match's Ctrl-C hung: 1 in 60 stops
+        # under load). SimpleQueue's put never waits.
+        self._lines: queue.SimpleQueue[_Line | None] = queue.SimpleQueue()
         self._partial = bytearray()
         self._skipping = False  # inside a line over the limit, already reported
         self._sent = 0

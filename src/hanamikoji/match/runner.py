@@ -80,18 +80,14 @@ def _sigterm_interrupts() -> Iterator[list[int]]:
 
 
 def _run_match(config: MatchConfig, on_pair: Callable[[MatchSummary], None] | None) -> MatchSummary:
-    # Fail early, in this process, on a bad player spec or an engine that cannot start.
-    for side, spec in zip(SIDES, (config.a, config.b), strict=True):
-        player = make_player(spec)
-        try:
-            if isinstance(player, EnginePlayer):
-                try:
-                    player._get()
-                except EngineError as e:
-                    raise MatchError(f"player {side} ({spec}): {e}") from None
-        finally:
-            player.close()
     summary = MatchSummary(config.a, config.b, config.pairs * 2, sprt=config.sprt)
+    checking = time.monotonic()
+    try:
+        _check_players(config)
+    except KeyboardInterrupt:  # while an engine starts: the (empty) summary says so
+        summary.stopped = "interrupted"
+        summary.elapsed = time.monotonic() - checking
+        return summary
     if config.records is not None:
         _make_records_folder(config.records)
     start = time.monotonic()
@@ -114,6 +110,20 @@ def _run_match(config: MatchConfig, on_pair: Callable[[MatchSummary], None] | No
             close()
     summary.elapsed = time.monotonic() - start
     return summary
+
+
+def _check_players(config: MatchConfig) -> None:
+    """Fail early, in this process, on a bad player spec or an engine that cannot start."""
+    for side, spec in zip(SIDES, (config.a, config.b), strict=True):
+        player = make_player(spec)
+        try:
+            if isinstance(player, EnginePlayer):
+                try:
+                    player._get()
+                except EngineError as e:
+                    raise MatchError(f"player {side} ({spec}): {e}") from None
+        finally:
+            player.close()
 
 
 def _make_records_folder(folder: Path) -> None:
