@@ -162,7 +162,7 @@ def _write_records(config: MatchConfig, pair: PairResult) -> None:
     for g in pair.games:
         path = config.records / f"game-{g.number:05d}.json"
         try:
-            write_whole(path, json.dumps(g.record, indent=1) + "\n")
+            write_whole(path, json.dumps(g.record, indent=1) + "\n", sync=False)
         except OSError as e:  # a full disk, the folder removed: what, not a traceback
             why = e.strerror or str(e)
             raise MatchError(f"cannot write the game record {path}: {why}") from None
