@@ -931,6 +931,10 @@ def _cmdline(pid: int) -> str:
 
 def _send_a_big_result(queue: Any) -> None:
     worker_started(lambda: None)
+    # Another thread takes the signal, as an engine's reading thread can: Python still runs
+    # the handler in this one, wherever it is.
+    threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
     queue.put(b"r" * 1_000_000)  # more than the pipe holds: the send waits for the reader
 
 

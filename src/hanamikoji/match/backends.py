@@ -54,10 +54,10 @@ def worker_started(close: Callable[[], None]) -> None:
 
     def stop(signum: int, frame: object) -> None:
         # No I/O here: the signal may land in the middle of a write to an engine.
-        try:
-            kill_all_engines()
-        finally:
-            os._exit(0)
+        if _SENDING["depth"]:  # sending a result: it stops as the send ends (_SendLock)
+            _SENDING["stop"] = True
+            return
+        _stop_now()
 
     # The parent's handler (SIGTERM as Ctrl-C) came with the fork and must not run here.
     signal.signal(signal.SIGTERM, stop)
@@ -76,6 +76,19 @@ def worker_started(close: Callable[[], None]) -> None:
 
 
 _STOPS = {signal.SIGINT, signal.SIGTERM}
+
+_SENDING = {"depth": 0, "stop": False}
+"""In a worker's main thread (where Python runs signal handlers): whether it is sending on a
+pool's queue (:class:`_SendLock`), and whether a SIGTERM came meanwhile."""
+
+
+def _stop_now() -> None:
+    """A worker's SIGTERM: its engines killed, then out at once."""
+    try:
+        kill_all_engines()
+    finally:
+        os._exit(0)
+
 
 PARENT_POLL_S = 0.25
 """How often a worker that cannot ask the kernel to be told of its parent's death looks."""
@@ -143,30 +156,44 @@ def _stops_held() -> Iterator[None]:
 
 
 class _SendLock:
-    """A queue's write lock that holds SIGTERM back in the thread that holds it: a process
-    stopped while it holds the lock (a worker sending its result as the pool is terminated)
-    would leave it held for ever. The signal lands as the lock is released."""
+    """A queue's write lock under which a worker's SIGTERM waits: a worker stopped while it
+    holds the lock (sending its result as the pool is terminated) would leave it held for ever.
+    The stop comes as the lock is released. (Blocking the signal in the sending thread was not
+    enough: a worker's engine threads took it, and Python ran the handler in the main thread
+    all the same, in the middle of the send.)"""
 
     def __init__(self, lock: Any) -> None:
         self._lock = lock
-        self._before: set[int | signal.Signals] = set()
 
     def __enter__(self) -> bool:
-        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
-        entered = bool(self._lock.__enter__())
-        self._before = before
-        return entered
+        main = threading.current_thread() is threading.main_thread()
+        if main:
+            _SENDING["depth"] += 1  # before the lock is taken: a stop from here on waits
+        try:
+            return bool(self._lock.__enter__())
+        except BaseException:
+            if main:
+                self._left()
+            raise
 
     def __exit__(self, *exc: object) -> None:
-        before = self._before
-        self._lock.__exit__(*exc)
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        try:
+            self._lock.__exit__(*exc)
+        finally:
+            if threading.current_thread() is threading.main_thread():
+                self._left()
+
+    @staticmethod
+    def _left() -> None:
+        _SENDING["depth"] -= 1
+        if not _SENDING["depth"] and _SENDING["stop"]:
+            _stop_now()
 
 
 def sends_whole(queue: Any) -> Any:
     """``queue`` (a multiprocessing ``SimpleQueue``), its writers made unable to die in the
     middle of a send (:class:`_SendLock`)."""
-    if hasattr(signal, "pthread_sigmask") and queue._wlock is not None:
+    if queue._wlock is not None:
         queue._wlock = _SendLock(queue._wlock)
     return queue
 
