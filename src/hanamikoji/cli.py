@@ -19,6 +19,7 @@ from hanamikoji.ai.analysis import DEFAULT_ITERATIONS
 from hanamikoji.ai.config import ITERATIONS_MAX
 from hanamikoji.match.config import CLOCK_MS_MAX
 from hanamikoji.match.runner import Terminated
+from hanamikoji.match.summary import MatchSummary
 from hanamikoji.record import Record, RecordError
 from hanamikoji.replay import render_replay
 from hanamikoji.state import State
@@ -629,7 +630,7 @@ def _engine(name: str, seed: int | None, options: list[str]) -> int:
 
 
 def _match(args: argparse.Namespace) -> int:
-    from hanamikoji.match import MatchConfig, MatchError, run_match
+    from hanamikoji.match import MatchConfig, MatchError, RecordsError, run_match
     from hanamikoji.state import Rules
     from hanamikoji.stats import Sprt
 
@@ -661,17 +662,29 @@ def _match(args: argparse.Namespace) -> int:
                 print(line, file=sys.stderr)
 
         summary = run_match(config, on_pair=progress)
+    except RecordsError as e:
+        # The games played before the record failed are shown, as after Ctrl-C, then the error.
+        if live:
+            print(file=sys.stderr)
+        _print_match_summary(e.summary, as_json=args.json)
+        print(f"hanamikoji match: {printable(str(e))}", file=sys.stderr)
+        return EXIT_USAGE
     except (MatchError, ValueError) as e:  # may quote an engine's output
         print(f"hanamikoji match: {printable(str(e))}", file=sys.stderr)
         return EXIT_USAGE
     if live:
         print(file=sys.stderr)
-    if args.json:
+    _print_match_summary(summary, as_json=args.json)
+    return _stopped_status(summary.signal) if summary.stopped == "interrupted" else 0
+
+
+def _print_match_summary(summary: MatchSummary, *, as_json: bool) -> None:
+    """The match's summary on standard output: as JSON, or as readable text."""
+    if as_json:
         print(json.dumps(summary.to_json(), ensure_ascii=True))
     else:
         # Forfeit reasons quote engines (their stderr, their lines): escaped, line by line.
         print(printable_lines(summary.render()), end="")
-    return _stopped_status(summary.signal) if summary.stopped == "interrupted" else 0
 
 
 def _tournament(args: argparse.Namespace) -> int:

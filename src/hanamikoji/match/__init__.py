@@ -18,7 +18,7 @@ from hanamikoji.match.backends import in_pool, play_pairs, worker_started
 from hanamikoji.match.config import MatchConfig
 from hanamikoji.match.games import GameResult, PairResult, play_game, play_pair, players_of
 from hanamikoji.match.players import AgentPlayer, EnginePlayer, MatchError, Player, make_player
-from hanamikoji.match.runner import Terminated, run_match
+from hanamikoji.match.runner import RecordsError, Terminated, run_match
 from hanamikoji.match.summary import MatchSummary
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "MatchSummary",
     "PairResult",
     "Player",
+    "RecordsError",
     "Terminated",
     "in_pool",
     "make_player",

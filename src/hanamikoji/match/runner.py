@@ -20,11 +20,21 @@ from hanamikoji.match.games import PairResult
 from hanamikoji.match.players import SIDES, EnginePlayer, MatchError, make_player
 from hanamikoji.match.summary import MatchSummary
 
-__all__ = ["Terminated", "run_match"]
+__all__ = ["RecordsError", "Terminated", "run_match"]
 
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM stopped the match before it had a summary to give (its players starting)."""
+
+
+class RecordsError(MatchError):
+    """A game record could not be written, and the match stopped there: ``summary`` is what it
+    had played (the pair whose record failed counted too: its games were played), ``stopped``
+    saying why."""
+
+    def __init__(self, message: str, summary: MatchSummary) -> None:
+        super().__init__(message)
+        self.summary = summary
 
 
 def run_match(
@@ -36,7 +46,8 @@ def run_match(
 
     Ctrl-C, or SIGTERM, stops it cleanly: the summary so far comes back with ``stopped``
     ``"interrupted"`` (and ``signal`` saying which), and every worker and engine it started is
-    stopped.
+    stopped. A game record that cannot be written stops it as cleanly, with a
+    :class:`RecordsError` that holds the summary so far.
     """
     with _sigterm_interrupts() as received:
         try:
@@ -92,9 +103,17 @@ def _run_match(config: MatchConfig, on_pair: Callable[[MatchSummary], None] | No
         _make_records_folder(config.records)
     start = time.monotonic()
     results = play_pairs(config)
+    failed: MatchError | None = None
     try:
         for pair in results:
-            _write_records(config, pair)
+            try:
+                _write_records(config, pair)
+            except MatchError as e:
+                # The games were played: their results are shown with the error, not lost to it.
+                summary.add(pair)
+                summary.stopped = "a game record could not be written"
+                failed = e
+                break
             summary.add(pair)
             summary.elapsed = time.monotonic() - start
             if on_pair is not None:
@@ -109,6 +128,8 @@ def _run_match(config: MatchConfig, on_pair: Callable[[MatchSummary], None] | No
         if close is not None:
             close()
     summary.elapsed = time.monotonic() - start
+    if failed is not None:
+        raise RecordsError(str(failed), summary) from None
     return summary
 
 
