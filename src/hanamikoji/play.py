@@ -390,13 +390,21 @@ def _save(
         with _stop_signals():
             written = _write_record(path, state.record(by_seat).dumps(), force=force)
     except _Stopped as e:
-        # (Ctrl-C goes on up, as it does from the rest of the command.)
         _complain(
             err,
             f"stopped by {signal.Signals(e.signum).name} while the record was written: the "
             f"record of the {kind} was not saved, and {printable(str(path))} is as it was",
         )
         return 128 + e.signum
+    except KeyboardInterrupt:
+        # Ctrl-C: said here, as only here is it known what became of the record (its temporary
+        # file was removed); "interrupted" alone left the player to guess.
+        _complain(
+            err,
+            f"interrupted while the record was written: the record of the {kind} was not "
+            f"saved to {printable(str(path))}, which is as it was",
+        )
+        return EXIT_INTERRUPTED
     except OSError as e:
         _complain(err, _cannot_write(path, e.strerror or str(e)))
         return EXIT_FAILED
