@@ -8,6 +8,10 @@ not numbers here, and a number is not a flag.
 
 from __future__ import annotations
 
+import contextlib
+import numbers
+import operator
+
 import numpy as np
 
 
@@ -19,13 +23,19 @@ def check_flag(value: object, name: str) -> bool:
 
 
 def check_seed(seed: object) -> int | None:
-    """A reset's seed: None, or a whole number >= 0 (a numpy integer too, as RL code draws them);
-    anything else a ValueError that names it."""
+    """A reset's seed: None, or a whole number >= 0 (any ``numbers.Integral``: a numpy integer,
+    as RL code draws them, gmpy2's or sympy's), as a Python int; anything else, a bool too, a
+    ValueError that names it."""
     if seed is None:
         return None
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+    value = -1
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool | np.bool_):
+        # A registered Integral's own __index__ may fail: refused as anything else is.
+        with contextlib.suppress(TypeError, ValueError, ArithmeticError):
+            value = operator.index(seed)
+    if value < 0:
         raise ValueError(f"seed must be None or a whole number >= 0, got {seed!r}")
-    return int(seed)
+    return value
 
 
 def check_weight(round_reward: object) -> float:

@@ -83,10 +83,10 @@ def env(**kwargs: Any) -> AECEnv:
 
 class _Refereed(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
     """PettingZoo's order-enforcing wrapper, with the raw environment's words before the
-    wrappers': an action that is no move number, a game not yet reset, and a finished game
-    asked about again, are refused as ``raw_env`` refuses them (the wrappers said numpy's "truth
-    value of an array is ambiguous" for True, a bare AssertionError, a KeyError from ``last``, or
-    only a warning)."""
+    wrappers': an action that is no move number, a done agent's action other than None, a game
+    not yet reset, and a finished game asked about again, are refused as ``raw_env`` refuses them
+    (the wrappers said numpy's "truth value of an array is ambiguous" for True, a bare
+    AssertionError, a KeyError from ``last``, or only a warning)."""
 
     def step(self, action: Any) -> None:
         if not self._has_reset:  # the wrappers raised a bare AssertionError
@@ -96,6 +96,10 @@ class _Refereed(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
         agent = raw.agent_selection
         if not (raw.terminations[agent] or raw.truncations[agent]):
             raw._move_number(agent, action)
+        elif action is not None:
+            # The raw environment's words (PettingZoo's ``_was_dead_step``): the out-of-bounds
+            # wrapper, first to see the action, refused 999 or -1 with a bare AssertionError.
+            raise ValueError("when an agent is dead, the only valid action is None")
         super().step(action)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
