@@ -27,8 +27,10 @@ from web_support import backend_database
 NOW = 1_700_000_000_000
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
+# (Named apart from the tests' ``store`` arguments: test_web_fix53_lobby_disabled imports it.)
+@pytest.fixture(params=["sqlite", "postgres"], name="store")
+async def store_fixture(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
+    """A new store on each database (PostgreSQL's skipped without one)."""
     with backend_database(request.param, tmp_path) as url:
         s = await open_store(url)
         yield s
@@ -39,7 +41,10 @@ def act(action: str = "disable") -> ModerationRow:
     return ModerationRow(f"{'0' * 16}-{action}", "at", "mod", action, "x", "why")
 
 
-def offer(challenge_id: str, player: str, *, expires: int | None) -> ChallengeRow:
+def offer(
+    challenge_id: str, player: str, *, expires: int | None, to_key: str | None = None
+) -> ChallengeRow:
+    """``player``'s challenge (untimed when it ``expires``, else 3+2), to ``to_key`` if given."""
     return ChallengeRow(
         id=challenge_id,
         player=player,
@@ -48,6 +53,8 @@ def offer(challenge_id: str, player: str, *, expires: int | None) -> ChallengeRo
         max_rounds=3,
         rated=False,
         seat="0",
+        to_key=to_key,
+        to_name=to_key,
         created=NOW,
         updated=NOW,
         expires=expires,
@@ -55,7 +62,7 @@ def offer(challenge_id: str, player: str, *, expires: int | None) -> ChallengeRo
     )
 
 
-def game(game_id: str) -> GameRow:
+def game(game_id: str, players: tuple[str, str] = ("bob", "carol")) -> GameRow:
     return GameRow(
         id=game_id,
         seed=7,
@@ -66,7 +73,7 @@ def game(game_id: str) -> GameRow:
         tokens=("t0", "t1"),
         names=("Bob", "Carol"),
         joined=(True, True),
-        players=("bob", "carol"),
+        players=players,
     )
 
 

@@ -6,16 +6,14 @@ withdrawn, and it accepts none (both databases)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hanamikoji.web.errors import WebError
-from hanamikoji.web.identity import username_key
-from hanamikoji.web.lobby import BOT_DISABLED, DISABLED, GONE_MS, WITHDRAWN
-from hanamikoji.web.store import ChallengeRow, GameRow, ModerationRow, PlayerRow, Store, open_store
+from hanamikoji.web.identity import DISABLED, username_key
+from hanamikoji.web.lobby import BOT_DISABLED, GONE_MS, WITHDRAWN
+from hanamikoji.web.store import PlayerRow, Store
 from lobby_support import (  # noqa: F401 (fixtures)
     Server,
     accept,
@@ -25,57 +23,15 @@ from lobby_support import (  # noqa: F401 (fixtures)
     site,
     site_db,
 )
-from web_support import backend_database
+from test_web_fix52_lobby_disabled import (  # noqa: F401 (the store fixture)
+    NOW,
+    act,
+    game,
+    offer,
+    store_fixture,
+)
 
-NOW = 1_700_000_000_000
 DAY = 86_400_000
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
-    with backend_database(request.param, tmp_path) as url:
-        s = await open_store(url)
-        yield s
-        await s.close()
-
-
-def act(action: str = "disable") -> ModerationRow:
-    return ModerationRow(f"{'0' * 16}-{action}", "at", "mod", action, "x", "why")
-
-
-def offer(
-    challenge_id: str, player: str, *, expires: int | None, to_key: str | None = None
-) -> ChallengeRow:
-    return ChallengeRow(
-        id=challenge_id,
-        player=player,
-        name="Bob",
-        control="none" if expires else "3+2",
-        max_rounds=3,
-        rated=False,
-        seat="0",
-        to_key=to_key,
-        to_name=to_key,
-        created=NOW,
-        updated=NOW,
-        expires=expires,
-        seen=NOW,
-    )
-
-
-def game(game_id: str, players: tuple[str, str] = ("bob", "carol")) -> GameRow:
-    return GameRow(
-        id=game_id,
-        seed=7,
-        max_rounds=3,
-        mode="friend",
-        level=None,
-        ai_seat=None,
-        tokens=("t0", "t1"),
-        names=("Bob", "Carol"),
-        joined=(True, True),
-        players=players,
-    )
 
 
 async def people(store: Store, *ids: str) -> None:

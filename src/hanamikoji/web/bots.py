@@ -38,7 +38,7 @@ from hanamikoji.web.errors import WebError, read_json, show
 from hanamikoji.web.game import ENGINE_FAILURES, LiveGame
 from hanamikoji.web.identity import FieldError, check_new_username, username_key
 from hanamikoji.web.ids import new_id
-from hanamikoji.web.lobby import SHOWN, Lobby, show_challenge
+from hanamikoji.web.lobby import BOT_DISABLED, SHOWN, Lobby, show_challenge
 from hanamikoji.web.lookalike import separators_folded
 from hanamikoji.web.messages import clock_json
 from hanamikoji.web.ratings import AI_PLAYER, AI_RATINGS, FAMILIES
@@ -91,9 +91,6 @@ past it forfeits the game (``timeout``), unless its clock runs out first (it los
 anyone): connected, it is not gone, and an untimed game would wait for it for ever."""
 HOUSE_RETRY_S = 30.0
 """How long a house bot this server refused waits before trying again."""
-
-
-_DISABLED = "this bot, or its owner, was disabled by the server's moderators"
 
 
 def hash_token(token: str) -> str:
@@ -407,7 +404,7 @@ class BotHub:
             await self._refuse(wire, "revoked", why, 4401)
             return None
         if bot.barred is not None:
-            await self._refuse(wire, "disabled", _DISABLED, 4403)
+            await self._refuse(wire, "disabled", BOT_DISABLED, 4403)
             return None
         other = self.links.get(bot.player_id)
         if other is not None:
@@ -954,7 +951,7 @@ class BotHub:
         owns, are cut off (``disabled``, as a bot refused at its hello is told)."""
         for link in list(self.links.values()):
             if player_id in (link.bot.player_id, link.bot.owner_id):
-                await self._cut(link.bot, "disabled", _DISABLED, 4403)
+                await self._cut(link.bot, "disabled", BOT_DISABLED, 4403)
 
     async def deleted(self, owner_id: str) -> None:
         """An account was deleted, and its bots with it: their links here are cut off."""

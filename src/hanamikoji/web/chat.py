@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from hanamikoji.web.errors import WebError, check_marks, show
 from hanamikoji.web.game import LiveGame
+from hanamikoji.web.identity import DISABLED
 from hanamikoji.web.ids import new_id
 from hanamikoji.web.limits import TooMany, Window
 from hanamikoji.web.service import DELETED_SEAT, GameService
@@ -397,7 +398,7 @@ def _may_talk(flags: ChatFlags) -> None:
     if flags.deleted:
         raise WebError("bad-token", DELETED_SEAT)
     if flags.disabled:
-        raise WebError("disabled", "this account has been disabled by the server's moderators")
+        raise WebError("disabled", DISABLED)
     if flags.muted:
         raise WebError("muted", "a moderator has muted you: your messages are not sent to anyone")
     if flags.chat_off:

@@ -32,6 +32,7 @@ from hanamikoji.web.store import ChatFlags, Duplicate, GameRow, PlayerRow, Store
 
 __all__ = [
     "DELETED_NAME",
+    "DISABLED",
     "SESSION_COOKIE",
     "Accounts",
     "FieldError",
@@ -56,6 +57,8 @@ RENEW_AFTER = timedelta(days=1)
 GUEST_IDLE_DAYS = 30
 """A guest without a game, not seen for this long, is forgotten."""
 DELETED_NAME = "deleted player"
+DISABLED = "this account has been disabled by the server's moderators"
+"""Why a disabled account is refused (its sign-in, seats, chat, lobby, sockets): said here once."""
 USERNAME_MIN, USERNAME_MAX = 3, 20
 PASSWORD_MIN, PASSWORD_MAX = 8, 1024
 HASHING = 2
@@ -302,7 +305,7 @@ class Accounts:
         player = identity.player.id
         flags = (await self.store.chat_flags([player])).get(player, ChatFlags())
         if flags.disabled:
-            raise WebError("disabled", "this account has been disabled by the server's moderators")
+            raise WebError("disabled", DISABLED)
         if flags.muted:
             raise FieldError(
                 "name",
@@ -412,7 +415,7 @@ class Accounts:
         account = await self._check(username_key(name), secret, client)
         flags = await self.store.chat_flags([account.id])  # a moderator's (hanamikoji admin)
         if account.id in flags and flags[account.id].disabled:
-            raise WebError("disabled", "this account has been disabled by the server's moderators")
+            raise WebError("disabled", DISABLED)
         opened = await self._open(account, replacing=identity.session if identity else None)
         if identity is not None and not identity.player.is_account:
             moved = await self.store.adopt_games(identity.player.id, account.id)

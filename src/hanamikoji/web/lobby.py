@@ -19,7 +19,7 @@ from hanamikoji.clock import CONTROL_NOTATION, ClockError, Kind, TimeControl
 from hanamikoji.glicko2 import Rating
 from hanamikoji.web.errors import WebError, show
 from hanamikoji.web.game import LiveGame
-from hanamikoji.web.identity import FieldError, check_username, username_key
+from hanamikoji.web.identity import DISABLED, FieldError, check_username, username_key
 from hanamikoji.web.ids import new_id
 from hanamikoji.web.limits import TooMany
 from hanamikoji.web.moderation import POLL_S, Follower, subject
@@ -30,7 +30,6 @@ from hanamikoji.web.store import ChallengeRow, ModerationRow, PlayerRow, Store
 
 __all__ = [
     "BOT_DISABLED",
-    "DISABLED",
     "GONE_MS",
     "REPOLL_MS",
     "Lobby",
@@ -65,8 +64,6 @@ WITHDRAWN = (
     "this challenge was cancelled: its creator's account has been disabled by the server's "
     "moderators"
 )
-DISABLED = "this account has been disabled by the server's moderators"
-"""Why a disabled player may not accept a challenge (their request set out before the act)."""
 BOT_DISABLED = "this bot, or its owner, was disabled by the server's moderators"
 """Why a bot that is disabled, or whose owner is, may not accept a challenge."""
 

@@ -31,7 +31,14 @@ from hanamikoji.web.bots import BotHub
 from hanamikoji.web.chat import Author, ChatRooms, room_of
 from hanamikoji.web.errors import WebError, read_json, show
 from hanamikoji.web.game import DEFAULT_LEVEL, LiveGame, player_seat, token_seat
-from hanamikoji.web.identity import SESSION_COOKIE, Accounts, FieldError, Identity, username_key
+from hanamikoji.web.identity import (
+    DISABLED,
+    SESSION_COOKIE,
+    Accounts,
+    FieldError,
+    Identity,
+    username_key,
+)
 from hanamikoji.web.limits import Limits, TooMany
 from hanamikoji.web.lobby import (
     Lobby,
@@ -991,9 +998,6 @@ async def _handle(hub: Hub, game_id: str, conn: Connection, text: str) -> None:
 
 
 # -- chat (docs/web.md "Chat") --------------------------------------------------------------------
-
-
-DISABLED = "this account has been disabled by the server's moderators"
 
 
 async def _not_disabled(service: GameService, player: str | None) -> None:
