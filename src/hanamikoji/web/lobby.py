@@ -258,10 +258,17 @@ class Lobby:
         if account.id == me.id:
             raise FieldError("to", "a challenge to yourself: send it to another player", "to-self")
         if await self._disabled(account.id):
+            flags = await self.store.chat_flags([account.id])
+            # Disabled for the lobby through its owner only (a bot): its own account is not.
+            own = account.id in flags and flags[account.id].disabled
+            why = (
+                "their account has been disabled"
+                if own
+                else "this bot is disabled, as its owner's account has been disabled"
+            )
             raise FieldError(
                 "to",
-                f"{account.username} cannot be challenged: their account has been disabled by "
-                "the server's moderators",
+                f"{account.username} cannot be challenged: {why} by the server's moderators",
                 "unavailable",
             )
         return account.username, key
