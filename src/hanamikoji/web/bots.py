@@ -655,12 +655,21 @@ class BotHub:
     async def game_changed(self, game_id: str) -> None:
         """A game changed (a move, its end, a rematch): tell the bots connected here that play
         it, by its players, whether or not this server told them of it before (a game that
-        ended before this server started, given a rematch now)."""
-        if not self.links:
+        ended before this server started, given a rematch now). An ended game's owed acts are
+        forgotten, its bots here or not (gone for good, say)."""
+        if not self.links and not self._owed:
             return
         game = await self.service.get(game_id)
-        if game is None:
+        if game is None:  # not found (deleted): nothing of it is owed any more
+            for key in [k for k in self._owed if k[1] == game_id]:
+                del self._owed[key]
             return
+        if game.state.is_over:
+            # Its bots may never be told (gone, or linked to another server): only the end of
+            # the game, however it came (resigned, claimed, forfeited, on time), bounds these.
+            for player_id in game.row.players:
+                if player_id is not None:
+                    self._owed.pop((player_id, game_id), None)
         for player_id in dict.fromkeys(game.row.players):
             link = self.links.get(player_id) if player_id is not None else None
             if link is not None:
