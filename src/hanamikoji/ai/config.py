@@ -269,13 +269,6 @@ _DECLARED = (
         "moves",
         low=0, high=1_000_000, search="fast",
     ),
-    Option(
-        "ownpuct", float, 0.0,
-        "our own decisions below the root searched by PUCT with this constant, the learned "
-        "prior (with the hand each world gives us) as the prior and an untried move valued "
-        "as its node's mean, instead of UCB after every move is tried once (0: UCB)",
-        low=0.0, search="fast",
-    ),
 )  # fmt: skip
 
 OPTIONS: dict[str, Option] = {o.name: o for o in _DECLARED}
@@ -319,6 +312,8 @@ RETIRED: dict[str, str] = {
     "measured as no gain from more time and were retired (docs/ai.md)",
     "oback": "the opponent's estimates backed off to its mean over every hand measured as no "
     "gain from more time and were retired (docs/ai.md)",
+    "ownpuct": "PUCT at our own decisions below the root measured as no gain from more time "
+    "and was retired (docs/ai.md)",
 }
 """Options that were experiments, measured as no gain and retired: what to say to who uses them."""
 
@@ -355,7 +350,6 @@ class SearchConfig:
     ocarry: bool = _default("ocarry")
     halving: int = _default("halving")
     hvisits: int = _default("hvisits")
-    ownpuct: float = _default("ownpuct")
 
     def __post_init__(self) -> None:
         for name, option in OPTIONS.items():

@@ -238,7 +238,6 @@ def search(
     oscales: Any,
     guidenet: bool,
     even: bool,
-    ownpuct: float,
 ) -> None:
     """Run up to ``iterations`` more iterations on the tree (node 0 is the root).
 
@@ -260,10 +259,7 @@ def search(
     (:func:`predictive`, with ``obetas`` and ``oscales``). ``guidenet``: ``guide``'s bias at
     our own decisions below the root is the network's prior (with the hand each world gives
     us), not greedy's judgement. ``even``: the root's moves (once each has a child) take turns,
-    the least visited first, instead of UCB (the phases of sequential halving). ``ownpuct``
-    > 0: our own decisions below the root are PUCT with that constant over every legal move,
-    the network's prior (with the hand each world gives us) its prior and an untried move
-    valued as the node's mean, so the tree need not try each move once before it goes deeper.
+    the least visited first, instead of UCB (the phases of sequential halving).
     """
     w1, b1, w2, b2, wv, bv = net
     x = np.empty(w1.shape[0], dtype=np.float32)
@@ -414,45 +410,7 @@ def search(
                     A[ch] += 1
             at_root = node == 0 and prior > 0.0
             guided = node != 0 and guide > 0.0
-            ownhere = ownpuct > 0.0 and node != 0 and mover == me
-            if ownhere:
-                # PUCT over our legal moves in this world: the learned prior decides which
-                # untried move is worth its first visit, so the tree need not try all of them
-                # (as many as 45 Competitions) before it goes a move deeper.
-                kept_probs(
-                    pos, infoset_hash(pos, node, mover), ids, n, max_rounds, T, F, policy, px,
-                    ph1, ph2, pz, pkeys, pbase, pflat, oused, nopost, obetas, oscales, rel,
-                    marks,
-                )  # fmt: skip
-                visits = 0
-                for i in range(nk):
-                    if kids[i] >= 0:
-                        visits += N[kids[i]]
-                fpu = W[node] / N[node] if N[node] > 0 else 0.5  # node's mean for its mover
-                if movers[depth - 1] != mover:
-                    fpu = 1.0 - fpu
-                root = math.sqrt(visits + 1.0)
-                best = -math.inf
-                pick = 0
-                for i in range(nk):  # (our own moves: one key each, in the order of ids)
-                    q = fpu
-                    m = 0
-                    if kids[i] >= 0:
-                        m = N[kids[i]]
-                        if m > 0:
-                            q = W[kids[i]] / m
-                    score = q + ownpuct * pz[i] * root / (1.0 + m)
-                    if score > best:
-                        best = score
-                        pick = i
-                if kids[pick] >= 0:
-                    nu = 0  # an existing child: no node added, the walk goes on
-                else:
-                    nu = 1
-                    untried[0] = pick
-                guided = False
-                at_root = False
-            elif guided and guidenet and mover == me:
+            if guided and guidenet and mover == me:
                 # The learned prior's judgement of each of our moves, with the hand this world
                 # gives us (our draws differ between worlds), the likeliest 1.
                 kept_probs(
@@ -489,12 +447,8 @@ def search(
                 span = high - low if high > low else 1.0
                 for i in range(nk):
                     marks[i] = (marks[i] - low) / span
-            if ownhere and nu == 0:
-                pass  # PUCT chose an existing child
-            elif nu > 0:
-                if ownhere:  # PUCT chose an untried move
-                    pick = untried[0]
-                elif at_root:  # the heuristic's favourite first
+            if nu > 0:
+                if at_root:  # the heuristic's favourite first
                     pick = untried[0]
                     for u in range(1, nu):
                         if bias[keys[untried[u]]] > bias[keys[pick]]:
