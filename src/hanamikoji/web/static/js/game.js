@@ -840,7 +840,7 @@ function boardAboveDock() {
   const low = scrollY + board.bottom - (innerHeight - dock.height);
   const high = scrollY + board.top - pinnedBar();
   const target = low > high ? low : Math.min(Math.max(scrollY, low), high);
-  if (Math.abs(target - scrollY) > 1) window.scrollTo({ top: target, behavior: reducedMotion() ? "auto" : "smooth" });
+  if (Math.abs(target - scrollY) > 1) window.scrollTo({ top: target > scrollY ? uncut(target) : target, behavior: reducedMotion() ? "auto" : "smooth" });
 }
 
 /** On a short screen (a phone on its side), where the dock is not pinned, as a decision or an
@@ -874,7 +874,21 @@ function boardFootAboveDock() {
   const dock = $(".my-area");
   if (!dock || getComputedStyle(dock).position !== "sticky" || $("#guide:not([hidden]):not(.folded)")) return;
   const covered = $("#board").getBoundingClientRect().bottom - dock.getBoundingClientRect().top;
-  if (covered > 1) window.scrollTo({ top: scrollY + covered, behavior: reducedMotion() ? "auto" : "smooth" });
+  if (covered > 1) window.scrollTo({ top: uncut(scrollY + covered), behavior: reducedMotion() ? "auto" : "smooth" });
+}
+
+/** A scroll of the page down to ``target`` that would leave a line of the score bar (the round,
+ * a player's standing: not pinned in an untimed game) cut at the screen's top edge goes on to
+ * that line's foot: the line is then wholly above the screen, not half in view. */
+function uncut(target) {
+  if (pinnedBar()) return target;
+  for (const line of $$("#round, #opp-standing, #my-standing")) {
+    const r = line.getBoundingClientRect();
+    const top = scrollY + r.top;
+    const bottom = scrollY + r.bottom;
+    if (r.height && top < target - 1 && bottom > target + 1) target = Math.ceil(bottom);
+  }
+  return target;
 }
 
 function renderMine(msg) {

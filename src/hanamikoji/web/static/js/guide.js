@@ -148,6 +148,29 @@ export class Guide {
     this.nextButton.textContent = next ? t("guide.next", { action: t(`actions.${next}.name`) }) : "";
     this.closeText.textContent = t("guide.close");
     this.box.hidden = false;
+    this.overBoard();
+  }
+
+  /** On a phone the opened guide lies over the top of the page (css: position fixed), not in
+   * the column above the board, which it pushed under the pinned hand: the page then shows the
+   * whole board above the hand (its foot on the hand's top), and the guide takes the room above
+   * the board, its text scrolling inside when longer. */
+  overBoard() {
+    const box = this.box;
+    if (box.hidden || this.folded || getComputedStyle(box).position !== "fixed") {
+      box.style.removeProperty("--guide-room");
+      return;
+    }
+    const board = document.getElementById("board");
+    const dock = document.querySelector(".my-area");
+    if (!board || !dock) return;
+    const pinned = getComputedStyle(dock).position === "sticky";
+    const foot = pinned ? dock.getBoundingClientRect().top : innerHeight;
+    const by = board.getBoundingClientRect().bottom - foot;
+    if (Math.abs(by) > 1) window.scrollTo({ top: Math.max(0, scrollY + by), behavior: "auto" });
+    const top = box.getBoundingClientRect().top;
+    const room = board.getBoundingClientRect().top - top - 4;
+    box.style.setProperty("--guide-room", `${Math.max(120, Math.round(room))}px`);
   }
 
   // ---- what to explain ------------------------------------------------------------------------
@@ -253,6 +276,17 @@ export class Guide {
     this.folded = !this.folded;
     this.store();
     if (this.msg) this.update(this.msg, this.pressed);
+    this.overBoard();
+    if (this.folded) this.boardFootInView();
+  }
+
+  /** Folded again on a phone: the board's foot, if the pinned hand covers it, comes into view. */
+  boardFootInView() {
+    const board = document.getElementById("board");
+    const dock = document.querySelector(".my-area");
+    if (!board || !dock || getComputedStyle(dock).position !== "sticky") return;
+    const covered = board.getBoundingClientRect().bottom - dock.getBoundingClientRect().top;
+    if (covered > 1) window.scrollTo({ top: scrollY + covered, behavior: "auto" });
   }
 
   /** Close the guide of this game (a reload does not bring it back; its button does). */

@@ -41,7 +41,14 @@ export function prefs() {
 /** Change one preference (kept in this browser) and apply the theme. */
 export function setPref(name, value) {
   if (!(name in CHOICES) || !CHOICES[name].includes(value)) throw new Error(`no preference ${name}=${value}`);
-  const next = { ...prefs(), [name]: value };
+  // Only what the player chose is kept: a default (the system's reduced motion's "instant" pace
+  // among them) stays derived, and follows the system when it changes.
+  const stored = read();
+  const next = {};
+  for (const [key, choices] of Object.entries(CHOICES)) {
+    if (choices.includes(stored[key])) next[key] = stored[key];
+  }
+  next[name] = value;
   try {
     localStorage.setItem(KEY, JSON.stringify(next));
     memory = null;
