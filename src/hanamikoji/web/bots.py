@@ -244,7 +244,8 @@ class BotLink:
     accepts: Accepts
     since: int
     games: dict[str, int] = field(default_factory=dict)  # game -> the bot's seat, while on
-    # game -> (the version of the last act sent, ms when): the decisions it owes
+    # game -> (the version of the last act sent, ms when its 60 s began, less the time the bot
+    # used of them on its earlier connections): the decisions it owes
     asked: dict[str, tuple[int, int]] = field(default_factory=dict)
     offered: set[str] = field(default_factory=set)  # open challenges told to the bot
     rematched: set[str] = field(default_factory=set)  # finished games whose rematch was taken
@@ -307,8 +308,10 @@ class BotHub:
         self._house: list[asyncio.Task[Any]] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self.known: set[str] = set()  # every bot's player id (read at start, then kept up)
-        # (bot, game) -> (version, when first asked) of the act a bot owes, kept across its
-        # connections: a bot reconnecting every 59 s was given a new minute each time
+        # (bot, game) -> (version, ms of its 60 s used on its connections gone) of the act a
+        # bot owes, kept across its connections: a bot reconnecting every 59 s was given a new
+        # minute each time. Only connected time counts: one that dropped just after being asked
+        # (a correspondence game) was forfeited as it came back, never able to answer.
         self._owed: dict[tuple[str, str], tuple[int, int]] = {}
         self._known_at = 0  # when ``known`` was last read again (the heartbeat's time)
         service.on_beat.append(self._read_known)
@@ -452,10 +455,18 @@ class BotHub:
         await self.on_change()
 
     async def _leave(self, link: BotLink) -> None:
-        """The bot went: its waiting challenges are declined (its games' clocks run on)."""
+        """The bot went: its waiting challenges are declined (its games' clocks run on), and
+        what it used of its 60 s on each act it owes is kept (the rest is its own when it is
+        asked again: only time connected counts)."""
         if self.links.get(link.bot.player_id) is link:
             del self.links[link.bot.player_id]
             self._by_key.pop(link.key, None)
+        now = self.service.now_ms()
+        for game_id, (version, since) in link.asked.items():
+            key = (link.bot.player_id, game_id)
+            owed = self._owed.get(key)
+            if owed is not None and owed[0] == version:  # still owed (not answered, not over)
+                self._owed[key] = (version, min(max(now - since, owed[1]), ANSWER_MS))
         for game_id, seat in list(link.games.items()):
             self._forget(game_id, link.bot.player_id)
             # Apart from this handler, which aiohttp cancels once the peer has gone.
@@ -716,9 +727,9 @@ class BotHub:
             return
         now = self.service.now_ms()
         owed = self._owed.get((link.bot.player_id, game.id))
-        if owed is None or owed[0] != game.row.version:  # a new act; else asked again, as first
-            owed = self._owed[(link.bot.player_id, game.id)] = (game.row.version, now)
-        link.asked[game.id] = owed
+        if owed is None or owed[0] != game.row.version:  # a new act; else asked again: the rest
+            owed = self._owed[(link.bot.player_id, game.id)] = (game.row.version, 0)
+        link.asked[game.id] = (game.row.version, now - owed[1])
         view = state.view(seat)  # this seat's VIEW only: never the opponent's cards
         await link.wire.send(
             {
