@@ -283,6 +283,13 @@ class Lobby:
         to_key: str | None = None,
         to_name: str | None = None,
     ) -> ChallengeRow:
+        """Post ``me``'s new challenge, unless ``me`` is disabled: their request may have set
+        out before the act ended their sessions. The insert cannot read the flag itself, so
+        ``me`` is looked at before it, and again after it before the lobby is told: disabled
+        meanwhile, the challenge is cancelled unseen (the sweep would cancel it only later,
+        after the others saw it and tried to accept it)."""
+        if await self._disabled(me.id):  # their request set out before the act ended it
+            raise _refused(False)
         now = self.games.now_ms()
         real_time = control.kind is Kind.REAL_TIME
         row = ChallengeRow(
@@ -306,6 +313,9 @@ class Lobby:
                 f"you have {MAX_OPEN} open challenges: cancel one, or wait for a player",
                 60,
             )
+        if await self._disabled(me.id):  # disabled since the look above
+            await self._withdraw([row])  # (a page that read the listing just now drops it)
+            raise _refused(False)
         await self.publish(row)
         return row
 
