@@ -88,27 +88,6 @@ async def test_a_bot_that_never_answers_forfeits_an_untimed_game(site: Server) -
         await bye(ws)
 
 
-async def test_a_bot_reconnecting_does_not_start_its_minute_again(site: Server) -> None:  # noqa: F811
-    """Asked again on a new connection, a bot owes the same act since the first asking: one
-    that reconnected every 59 s was given a new minute each time, and held the game for ever."""
-    async with site.browser() as owner, site.browser() as anna:
-        await signed_up(owner, "owner_r")
-        await signed_up(anna, "anna_r")
-        ws, act, seat = await _silent_game(site, owner, anna, "none")
-        token = await call(owner, "POST", "/api/bots/mute_bot/token", 200, json={})
-        site.now.shift(ANSWER_MS - 5_000)
-        await ws.close()
-        ws, welcome = await hello(site, str(token["token"]))
-        assert welcome["type"] == "welcome"
-        again = await _next(ws, "act")  # the same act, asked again
-        assert again["game"] == act["game"] and again["version"] == act["version"]
-        site.now.shift(6_000)
-        end = await seat.until(lambda s: s["game"]["status"] == "over", timeout=10)
-        assert end["result"]["winner"] == 1 and "timeout" in end["result"]["why"]
-        await seat.ws.close()
-        await bye(ws)
-
-
 async def test_a_silent_bot_forfeits_a_timed_game_before_its_clock_falls(site: Server) -> None:  # noqa: F811
     """3+2: silent past the limit, long before its clock would fall, it forfeits."""
     async with site.browser() as owner, site.browser() as anna:

@@ -10,7 +10,7 @@ import asyncio
 import pytest
 
 from bot_support import new_bot, signed_up
-from hanamikoji.web.bots import ANSWER_MS
+from hanamikoji.web.bots import ANSWER_MS, REASK_MS
 from hanamikoji.web.server import BOTS
 from lobby_support import Server, call, challenge, site, site_db, table  # noqa: F401 (fixtures)
 from test_web_bots import bye, hello, started
@@ -84,6 +84,38 @@ async def test_a_bot_cut_off_keeps_what_it_used_of_its_minute(site: Server) -> N
         assert again["game"] == act["game"] and again["version"] == act["version"]
         await _still_on(seat)
         site.now.shift(6_000)
+        end = await seat.until(lambda s: s["game"]["status"] == "over", timeout=10)
+        assert end["result"]["winner"] == 1 and "timeout" in end["result"]["why"]
+        await seat.ws.close()
+        await bye(ws)
+
+
+async def test_a_bot_reconnecting_over_and_over_is_forfeited_all_the_same(
+    site: Server,  # noqa: F811
+) -> None:
+    """Each connection that is asked the act costs at least REASK_MS of the minute: a bot that
+    drops as soon as it is asked, and is back before its opponent could claim the untimed game,
+    cannot hold it for ever; the seventh asking of the act finds the minute spent."""
+    async with site.browser() as owner, site.browser() as anna:
+        await signed_up(owner, "owner_l")
+        await signed_up(anna, "anna_l")
+        ws, act, seat = await _silent_game(site, owner, anna, "none")
+        token = await call(owner, "POST", "/api/bots/mute_bot/token", 200, json={})
+        await _gone(site, "mute_bot")  # the new token cut it off (asked once, at once)
+        await bye(ws)
+        for _ in range(ANSWER_MS // REASK_MS - 1):
+            site.now.shift(59_000)  # away, under the minute an opponent's claim needs
+            ws, welcome = await hello(site, str(token["token"]))
+            assert welcome["type"] == "welcome"
+            again = await _next(ws, "act")
+            assert again["game"] == act["game"] and again["version"] == act["version"]
+            await ws.close()
+            await _gone(site, "mute_bot")
+            await bye(ws)
+        await _still_on(seat)  # six askings, each charged 10 s: not yet
+        site.now.shift(59_000)
+        ws, welcome = await hello(site, str(token["token"]))
+        assert welcome["type"] == "welcome"
         end = await seat.until(lambda s: s["game"]["status"] == "over", timeout=10)
         assert end["result"]["winner"] == 1 and "timeout" in end["result"]["why"]
         await seat.ws.close()

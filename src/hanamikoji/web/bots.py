@@ -89,6 +89,11 @@ ANSWER_MS = 60_000
 in every game: 30 times the longest ``clock_ms``, room for a slow network and engine. A bot silent
 past it forfeits the game (``timeout``), unless its clock runs out first (it loses on time, as
 anyone): connected, it is not gone, and an untimed game would wait for it for ever."""
+REASK_MS = 10_000
+"""The least a connection that was asked an ``act`` costs of the bot's ``ANSWER_MS`` for it, however
+soon it drops: only connected time counts, but a bot reconnecting every few seconds is asked
+again at most six times an act (else it could hold an untimed game for ever, its absences each
+too short for its opponent's claim)."""
 HOUSE_RETRY_S = 30.0
 """How long a house bot this server refused waits before trying again."""
 
@@ -466,7 +471,8 @@ class BotHub:
             key = (link.bot.player_id, game_id)
             owed = self._owed.get(key)
             if owed is not None and owed[0] == version:  # still owed (not answered, not over)
-                self._owed[key] = (version, min(max(now - since, owed[1]), ANSWER_MS))
+                used = max(now - since, owed[1] + REASK_MS)
+                self._owed[key] = (version, min(used, ANSWER_MS))
         for game_id, seat in list(link.games.items()):
             self._forget(game_id, link.bot.player_id)
             # Apart from this handler, which aiohttp cancels once the peer has gone.
