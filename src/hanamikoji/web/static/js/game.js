@@ -951,6 +951,8 @@ function renderMine(msg) {
 function waitingWords(msg) {
   const name = opponentName(msg);
   const { game, view } = msg;
+  // an invited friend who has not opened the link has no name yet ("Player 1" is a seat's)
+  if (!msg.spectator && game.mode !== "ai" && !game.opponent_joined && inviteUrl(msg)) return t("status.waiting_friend");
   if (notYetCome(msg)) return t("status.waiting_for", { name });
   if (!msg.spectator && game.mode !== "ai" && game.opponent_joined && !game.opponent_online) return t("game.prompt_wait_offline", { name });
   return view.phase === "pick" && view.to_move !== view.seat ? t("game.prompt_wait_pick", { name }) : t("game.prompt_wait", { name });
