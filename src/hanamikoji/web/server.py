@@ -222,6 +222,7 @@ class Connection:
     opened: float = field(default_factory=time.monotonic)
     queue: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(SEND_QUEUE))
     writer: asyncio.Task[None] | None = None
+    hinting: bool = False  # a hint asked on this socket is being searched
 
     def start(self) -> None:
         """Start writing queued messages."""
@@ -240,6 +241,21 @@ class Connection:
             self.queue.put_nowait(text)
         except asyncio.QueueFull:
             log.info("closing a socket that fell %d messages behind", SEND_QUEUE)
+            self.drop()
+
+    async def caught_up(self) -> None:
+        """Wait, before the client's next request is read, until it has taken the answers
+        queued so far (once half the queue waits): a client that asks faster than it reads
+        (a burst of pings already in the socket's buffer, all read without a pause) is slowed
+        to its own pace, not cut for falling behind. One that stops reading is still cut, after
+        ``SEND_TIMEOUT``."""
+        if self.queue.qsize() < SEND_QUEUE // 2 or self.ws.closed:
+            return
+        try:
+            async with asyncio.timeout(SEND_TIMEOUT):
+                await self.queue.join()
+        except TimeoutError:
+            log.info("closing a socket that took over %s s to take its answers", SEND_TIMEOUT)
             self.drop()
 
     async def _write(self) -> None:
@@ -922,6 +938,7 @@ async def _socket(request: web.Request) -> web.StreamResponse:
                 await conn.send(_error("bad-request", "send JSON text messages, not binary"))
             elif msg.type == WSMsgType.ERROR:
                 break
+            await conn.caught_up()
     finally:
         conn.stop()
         held = hub.games.get(game_id)
@@ -976,7 +993,9 @@ async def _handle(hub: Hub, game_id: str, conn: Connection, text: str) -> None:
         elif kind == "claim":
             await service.claim(game_id, conn.seat)
         elif kind == "hint":  # searched meanwhile: the socket goes on reading
-            hub.spawn(_hint(service, game_id, conn))
+            if not conn.hinting:  # asked again meanwhile: the search running answers both
+                conn.hinting = True
+                hub.spawn(_hint(service, game_id, conn))
         elif kind == "ping":
             await conn.send({"type": "pong"})
         elif kind in ("chat", "chat-history", "mute"):
@@ -1215,9 +1234,12 @@ async def _game_chat(request: web.Request) -> web.StreamResponse:
 
 async def _hint(service: GameService, game_id: str, conn: Connection) -> None:
     try:
-        await conn.send(await service.hint(game_id, conn.seat))
+        answer = await service.hint(game_id, conn.seat)
     except WebError as e:
-        await conn.send(_error(e.code, e.message))
+        answer = _error(e.code, e.message)
+    finally:
+        conn.hinting = False
+    await conn.send(answer)
 
 
 # -- spectators (docs/web.md "Watching a game") ---------------------------------------------------
@@ -1276,6 +1298,7 @@ async def _watch_socket(request: web.Request) -> web.StreamResponse:
                 await conn.send(_error("bad-request", "send JSON text messages, not binary"))
             elif msg.type == WSMsgType.ERROR:
                 break
+            await conn.caught_up()
     finally:
         conn.stop()
         hub.watchers.discard(game_id, client, conn)
@@ -1439,24 +1462,32 @@ async def _lobby_socket(request: web.Request) -> web.StreamResponse:
             await hub.lobby.store.touch_challenges([pid], hub.lobby.games.now_ms())
         await here.open(await hub.lobby.listing(_player_of(identity)))
         async for msg in ws:
-            if msg.type != WSMsgType.TEXT:
-                if msg.type == WSMsgType.ERROR:
-                    break
-                continue
-            try:
-                data = read_json(msg.data)
-            except WebError:
-                data = None
-            if isinstance(data, dict) and data.get("type") == "ping":
-                await conn.send({"type": "pong"})
-            else:
-                await conn.send(
-                    _error("bad-request", 'the lobby socket only answers {"type": "ping"}')
-                )
+            if msg.type == WSMsgType.ERROR:
+                break
+            if msg.type == WSMsgType.BINARY:
+                await conn.send(_error("bad-request", "send JSON text messages, not binary"))
+            elif msg.type == WSMsgType.TEXT:
+                await conn.send(_lobby_answer(msg.data))
+            await conn.caught_up()
     finally:
         conn.stop()
         hub.conns.discard(here)
     return ws
+
+
+def _lobby_answer(text: str) -> dict[str, Any]:
+    """The lobby socket's answer to a client's message: it only pings; anything else is refused,
+    saying what was wrong with it."""
+    only = 'the lobby socket only answers {"type": "ping"}'
+    try:
+        data = read_json(text)
+    except WebError as e:
+        return _error("bad-request", f"{e.message}: {only}")
+    if not isinstance(data, dict):
+        return _error("bad-request", _not_an_object(data))
+    if data.get("type") == "ping":
+        return {"type": "pong"}
+    return _error("bad-request", f"unknown message type {show(data.get('type'))}: {only}")
 
 
 # -- bots (docs/bots.md) ---------------------------------------------------------------------------
