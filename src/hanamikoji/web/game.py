@@ -216,12 +216,16 @@ def charge_clock(
     charged and given its increment; a resignation stops it. A clock not started yet (a
     rematch waiting for its second player) charges nothing. A move that ends a round starts
     the next decision's clock after :data:`SCORING_GRACE_MS` (the clock charges nothing for a
-    time before its start)."""
+    time before its start). A decision made within such a grace, before its clock started (the
+    AI's, while the scoring is shown or the pages come back after a restart), hands the rest of
+    the grace on: the next clock starts when it ends, not at once."""
     if clock is None or clock.turn is None:
         return clock
     if any(e.startswith((RESIGN, FORFEIT)) for e in entries):  # (a bot's engine that failed)
         return clock.stop(now)
     after = clock.decision(seat, now, None if state.is_over else state.to_move)
+    if after.since is not None and clock.since is not None and clock.since > now:
+        after = replace(after, since=clock.since)
     if not state.is_over and state.round != round_before and after.since is not None:
         after = replace(after, since=after.since + SCORING_GRACE_MS)
     return after
