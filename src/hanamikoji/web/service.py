@@ -862,11 +862,11 @@ class GameService:
                     ahead = version > game.row.version  # a version no state has had yet
                     raise WebError(
                         "conflict",
-                        f"the game is at version {game.row.version}, you sent {version}: "
+                        f"the game is at version {game.row.version}, you sent {show(version)}: "
                         "decide on the current state"
                         if ahead
                         else f"the game has moved on (version {game.row.version}, you sent "
-                        f"{version}): decide again on the current state",
+                        f"{show(version)}): decide again on the current state",
                     )
                 now = self.now_ms() if at is None else at
                 clock = game.clock
