@@ -4,6 +4,7 @@ and the lobby's socket says what was wrong with a binary frame or text that is n
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -128,3 +129,34 @@ async def test_the_lobby_socket_says_what_was_wrong(client: Client) -> None:
             await ws.send_str('{"type": "ping"}')
         answers = [await _text(ws) for _ in range(BURST)]
         assert [a["type"] for a in answers] == ["pong"] * BURST
+
+
+async def test_a_hint_asked_again_after_a_move_is_answered_for_the_new_position(
+    client: Client, service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seat = await _seat(client, mode="ai", level="easy", seat=0)
+    gate = asyncio.Event()
+    calls: list[int] = []
+
+    async def hint(game_id: str, who: int) -> dict[str, Any]:
+        calls.append(who)
+        if len(calls) == 1:
+            await gate.wait()  # searched while the player moves on
+            return {"type": "hint", "version": -1, "move": "S1"}  # a position gone since
+        game = await service.get(game_id)
+        assert game is not None
+        return {"type": "hint", "version": game.row.version, "move": "S2"}
+
+    monkeypatch.setattr(service, "hint", hint)
+    await seat.send(type="hint")
+    await seat.send(type="ping")
+    assert (await _text(seat.ws))["type"] == "pong"  # the first is being searched
+    await seat.send(type="hint")  # asked again (the page's position moved on)
+    await seat.send(type="ping")
+    assert (await _text(seat.ws))["type"] == "pong"
+    gate.set()
+    first, second = await _text(seat.ws), await _text(seat.ws)
+    assert (first["version"], second["move"]) == (-1, "S2") and len(calls) == 2
+    await seat.send(type="ping")
+    assert (await _text(seat.ws))["type"] == "pong"  # nothing more owed
+    await seat.ws.close()

@@ -223,6 +223,7 @@ class Connection:
     queue: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(SEND_QUEUE))
     writer: asyncio.Task[None] | None = None
     hinting: bool = False  # a hint asked on this socket is being searched
+    hint_again: bool = False  # and asked for again meanwhile
 
     def start(self) -> None:
         """Start writing queued messages."""
@@ -993,7 +994,9 @@ async def _handle(hub: Hub, game_id: str, conn: Connection, text: str) -> None:
         elif kind == "claim":
             await service.claim(game_id, conn.seat)
         elif kind == "hint":  # searched meanwhile: the socket goes on reading
-            if not conn.hinting:  # asked again meanwhile: the search running answers both
+            if conn.hinting:  # asked again meanwhile: the search running answers both
+                conn.hint_again = True
+            else:
                 conn.hinting = True
                 hub.spawn(_hint(service, game_id, conn))
         elif kind == "ping":
@@ -1233,13 +1236,23 @@ async def _game_chat(request: web.Request) -> web.StreamResponse:
 
 
 async def _hint(service: GameService, game_id: str, conn: Connection) -> None:
+    """Answer a seat's hint; asked again while it was searched, once more unless the game is
+    still where the answer was made (a move made meanwhile: the hint for the position now)."""
     try:
-        answer = await service.hint(game_id, conn.seat)
-    except WebError as e:
-        answer = _error(e.code, e.message)
+        while True:
+            conn.hint_again = False
+            try:
+                answer = await service.hint(game_id, conn.seat)
+            except WebError as e:
+                answer = _error(e.code, e.message)
+            await conn.send(answer)
+            if not conn.hint_again:
+                return
+            game = await service.get(game_id)
+            if game is None or answer.get("version") == game.row.version:
+                return  # asked again for the position just answered
     finally:
         conn.hinting = False
-    await conn.send(answer)
 
 
 # -- spectators (docs/web.md "Watching a game") ---------------------------------------------------
