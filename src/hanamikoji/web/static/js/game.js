@@ -144,6 +144,14 @@ function opponentName(msg) {
   return displayName(msg.game.names?.[otherOf(msg)], otherOf(msg));
 }
 
+/** The other seat's name in the scorebar: "Your friend" while an invited friend has not taken it
+ * (the seat's "Player 1" read to a host with no name of their own as if they waited for
+ * themself), the seat's name once they have. */
+function opponentLabel(msg) {
+  if (!msg.spectator && msg.game.mode === "friend" && !msg.game.opponent_joined) return t("game.your_friend");
+  return opponentName(msg);
+}
+
 function myName(msg) {
   if (msg.spectator) return seatName(msg, seatOf(msg));
   return displayName(msg.game.names?.[seatOf(msg)], seatOf(msg));
@@ -690,7 +698,7 @@ function renderScorebar(msg, progress) {
   const now = progress ?? standingOf(view.markers);
   const charm = progress ? progress.charm : view.charm;
   fill($("#my-standing"), standing(msg, seat, charm[seat], now.geisha[seat], myName(msg), "my-name"));
-  fill($("#opp-standing"), standing(msg, other, charm[other], now.geisha[other], opponentName(msg), "opp-name"));
+  fill($("#opp-standing"), standing(msg, other, charm[other], now.geisha[other], opponentLabel(msg), "opp-name"));
   // a bot (docs/bots.md): the opponent's seat, or either for a spectator
   if (msg.game.bots?.[other]) $("#opp-name")?.append(" ", botBadge());
   if (msg.game.bots?.[seat]) $("#my-name")?.append(" ", botBadge());
@@ -699,7 +707,7 @@ function renderScorebar(msg, progress) {
   if (myMark) $("#my-name")?.after(markNode(myMark));
   if (oppMark) $("#opp-name")?.after(markNode(oppMark));
   $("#my-standing").setAttribute("aria-label", standingLabel(markedText(myName(msg), myMark), charm[seat], now.geisha[seat], startsNow(msg, seat)));
-  $("#opp-standing").setAttribute("aria-label", standingLabel(markedText(opponentName(msg), oppMark), charm[other], now.geisha[other], startsNow(msg, other)));
+  $("#opp-standing").setAttribute("aria-label", standingLabel(markedText(opponentLabel(msg), oppMark), charm[other], now.geisha[other], startsNow(msg, other)));
   for (const id of ["#my-standing", "#opp-standing"]) $(id).setAttribute("role", "group");
 }
 
