@@ -986,7 +986,7 @@ async def _handle(hub: Hub, game_id: str, conn: Connection, text: str) -> None:
         if kind == "move":
             await service.play(game_id, conn.seat, data.get("move"), data.get("version"), arrived)
         elif kind == "undo":
-            await service.undo(game_id, conn.seat)
+            await service.undo(game_id, conn.seat, data.get("version"))
         elif kind == "resign":
             await service.resign(game_id, conn.seat)
         elif kind == "rematch":

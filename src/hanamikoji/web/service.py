@@ -106,6 +106,16 @@ _NO_SEARCH = ("beginner", "easy")  # levels whose moves take a millisecond: neve
 Publisher = Callable[[str], Awaitable[None]]
 
 
+def _check_version(version: Any) -> None:
+    """Refuse a ``version`` that is not a whole number of 0 or more (None: not given)."""
+    whole = isinstance(version, int) and not isinstance(version, bool)
+    if version is not None and (not whole or version < 0):
+        raise WebError(
+            "bad-request",
+            f"version must be a whole number, 0 or more (the state's), got {show(version)}",
+        )
+
+
 class GameService:
     """Games by id, kept in memory over a :class:`Store`; ``publish(game_id)`` tells the seats.
 
@@ -823,12 +833,7 @@ class GameService:
             move = Move.parse(text)
         except InvalidMoveError as e:
             raise WebError("bad-request", str(e)) from None
-        whole = isinstance(version, int) and not isinstance(version, bool)
-        if version is not None and (not whole or version < 0):
-            raise WebError(
-                "bad-request",
-                f"version must be a whole number, 0 or more (the state's), got {show(version)}",
-            )
+        _check_version(version)
         return await self._change(game_id, seat, [str(move)], version, at)
 
     async def resign(self, game_id: str, seat: int) -> LiveGame:
@@ -887,8 +892,10 @@ class GameService:
             raise WebError("out-of-time", "your time ran out before this move arrived: you lost")
         return game
 
-    async def undo(self, game_id: str, seat: int) -> LiveGame:
-        """Take back ``seat``'s last move and the AI's replies (AI games only)."""
+    async def undo(self, game_id: str, seat: int, version: Any = None) -> LiveGame:
+        """Take back ``seat``'s last move and the AI's replies (AI games only); at ``version``
+        only, when given (else ``conflict``): the same undo sent twice takes back one move."""
+        _check_version(version)
         async with self._lock(game_id):
             game = await self.get(game_id)
             if game is None:
@@ -897,6 +904,12 @@ class GameService:
                 raise WebError("not-allowed", "undo is only for games against the AI")
             if game.state.is_over:
                 raise WebError("over", "the game is over")
+            if version is not None and version != game.row.version:
+                raise WebError(
+                    "conflict",
+                    f"the game is at version {game.row.version}, you sent {show(version)}: "
+                    "undo on the current state",
+                )
             if game.row.rated or game.row.control is not None:
                 raise WebError(
                     "not-allowed",
