@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient
 
-from hanamikoji.web.server import SEND_QUEUE, create_app
+from hanamikoji.web.server import SEND_QUEUE, Connection, create_app
 from hanamikoji.web.service import GameService
 from hanamikoji.web.store import open_store
 from web_support import Seat
@@ -160,3 +161,33 @@ async def test_a_hint_asked_again_after_a_move_is_answered_for_the_new_position(
     await seat.send(type="ping")
     assert (await _text(seat.ws))["type"] == "pong"  # nothing more owed
     await seat.ws.close()
+
+
+class _StuckWs:
+    """A socket's sending side that never finishes a message (a client that stopped reading)."""
+
+    closed = False
+
+    async def send_str(self, text: str) -> None:
+        await asyncio.Event().wait()
+
+
+class _Transport:
+    aborted = 0
+
+    def abort(self) -> None:
+        self.aborted += 1
+
+
+async def test_a_socket_cut_for_falling_behind_is_cut_and_logged_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    transport = _Transport()
+    conn = Connection(_StuckWs(), 0, transport=transport)  # type: ignore[arg-type]
+    conn.start()
+    with caplog.at_level(logging.INFO, logger="hanamikoji.web.server"):
+        for _ in range(SEND_QUEUE + 200):  # a publish storm to a socket that reads nothing
+            await conn.send({"type": "pong"})
+    behind = [r for r in caplog.records if "messages behind" in r.getMessage()]
+    assert len(behind) == 1 and transport.aborted == 1
+    conn.stop()

@@ -224,6 +224,7 @@ class Connection:
     writer: asyncio.Task[None] | None = None
     hinting: bool = False  # a hint asked on this socket is being searched
     hint_again: bool = False  # and asked for again meanwhile
+    cut: bool = False  # dropped: nothing more is queued (nor logged) for it
 
     def start(self) -> None:
         """Start writing queued messages."""
@@ -236,7 +237,7 @@ class Connection:
         text = _dumps(message) if text is None else text
         if self.sent is not None:
             self.sent.append(text)
-        if self.ws.closed:
+        if self.ws.closed or self.cut:
             return
         try:
             self.queue.put_nowait(text)
@@ -277,6 +278,7 @@ class Connection:
 
     def drop(self) -> None:
         """Cut the connection at once (no closing handshake: the peer is not reading)."""
+        self.cut = True
         if self.transport is not None:
             self.transport.abort()
         self.stop()
