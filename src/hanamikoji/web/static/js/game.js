@@ -1454,7 +1454,9 @@ function wirePrefs() {
 
 function wire() {
   $("#hint").addEventListener("click", askHint);
-  $("#undo").addEventListener("click", () => send({ type: "undo" }));
+  // the version it was decided on: a second window's undo of the same turn is a conflict, not a
+  // second turn taken back
+  $("#undo").addEventListener("click", () => send({ type: "undo", version: ui.msg.game.version }));
   $("#resign").addEventListener("click", () => {
     ui.resignAsked = true;
     render();
