@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hanamikoji.env._checks import check_seed
+from hanamikoji.env._checks import check_max_rounds, check_seed
 
 pytest.importorskip(
     "pettingzoo", reason="the research extra is not installed: pip install 'hanamikoji[research]'"
@@ -81,3 +81,16 @@ def test_a_seed_may_be_any_whole_number_type() -> None:
 def test_what_is_no_seed_is_refused_with_the_same_words(bad: object) -> None:
     with pytest.raises(ValueError, match=r"seed must be None or a whole number >= 0, got "):
         check_seed(bad)
+
+
+def test_a_round_limit_may_be_any_whole_number_type_as_a_seed_may() -> None:
+    assert check_max_rounds(Whole(3)) == 3 and type(check_max_rounds(Whole(3))) is int
+    assert check_max_rounds(np.int16(2)) == 2 and check_max_rounds(None) is None
+    e = raw_env(max_rounds=Whole(2))  # type: ignore[arg-type]  # (any Integral: at run time)
+    e.reset(seed=1)
+    assert e.unwrapped.game.rules.max_rounds == 2
+    for bad in (True, np.bool_(True), 0, Whole(0), -1, 2.0, "3"):
+        with pytest.raises(ValueError, match=r"max_rounds must be a positive whole number or None"):
+            check_max_rounds(bad)
+    with pytest.raises(ValueError, match=r"max_rounds must be at most 4 "):
+        check_max_rounds(Whole(5), most=4)

@@ -22,18 +22,23 @@ def check_flag(value: object, name: str) -> bool:
     return bool(value)
 
 
-def check_seed(seed: object) -> int | None:
-    """A reset's seed: None, or a whole number >= 0 (any ``numbers.Integral``: a numpy integer,
-    as RL code draws them, gmpy2's or sympy's), as a Python int; anything else, a bool too, a
-    ValueError that names it."""
-    if seed is None:
-        return None
-    value = -1
-    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool | np.bool_):
+def _whole(value: object) -> int | None:
+    """``value`` as a Python int if it is a whole number (any ``numbers.Integral``: a numpy
+    integer, as RL code draws them, gmpy2's or sympy's), else None (a bool too)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_):
         # A registered Integral's own __index__ may fail: refused as anything else is.
         with contextlib.suppress(TypeError, ValueError, ArithmeticError):
-            value = operator.index(seed)
-    if value < 0:
+            return operator.index(value)
+    return None
+
+
+def check_seed(seed: object) -> int | None:
+    """A reset's seed: None, or a whole number >= 0 (any ``numbers.Integral``), as a Python int;
+    anything else, a bool too, a ValueError that names it."""
+    if seed is None:
+        return None
+    value = _whole(seed)
+    if value is None or value < 0:
         raise ValueError(f"seed must be None or a whole number >= 0, got {seed!r}")
     return value
 
@@ -50,16 +55,16 @@ def check_weight(round_reward: object) -> float:
 
 
 def check_max_rounds(max_rounds: object, most: int | None = None) -> int | None:
-    """A round limit: a whole number >= 1 (a numpy integer too), or None for no limit, as a
+    """A round limit: a whole number >= 1 (any ``numbers.Integral``), or None for no limit, as a
     Python int. ``most``: the largest one taken (a larger one is refused, not cut down)."""
-    m = max_rounds
-    if m is None:
+    if max_rounds is None:
         return None
-    if isinstance(m, bool) or not isinstance(m, int | np.integer) or m < 1:
-        raise ValueError(f"max_rounds must be a positive whole number or None, got {m!r}")
+    m = _whole(max_rounds)
+    if m is None or m < 1:
+        raise ValueError(f"max_rounds must be a positive whole number or None, got {max_rounds!r}")
     if most is not None and m > most:
         raise ValueError(
-            f"max_rounds must be at most {most} (or None for no limit), got {m!r}: the batch "
-            "simulator's rows hold 64-bit numbers"
+            f"max_rounds must be at most {most} (or None for no limit), got {max_rounds!r}: the "
+            "batch simulator's rows hold 64-bit numbers"
         )
-    return int(m)
+    return m

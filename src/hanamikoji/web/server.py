@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from aiohttp import WSCloseCode, WSMsgType, web
+from aiohttp.abc import AbstractStreamWriter
 from aiohttp.http_exceptions import HttpProcessingError
 
 from hanamikoji.ai.levels import LEVELS
@@ -506,6 +507,20 @@ class _Socket(web.WebSocketResponse):
     an error message (``too-long``), then the words again as the close frame's reason, where
     aiohttp alone closes with 1009 and nothing more."""
 
+    async def prepare(self, request: web.BaseRequest) -> AbstractStreamWriter:
+        if not self.can_prepare(request).ok:  # aiohttp's own 400 is plain text about headers
+            raise web.HTTPBadRequest(
+                text=json.dumps(
+                    {
+                        "error": "this address is a WebSocket: open it with a WebSocket client "
+                        "(a GET with Upgrade: websocket), not a plain request",
+                        "code": "bad-request",
+                    }
+                ),
+                content_type="application/json",
+            )
+        return await super().prepare(request)
+
     async def close(
         self, *, code: int = WSCloseCode.OK, message: bytes = b"", drain: bool = True
     ) -> bool:
@@ -796,14 +811,15 @@ async def _page_seat(request: web.Request) -> web.Response:
     return web.json_response({"game": game_id, "seat": seat}, headers={"Cache-Control": "no-store"})
 
 
-async def _finished(request: web.Request) -> LiveGame:
+async def _finished(request: web.Request, during: str = "its cards are still hidden") -> LiveGame:
+    """The finished game the request names; ``during`` says why it is refused while in play."""
     service = request.app[SERVICE]
     game_id = request.match_info["game"]
     game = await service.get(game_id)
     if game is None:
         raise WebError("not-found", f"there is no game {game_id!r}")
     if not game.state.is_over:
-        raise WebError("not-allowed", "the game is not finished: its cards are still hidden")
+        raise WebError("not-allowed", f"the game is not finished: {during}")
     if game.row.withdrawn:  # as the list of one's games says
         raise WebError(
             "withdrawn",
@@ -1230,7 +1246,11 @@ async def _my_chat(request: web.Request) -> web.Response:
 
 async def _game_chat(request: web.Request) -> web.StreamResponse:
     """A finished game's rooms for its review: the players' to its players only."""
-    game = await _finished(request)
+    game = await _finished(
+        request,
+        "its chat is read here for the review once it is over; during play it comes "
+        "with the game, on the seat's or the spectators' socket",
+    )
     identity = await identify(request)
     pid = identity.player.id if identity is not None else None
     seat = await _viewer_seat(request, game.row)
