@@ -41,8 +41,11 @@ STEP = "document.querySelector('#step').textContent.trim()"
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     db = sqlite_url(tmp_path_factory.mktemp("web-browser") / "games.sqlite3")
     # Every test's browser is the same address, and together they start more games than one
-    # person would: the per-client limits (tested in test_web_trust.py) are off here.
-    srv = Server(db, args=["--games-per-minute", "0", "--ai-games", "0"])
+    # person would, and each new context is a new guest (over 30 a minute on a fast machine):
+    # the per-client limits (tested in test_web_trust.py) are off here.
+    srv = Server(
+        db, args=["--games-per-minute", "0", "--guests-per-minute", "0", "--ai-games", "0"]
+    )
     try:
         srv.start()
         yield srv

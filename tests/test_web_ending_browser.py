@@ -69,7 +69,9 @@ async def store_game(url: str) -> None:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     db = sqlite_url(tmp_path_factory.mktemp("web-ending") / "games.sqlite3")
     asyncio.run(store_game(db))
-    srv = Server(db, args=["--games-per-minute", "0", "--ai-games", "0"])
+    srv = Server(
+        db, args=["--games-per-minute", "0", "--guests-per-minute", "0", "--ai-games", "0"]
+    )
     try:
         srv.start()
         yield srv

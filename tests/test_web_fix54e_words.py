@@ -1,12 +1,16 @@
-"""A finished game's pages asked for during play say why in their own words: the review's chat
-said "its cards are still hidden", which is about the record, not the chat."""
+"""Words for what a finished game's pages and the sockets refuse: the review's chat asked during
+play said "its cards are still hidden" (the record's words); a plain request to a socket got
+aiohttp's plain text; a socket ending logged an error."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+from aiohttp import web
 from aiohttp.test_utils import TestClient
 
+from hanamikoji.web.server import _Socket
 from test_web_server import client, create, service  # noqa: F401 (fixtures)
 
 Client = TestClient[Any, Any]
@@ -32,3 +36,32 @@ async def test_a_plain_request_to_a_socket_is_told_it_is_a_websocket(client: Cli
         assert response.content_type == "application/json", (path, await response.text())
         body = await response.json()
         assert body["code"] == "bad-request" and "WebSocket client" in body["error"], body
+
+
+async def test_an_open_socket_prepared_again_is_let_through(
+    aiohttp_client: Callable[..., Awaitable[Client]],
+) -> None:
+    """aiohttp prepares a handler's response again once the handler returns: the check that is
+    only for a socket not yet open must let an open one through (each socket that ended logged
+    "Unhandled exception ... Already started")."""
+    seen: list[str] = []
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        ws = _Socket()
+        await ws.prepare(request)
+        await ws.send_json({"type": "hello"})
+        try:
+            await ws.prepare(request)  # as aiohttp does after the handler
+            seen.append("let through")
+        except RuntimeError as e:
+            seen.append(str(e))
+        await ws.close()
+        return ws
+
+    app = web.Application()
+    app.router.add_get("/ws", handler)
+    test = await aiohttp_client(app)
+    ws = await test.ws_connect("/ws")
+    assert (await ws.receive_json(timeout=10)) == {"type": "hello"}
+    await ws.receive(timeout=10)  # the close
+    assert seen == ["let through"]

@@ -371,6 +371,14 @@ def build_parser() -> argparse.ArgumentParser:
         "0: no limit)",
     )
     serve.add_argument(
+        "--guests-per-minute",
+        type=_count,
+        default=Limits.guests_per_minute,
+        metavar="N",
+        help=f"new guest identities one client may be given a minute (default "
+        f"{Limits.guests_per_minute}; 0: no limit)",
+    )
+    serve.add_argument(
         "--ai-games",
         type=_count,
         default=Limits.ai_games,
@@ -565,6 +573,7 @@ def _serve(args: argparse.Namespace) -> int:
         house_bots=not args.no_house_bots,
         limits=Limits(
             games_per_minute=args.games_per_minute,
+            guests_per_minute=args.guests_per_minute,
             ai_games=args.ai_games,
             sockets_per_seat=args.sockets_per_seat,
             spectators_per_game=args.spectators_per_game,

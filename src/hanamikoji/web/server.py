@@ -508,7 +508,8 @@ class _Socket(web.WebSocketResponse):
     aiohttp alone closes with 1009 and nothing more."""
 
     async def prepare(self, request: web.BaseRequest) -> AbstractStreamWriter:
-        if not self.can_prepare(request).ok:  # aiohttp's own 400 is plain text about headers
+        # (aiohttp prepares the response again once the handler returns: started, it returns)
+        if not self.prepared and not self.can_prepare(request).ok:  # aiohttp's 400: plain text
             raise web.HTTPBadRequest(
                 text=json.dumps(
                     {
