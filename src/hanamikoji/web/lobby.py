@@ -234,9 +234,7 @@ class Lobby:
         ``rated``, ``seat``, ``to``)."""
         me = _someone(player)
         control, max_rounds, rated = _settings(body)
-        seat = body.get("seat", "random")
-        if isinstance(seat, str) and seat.strip() in ("0", "1"):
-            seat = int(seat)
+        seat = body.get("seat", "random")  # 0, 1 or "random" only: never "0" nor true
         if seat != "random" and (type(seat) is not int or seat not in (0, 1)):
             raise FieldError("seat", f"seat must be 0, 1 or 'random', got {show(seat)}")
         to_key = to_name = None

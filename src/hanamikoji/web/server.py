@@ -694,9 +694,7 @@ async def _create(request: web.Request) -> web.Response:
     control = time_control(body)
     rated = rated_flag(body, control)  # as the lobby reads them
     mode = body.get("mode", "ai")
-    seat = body.get("seat", "random")
-    if isinstance(seat, str) and seat.strip() in ("0", "1"):
-        seat = int(seat)
+    seat = body.get("seat", "random")  # 0, 1 or "random" only: never "0" nor true
     identity = await identify(request, create=True)
     await _may_name(request, identity, body)
     game, me = await service.create(
