@@ -770,7 +770,7 @@ async def _seat_link(request: web.Request) -> web.Response:
     game_id = request.match_info["game"]
     game = await request.app[SERVICE].get(game_id)
     if game is None:
-        answer = _json_error("not-found", f"there is no game {game_id!r}")
+        answer = _json_error("not-found", f"there is no game {show(game_id)}")
     else:
         row = game.row
         seat = token_seat(row, request.cookies.get(cookie_name(game_id)))
@@ -799,7 +799,7 @@ async def _page_seat(request: web.Request) -> web.Response:
     game_id = request.match_info["game"]
     game = await request.app[SERVICE].get(game_id)
     if game is None:
-        raise WebError("not-found", f"there is no game {game_id!r}")
+        raise WebError("not-found", f"there is no game {show(game_id)}")
     linked = request.query.get("t")
     seat = token_seat(game.row, linked or request.cookies.get(cookie_name(game_id)))
     if seat is None and not linked:  # a link decides alone, as at the socket
@@ -816,7 +816,7 @@ async def _finished(request: web.Request, during: str = "its cards are still hid
     game_id = request.match_info["game"]
     game = await service.get(game_id)
     if game is None:
-        raise WebError("not-found", f"there is no game {game_id!r}")
+        raise WebError("not-found", f"there is no game {show(game_id)}")
     if not game.state.is_over:
         raise WebError("not-allowed", f"the game is not finished: {during}")
     if game.row.withdrawn:  # as the list of one's games says
@@ -1843,18 +1843,25 @@ async def _guard(
         if not request.path.startswith("/api/"):
             raise
         # A program asked: the API's own answer (JSON with a code), not a page's.
-        return _json_error("not-found", f"there is no API {show(request.path, 60)}")
+        return _json_error("not-found", f"there is no API {_as_sent(request)}")
     except web.HTTPMethodNotAllowed as e:
         if not request.path.startswith("/api/"):
             raise
         allowed = ", ".join(sorted(e.allowed_methods))
         response = _json_error(
             "not-allowed",
-            f"{request.method} is not allowed on {show(request.path, 60)}; allowed: {allowed}",
+            f"{request.method} is not allowed on {_as_sent(request)}; allowed: {allowed}",
             status=405,
         )
         response.headers["Allow"] = allowed
         return response
+
+
+def _as_sent(request: web.Request) -> str:
+    """The request's path as the client sent it (still %-encoded: ``request.path`` is decoded,
+    ``/api/players/%2e%2e`` read as ``/api/players/..``), without its query (which may hold a
+    seat's token), shortened for a message."""
+    return show(request.raw_path.partition("?")[0].partition("#")[0], 60)
 
 
 def _origin_allowed(request: web.Request) -> bool:

@@ -396,7 +396,7 @@ class GameService:
         async with self._lock(game_id):
             game = await self._reload(game_id)  # the other servers' record of the absence
             if game is None:
-                raise WebError("not-found", f"there is no game {game_id!r}")
+                raise WebError("not-found", f"there is no game {show(game_id)}")
             if game.state.is_over:
                 raise WebError("over", "the game is over")
             clock = game.clock
@@ -653,7 +653,7 @@ class GameService:
         joined)."""
         game = await self.get(game_id)
         if game is None:
-            raise WebError("not-found", f"there is no game {game_id!r}")
+            raise WebError("not-found", f"there is no game {show(game_id)}")
         seat = token_seat(game.row, token)
         if seat is None:
             seat = player_seat(game.row, player)
@@ -860,7 +860,7 @@ class GameService:
             for attempt in range(3):
                 game = await self.get(game_id)
                 if game is None:
-                    raise WebError("not-found", f"there is no game {game_id!r}")
+                    raise WebError("not-found", f"there is no game {show(game_id)}")
                 if game.state.is_over:  # whatever version was sent: nothing is decided any more
                     raise WebError("over", "the game is over")
                 if version is not None and version != game.row.version and attempt == 0:
@@ -899,7 +899,7 @@ class GameService:
         async with self._lock(game_id):
             game = await self.get(game_id)
             if game is None:
-                raise WebError("not-found", f"there is no game {game_id!r}")
+                raise WebError("not-found", f"there is no game {show(game_id)}")
             if game.row.mode != "ai":
                 raise WebError("not-allowed", "undo is only for games against the AI")
             if game.state.is_over:
@@ -953,7 +953,7 @@ class GameService:
         """The AI's suggestion for ``seat``'s decision (AI games only), kept for the review."""
         game = await self.get(game_id)
         if game is None:
-            raise WebError("not-found", f"there is no game {game_id!r}")
+            raise WebError("not-found", f"there is no game {show(game_id)}")
         if game.row.mode != "ai":
             raise WebError("not-allowed", "hints are only for games against the AI")
         if game.row.rated:
@@ -994,7 +994,7 @@ class GameService:
         async with self._lock(game_id):
             game = await self.get(game_id)
             if game is None:
-                raise WebError("not-found", f"there is no game {game_id!r}")
+                raise WebError("not-found", f"there is no game {show(game_id)}")
             if not game.state.is_over:
                 raise WebError("not-allowed", "a rematch is offered when the game is over")
             if game.row.rematch is None:
@@ -1159,7 +1159,7 @@ class GameService:
         asks) may start at most :data:`REVIEWS_PER_CLIENT` at once."""
         game = await self.get(game_id)
         if game is None:
-            raise WebError("not-found", f"there is no game {game_id!r}")
+            raise WebError("not-found", f"there is no game {show(game_id)}")
         if not game.state.is_over:
             raise WebError("not-allowed", "the analysis is for finished games")
         stored = await self.store.analysis(game_id)
