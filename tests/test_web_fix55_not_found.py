@@ -15,7 +15,7 @@ from test_web_server import client, service  # noqa: F401 (fixtures)
 Client = TestClient[Any, Any]
 
 
-async def raw(client: Client, line: str) -> tuple[int, dict[str, Any]]:
+async def raw(client: Client, line: str) -> tuple[int, dict[str, Any]]:  # noqa: F811
     """Send ``line`` (``METHOD TARGET``) byte for byte (aiohttp's own client would normalise the
     target first: ``/api/players/%2e%2e`` leaves it as ``/api/``)."""
     reader, writer = await asyncio.open_connection(client.host, client.port)
