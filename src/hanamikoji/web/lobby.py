@@ -26,7 +26,7 @@ from hanamikoji.web.moderation import POLL_S, Follower, subject
 from hanamikoji.web.profiles import standing_json
 from hanamikoji.web.ratings import Standing, family_of, window
 from hanamikoji.web.service import GameService
-from hanamikoji.web.store import ChallengeRow, ModerationRow, PlayerRow, Store
+from hanamikoji.web.store import ChallengeRow, Disabled, ModerationRow, PlayerRow, Store
 
 __all__ = [
     "BOT_DISABLED",
@@ -282,10 +282,10 @@ class Lobby:
         to_name: str | None = None,
     ) -> ChallengeRow:
         """Post ``me``'s new challenge, unless ``me`` is disabled: their request may have set
-        out before the act ended their sessions. The insert cannot read the flag itself, so
-        ``me`` is looked at before it, and again after it before the lobby is told: disabled
-        meanwhile, the challenge is cancelled unseen (the sweep would cancel it only later,
-        after the others saw it and tried to accept it)."""
+        out before the act ended their sessions. The insert's own transaction reads the flags
+        (:class:`Disabled`): a moderator's act on any server is either seen there, and nothing
+        is stored, or comes after the insert, and withdraws the challenge as any it finds open
+        (the look before it only spares a disabled player's request the rest of the work)."""
         if await self._disabled(me.id):  # their request set out before the act ended it
             raise _refused(False)
         now = self.games.now_ms()
@@ -305,15 +305,16 @@ class Lobby:
             expires=None if real_time else now + DAY_MS,
             seen=now,
         )
-        if not await self.store.add_challenge(row, MAX_OPEN):
+        try:
+            added = await self.store.add_challenge(row, MAX_OPEN)
+        except Disabled:  # disabled since the look above
+            raise _refused(False) from None
+        if not added:
             raise WebError(
                 "too-many",
                 f"you have {MAX_OPEN} open challenges: cancel one, or wait for a player",
                 60,
             )
-        if await self._disabled(me.id):  # disabled since the look above
-            await self._withdraw([row])  # (a page that read the listing just now drops it)
-            raise _refused(False)
         await self.publish(row)
         return row
 

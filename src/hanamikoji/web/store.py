@@ -34,6 +34,7 @@ __all__ = [
     "ChatFlags",
     "ChatRow",
     "ChatStore",
+    "Disabled",
     "Duplicate",
     "GameRow",
     "HintRow",
@@ -58,6 +59,11 @@ class StoreError(ValueError):
 
 class Duplicate(Exception):
     """A value that must be unique (an account's user name) is already taken."""
+
+
+class Disabled(Exception):
+    """The player is disabled for the lobby (by a moderator, or a bot whose owner is): read in
+    the transaction that would have written for them, nothing written."""
 
 
 @dataclass(frozen=True)
@@ -744,6 +750,10 @@ class PlayerStore(Protocol):
 class _Primitives:
     """What each database provides, and the parts of the store written once over it use."""
 
+    _LOCK = ""
+    """What a ``SELECT`` ends with to lock the rows it reads until the transaction ends (none
+    on SQLite, whose writing transactions run one at a time)."""
+
     async def _one(self, sql: str, values: Sequence[Any]) -> tuple[Any, ...] | None:
         """The first row ``sql`` selects, or None."""
         raise NotImplementedError
@@ -1084,6 +1094,12 @@ _OPEN_CHALLENGES = (
     "ORDER BY created_at, id LIMIT ?"
 )
 _COUNT_OPEN = "SELECT COUNT(*) FROM challenges WHERE player_id = ? AND status = 'open'"
+# A creator's row and, for a bot, its owner's: their flags, read (locked, on PostgreSQL: see
+# _Primitives._LOCK) in the transaction that stores the challenge.
+_CREATOR_FLAGS = (
+    "SELECT disabled_at FROM players "
+    "WHERE id = ? OR id IN (SELECT owner_id FROM bots WHERE player_id = ?)"
+)
 _DELETED = "player_id IN (SELECT id FROM players WHERE deleted_at IS NOT NULL)"
 
 
@@ -1224,7 +1240,9 @@ class LobbyStore(Protocol):
     """What the lobby and the clocks need from a database (docs/web.md, "The lobby")."""
 
     async def add_challenge(self, challenge: ChallengeRow, most: int) -> bool:
-        """Store a new challenge, unless its player already has ``most`` open ones."""
+        """Store a new challenge, unless its player already has ``most`` open ones (False);
+        :class:`Disabled` (nothing stored) if its player is disabled for the lobby, as read in
+        the same transaction."""
         ...
 
     async def challenge(self, challenge_id: str) -> ChallengeRow | None:
@@ -1305,8 +1323,16 @@ class _Lobby(_Primitives):
     """:class:`LobbyStore` written once, over the primitives each database provides."""
 
     async def add_challenge(self, challenge: ChallengeRow, most: int) -> bool:
+        player = challenge.player
         async with self._atomic() as tx:
-            (count,) = (await tx.run(_COUNT_OPEN, (challenge.player,))).rows[0]
+            # The flags as this transaction writes: a moderator's act on any server commits
+            # before this read (which then sees it) or waits for this insert (and the challenge
+            # is withdrawn as any the act finds open); never a challenge of a disabled player
+            # shown for an instant. The lock also counts one player's challenges one at a time.
+            flags = await tx.run(_CREATOR_FLAGS + self._LOCK, (player, player))
+            if any(disabled_at is not None for (disabled_at,) in flags.rows):
+                raise Disabled(player)
+            (count,) = (await tx.run(_COUNT_OPEN, (player,))).rows[0]
             if int(count) >= most:
                 return False
             await tx.run(_INSERT_CHALLENGE, _challenge_values(challenge))
@@ -2423,6 +2449,8 @@ _PRESENCE_CHANNEL = "hanamikoji_presence"
 
 class PostgresStore(_Players, _Lobby, _Ratings, _Chat, _Bots):
     """Games in PostgreSQL; changes are announced to other processes with LISTEN/NOTIFY."""
+
+    _LOCK = " FOR NO KEY UPDATE"  # as a moderator's update of the row locks it
 
     def __init__(self, url: str) -> None:
         self.url = url
