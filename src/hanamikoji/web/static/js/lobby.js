@@ -217,6 +217,7 @@ function waited(id) {
 }
 
 function start(url) {
+  lobby.waiting = null; // followed now: render() must not keep it for the tab's next visit
   waited(null);
   lobby.starting = true;
   socket?.close(); // no reconnect, nor a second start, while the table loads
@@ -266,6 +267,10 @@ function declined(id, name) {
 }
 
 function wait(challenge) {
+  // A bot's acceptance (the socket's start) may come before the answer to our POST: the tab is
+  // already off to the table, and a challenge waited on now would send its next visit of the
+  // lobby back to that game
+  if (lobby.starting) return;
   if (lobby.declined.has(challenge.id)) {
     declined(challenge.id, challenge.to); // declined before its answer came: nothing to wait for
     render();
