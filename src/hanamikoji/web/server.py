@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from aiohttp import WSCloseCode, WSMsgType, web
+from aiohttp import WSCloseCode, WSMessage, WSMsgType, web
 from aiohttp.abc import AbstractStreamWriter
 from aiohttp.http_exceptions import HttpProcessingError
 
@@ -226,6 +226,10 @@ class Connection:
     hinting: bool = False  # a hint asked on this socket is being searched
     hint_again: bool = False  # and asked for again meanwhile
     cut: bool = False  # dropped: nothing more is queued (nor logged) for it
+    reads: bool = False  # its handler reads it with :meth:`receive` (which then closes it)
+    receiving: asyncio.Future[WSMessage] | None = None  # the read the handler waits on
+    closing: tuple[int, str] | None = None  # the close code and words :meth:`close` asked for
+    ended: asyncio.Event = field(default_factory=asyncio.Event)  # the handler's close is done
 
     def start(self) -> None:
         """Start writing queued messages."""
@@ -285,19 +289,61 @@ class Connection:
         self.stop()
 
     def stop(self) -> None:
-        """End the writer: cancelled, and woken by an end mark should the cancel be lost."""
+        """End the writer: cancelled, and woken by an end mark should the cancel be lost (and
+        :meth:`close` no longer waits for the handler)."""
         if self.writer is not None and self.writer is not asyncio.current_task():
             self.writer.cancel()
         with contextlib.suppress(asyncio.QueueFull):
             self.queue.put_nowait(None)
+        self.ended.set()
+
+    async def receive(self) -> WSMessage | None:
+        """The client's next message, as ``async for msg in ws`` reads them (None once the
+        socket closes); when :meth:`close` asks, this reader closes the socket itself.
+
+        (aiohttp's ``close`` called from another task while the handler waits in ``receive``
+        sends the closing frame and closes the connection at once, without waiting for the
+        client's answering frame: a client that had not read yet then fails to answer, and
+        aiohttp's client reports 1006 where the frame said 4409. Closed from the reading task,
+        ``close`` waits for that answer.)"""
+        self.reads = True
+        while self.closing is None:
+            self.receiving = asyncio.ensure_future(self.ws.receive())
+            try:
+                msg = await self.receiving
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if self.closing is None or (task is not None and task.cancelling()):
+                    raise  # the handler itself is cancelled (the peer went away)
+                break
+            finally:
+                self.receiving = None
+            if msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
+                return None
+            return msg
+        code, why = self.closing
+        try:
+            with contextlib.suppress(Exception):  # (aiohttp waits for the answer 10 s at most)
+                await self.ws.close(code=code, message=why[:100].encode())
+        finally:
+            self.ended.set()
+        return None
 
     async def close(self, code: int, why: str, error: str = "replaced") -> None:
-        """Close politely: an error message (``error``, saying why), then the closing handshake."""
+        """Close politely: an error message (``error``, saying why), then the closing handshake
+        (by the handler's own read, :meth:`receive`, where it reads with it)."""
         await self.send(_error(error, why))
         with contextlib.suppress(Exception):  # the message leaves before the closing frame
             await asyncio.wait_for(self.queue.join(), 2)
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.ws.close(code=code, message=why[:100].encode()), 2)
+        if self.reads and not self.ws.closed:
+            self.closing = (code, why)
+            if self.receiving is not None:
+                self.receiving.cancel()  # (else it sees ``closing`` at its next read)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.ended.wait(), 12)
+        else:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.ws.close(code=code, message=why[:100].encode()), 2)
         self.drop()
 
 
@@ -949,7 +995,7 @@ async def _socket(request: web.Request) -> web.StreamResponse:
                 await conn.send(await hub.state_for(game, seat))
         else:
             await hub.publish(game_id)  # this seat's state; the opponent learns it is online
-        async for msg in ws:
+        while (msg := await conn.receive()) is not None:
             if msg.type == WSMsgType.TEXT:
                 await _handle(hub, game_id, conn, msg.data)
             elif msg.type == WSMsgType.BINARY:
@@ -1324,7 +1370,7 @@ async def _watch_socket(request: web.Request) -> web.StreamResponse:
         game = await service.get(game_id)  # read once counted: no change can fall between
         if game is not None:
             await conn.send(await hub.spectator_state(game))
-        async for msg in ws:
+        while (msg := await conn.receive()) is not None:
             if msg.type == WSMsgType.TEXT:
                 if not await _watcher_chat(request, game_id, conn, msg.data):
                     await conn.send(_spectator_answer(msg.data, game_id))
@@ -1495,7 +1541,7 @@ async def _lobby_socket(request: web.Request) -> web.StreamResponse:
         if pid is not None:  # back in the lobby: their real-time challenges live on
             await hub.lobby.store.touch_challenges([pid], hub.lobby.games.now_ms())
         await here.open(await hub.lobby.listing(_player_of(identity)))
-        async for msg in ws:
+        while (msg := await conn.receive()) is not None:
             if msg.type == WSMsgType.ERROR:
                 break
             if msg.type == WSMsgType.BINARY:
