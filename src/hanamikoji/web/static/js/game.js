@@ -315,7 +315,9 @@ function turnArrived() {
   if (feed.queue.length || scoring.open) return; // told when the feed has caught up
   focusDecision();
   requestAnimationFrame(boardFootAboveDock);
-  requestAnimationFrame(() => geishaAboveHand());
+  // an offer to pick from keeps its choices' foot in view (they are under the hand)
+  requestAnimationFrame(() => geishaAboveHand(myPick(ui.msg) && !$("#offer").hidden ? $("#offer") : undefined));
+  requestAnimationFrame(() => requestAnimationFrame(keepTableInView));
   playSound("turn");
   notifyTurn();
 }
@@ -868,10 +870,63 @@ function geishaAboveHand(keep = $("#hand")) {
   if (Math.abs(by) > 1) window.scrollTo({ top: scrollY + by, behavior: "auto" });
 }
 
-/** The height of the score bar where it is pinned at the top (a timed game's, in one column; css). */
+/** The height of what is pinned at the top: the score bar (a timed game's, in one column; any
+ * game's on a phone on its side) and, on a phone on its side, the status's line under it (css). */
 function pinnedBar() {
   const bar = $("#scorebar");
-  return bar && getComputedStyle(bar).position === "sticky" ? bar.offsetHeight : 0;
+  let foot = bar && getComputedStyle(bar).position === "sticky" ? bar.offsetHeight : 0;
+  const status = $("#status");
+  const cs = status && getComputedStyle(status);
+  if (cs && cs.position === "sticky") foot = Math.max(foot, (parseFloat(cs.top) || 0) + status.offsetHeight);
+  return foot;
+}
+
+/** A phone held upright, the dock (the hand, the actions) pinned at the bottom: as a decision
+ * comes and as the dock grows while the player chooses (a selection's line, an offer, an error),
+ * the page moves down, never up, so that the board's foot (your side of each geisha) stands above
+ * the dock and Hint, Undo and Resign, under the table, are not cut at the screen's foot: as far
+ * as the status's newest line stays in view at the top. Not while the guide is open above. */
+function keepTableInView() {
+  const dock = $(".my-area");
+  const board = $("#board");
+  const controls = $(".game-controls");
+  const now = $("#status .now") || $("#status");
+  if (!dock || !board || !ui.msg || !myDecision(ui.msg) || scoring?.open || !matchMedia("(max-width: 980px)").matches) return;
+  if (getComputedStyle(dock).position !== "sticky" || $("#guide:not([hidden]):not(.folded)")) return;
+  const d = dock.getBoundingClientRect();
+  let by = board.getBoundingClientRect().bottom - d.top; // the board's foot above the dock
+  const c = controls?.getClientRects().length ? controls.getBoundingClientRect() : null;
+  // a row of buttons cut by the screen's foot comes wholly into view
+  if (c && c.top < innerHeight && c.bottom > innerHeight) by = Math.max(by, c.bottom - innerHeight + 2);
+  const room = now ? now.getBoundingClientRect().top - pinnedBar() : by;
+  by = Math.min(by, Math.max(0, room));
+  if (by > 1) window.scrollTo({ top: uncut(Math.ceil(scrollY + by) + 1), behavior: "auto" });
+}
+/** The phone turned (upright, on its side): the page keeps its scroll, which can leave the
+ * status's line above the screen or under the pinned score bar; it comes back into view under
+ * the bar, then the table as far as it may (keepTableInView). */
+function statusAfterTurn() {
+  const now = $("#status .now") || $("#status");
+  if (!now || !now.getClientRects().length || !matchMedia("(max-width: 980px)").matches) return;
+  if (getComputedStyle($("#status")).position !== "sticky") {
+    const bar = $("#scorebar");
+    const room = bar && getComputedStyle(bar).position === "sticky" ? bar.offsetHeight : 0;
+    const top = now.getBoundingClientRect().top - room - 4;
+    if (top < 0) window.scrollTo({ top: Math.max(0, scrollY + top), behavior: "auto" });
+  }
+  keepTableInView();
+}
+for (const query of ["(orientation: portrait)", "(max-height: 560px)"]) {
+  matchMedia(query).addEventListener?.("change", () => requestAnimationFrame(statusAfterTurn));
+}
+if (typeof ResizeObserver !== "undefined" && $(".my-area")) {
+  let dockHeight = 0;
+  new ResizeObserver(([entry]) => {
+    const height = Math.round(entry.contentRect.height);
+    if (height === dockHeight) return;
+    dockHeight = height;
+    requestAnimationFrame(keepTableInView);
+  }).observe($(".my-area"));
 }
 
 /** As a decision arrives, on a phone: the status above the board grows with the opponent's news

@@ -86,6 +86,21 @@ export class Guide {
     box.after(this.reopenButton);
     if (this.closed) box.hidden = true;
     else this.build();
+    // Opened on a phone, the guide's height follows the page: as it scrolls, as the window is
+    // resized and as the phone is turned, it takes the room above the board again (no scroll).
+    let queued = false;
+    const follow = () => {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => {
+        queued = false;
+        this.fit();
+      });
+    };
+    addEventListener("scroll", follow, { passive: true });
+    addEventListener("resize", follow);
+    addEventListener("orientationchange", follow);
+    window.visualViewport?.addEventListener("resize", follow);
   }
 
   // ---- the box --------------------------------------------------------------------------------
@@ -168,8 +183,22 @@ export class Guide {
     const foot = pinned ? dock.getBoundingClientRect().top : innerHeight;
     const by = board.getBoundingClientRect().bottom - foot;
     if (Math.abs(by) > 1) window.scrollTo({ top: Math.max(0, scrollY + by), behavior: "auto" });
+    this.fit();
+  }
+
+  /** The opened guide's height on a phone, where it lies over the top of the page: the room
+   * above the board as the page is now (at least 120 px, its text scrolling inside; never
+   * past the screen's foot). Without a scroll of the page: called as it scrolls or turns. */
+  fit() {
+    const box = this.box;
+    if (!box || box.hidden || this.folded || getComputedStyle(box).position !== "fixed") {
+      box?.style.removeProperty("--guide-room");
+      return;
+    }
+    const board = document.getElementById("board");
+    if (!board) return;
     const top = box.getBoundingClientRect().top;
-    const room = board.getBoundingClientRect().top - top - 4;
+    const room = Math.min(board.getBoundingClientRect().top - top - 4, innerHeight - top - 8);
     box.style.setProperty("--guide-room", `${Math.max(120, Math.round(room))}px`);
   }
 
