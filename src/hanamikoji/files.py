@@ -54,17 +54,20 @@ def write_whole(path: Path, data: str | bytes, *, replace: bool = True, sync: bo
         return
     if not replace and os.path.lexists(target):
         raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(path))
-    temporary = temporary_beside(target, raw, sync=sync)
+    made: list[Path] = []  # its name, known before the file is made
     try:
+        temporary = temporary_beside(target, raw, sync=sync, made=made)
         if replace:
             os.replace(temporary, target)
         else:
             _link_new(temporary, target)
     finally:
         # After os.replace the name is gone; after a link it is a second name of the file; after
-        # a failure (or a signal) it is the whole temporary file: none may stay.
-        with contextlib.suppress(OSError):
-            temporary.unlink(missing_ok=True)
+        # a failure (or a signal, even one that lands as the file is made) it is the whole
+        # temporary file: none may stay.
+        for name in made:
+            with contextlib.suppress(OSError):
+                name.unlink(missing_ok=True)
     if sync:
         sync_folder(target.parent)
 
@@ -95,26 +98,35 @@ def _link_new(temporary: Path, target: Path) -> None:
         raise
 
 
-def temporary_beside(target: Path, data: bytes, *, sync: bool = True) -> Path:
+def temporary_beside(
+    target: Path, data: bytes, *, sync: bool = True, made: list[Path] | None = None
+) -> Path:
     """A new file holding ``data``, flushed to the disk (unless not ``sync``), beside ``target``
     (a rename within one folder is atomic) and with the permissions ``target`` has or a new
-    file would get; removed again if it cannot be written whole."""
+    file would get; removed again if it cannot be written whole (Ctrl-C included, however
+    soon after it is made). ``made``: its name is added there before the file is made, so that
+    a caller may remove it even should a signal land as this returns."""
     try:
         mode: int | None = stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
         mode = None
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    while True:
-        # A short stem: a name near the system's limit still leaves room for the suffix.
-        temporary = target.with_name(f".{target.name[:64]}.{secrets.token_hex(4)}.tmp")
-        try:
-            # 0o666 less the umask: what a new file of that name would get
-            fd = os.open(temporary, flags, 0o666)
-            break
-        except FileExistsError:
-            continue  # a name drawn twice: draw another
+    names = made if made is not None else []
+    fd: int | None = None
     try:
-        with open(fd, "wb") as f:
+        while True:
+            # A short stem: a name near the system's limit still leaves room for the suffix.
+            temporary = target.with_name(f".{target.name[:64]}.{secrets.token_hex(4)}.tmp")
+            names.append(temporary)
+            try:
+                # 0o666 less the umask: what a new file of that name would get
+                fd = os.open(temporary, flags, 0o666)
+                break
+            except FileExistsError:
+                names.remove(temporary)  # a name drawn twice (not this call's file): another
+        f = open(fd, "wb")  # noqa: SIM115 (it owns fd from here on: closed by the with)
+        fd = None
+        with f:
             f.write(data)
             f.flush()
             if sync:
@@ -122,8 +134,12 @@ def temporary_beside(target: Path, data: bytes, *, sync: bool = True) -> Path:
         if mode is not None:
             os.chmod(temporary, mode)
     except BaseException:
-        with contextlib.suppress(OSError):
-            temporary.unlink(missing_ok=True)
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        for name in names:
+            with contextlib.suppress(OSError):
+                name.unlink(missing_ok=True)
         raise
     return temporary
 
