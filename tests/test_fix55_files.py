@@ -5,6 +5,7 @@ the file (before its descriptor was held)."""
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,7 @@ def test_ctrl_c_as_os_open_makes_the_file(tmp_path: Path, monkeypatch: pytest.Mo
         os.close(fd)
         raise KeyboardInterrupt  # the file made, its descriptor never handed back
 
-    monkeypatch.setattr(files.os, "open", interrupted)
+    monkeypatch.setattr(os, "open", interrupted)
     target = tmp_path / "record.json"
     with pytest.raises(KeyboardInterrupt):
         write_whole(target, "{}\n")
@@ -55,7 +56,7 @@ def test_ctrl_c_as_os_open_makes_the_file(tmp_path: Path, monkeypatch: pytest.Mo
 def test_a_name_drawn_twice_is_not_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Someone else's file of the drawn name (the draw repeated) is left alone."""
     draws = iter(["aaaaaaaa", "aaaaaaaa", "bbbbbbbb"])
-    monkeypatch.setattr(files.secrets, "token_hex", lambda n: next(draws))
+    monkeypatch.setattr(secrets, "token_hex", lambda n: next(draws))
     target = tmp_path / "record.json"
     other = tmp_path / ".record.json.aaaaaaaa.tmp"
     other.write_text("someone else's")
