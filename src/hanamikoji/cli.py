@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
 import shutil
 import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -635,14 +637,78 @@ def _engine(name: str, seed: int | None, options: list[str]) -> int:
     except AgentError as e:
         print(f"hanamikoji engine: {printable(str(e))}", file=sys.stderr)
         return EXIT_USAGE
-    return serve(agent, seed=seed)
+    if sys.stdout is None:  # started with its standard output closed: nowhere to answer
+        _complain(
+            "hanamikoji engine: standard output is closed: an engine answers the referee there "
+            "(start it with its standard output a pipe to the referee)"
+        )
+        return EXIT_USAGE
+    try:
+        return serve(agent, seed=seed)
+    except BrokenPipeError:  # the referee left: main says so as for any reader that left
+        raise
+    except OSError as e:  # a full disk or device behind standard output: not a bug of ours
+        _complain(
+            f"hanamikoji engine: cannot write an answer to standard output: {e.strerror or e}"
+        )
+        return 1
+
+
+def _complain(message: str) -> None:
+    """``message`` on standard error, if there is one to write to (it may be closed or full:
+    then the exit status alone says it)."""
+    if sys.stderr is None:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        print(message, file=sys.stderr, flush=True)
+
+
+class _ReportHeld:
+    """Ctrl-C and SIGTERM held back from when a match or tournament has ended (stopped by one
+    of them, say) until its report is printed: a second Ctrl-C, pressed as the first one's
+    cleanup ends, lost the whole table for a bare "interrupted". One that comes while the report
+    is printed, after a run that ran to its end, takes effect once it is out (130 or 143); after a
+    run that a signal already stopped, it is dropped: the status says that stop."""
+
+    def __init__(self) -> None:
+        self._old: dict[int, Any] = {}
+        self._came: list[int] = []
+        self._drop = False
+
+    def hold(self, *, interrupted: bool) -> None:
+        """Hold the stops (only the main thread can; an ignored Ctrl-C stays ignored)."""
+        self._drop = interrupted
+        if self._old or threading.current_thread() is not threading.main_thread():
+            return
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(signum) is not signal.SIG_IGN:
+                self._old[signum] = signal.signal(signum, self._note)
+
+    def _note(self, signum: int, frame: object) -> None:
+        self._came.append(signum)
+
+    def __enter__(self) -> _ReportHeld:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        for signum, handler in self._old.items():
+            signal.signal(signum, handler)
+        self._old.clear()
+        if self._came and not self._drop and kind is None:
+            raise Terminated if self._came[0] == signal.SIGTERM else KeyboardInterrupt
 
 
 def _match(args: argparse.Namespace) -> int:
+    with _ReportHeld() as held:
+        return _play_match(args, held)
+
+
+def _play_match(args: argparse.Namespace, held: _ReportHeld) -> int:
     from hanamikoji.match import MatchConfig, MatchError, RecordsError, run_match
     from hanamikoji.state import Rules
     from hanamikoji.stats import Sprt
 
+    _closed_stderr_to_null()
     try:
         sprt = Sprt(*args.sprt) if args.sprt else None
         config = MatchConfig(
@@ -671,36 +737,74 @@ def _match(args: argparse.Namespace) -> int:
                 print(line, file=sys.stderr)
 
         summary = run_match(config, on_pair=progress)
+        held.hold(interrupted=summary.stopped == "interrupted")
     except RecordsError as e:
+        held.hold(interrupted=False)
         # The games played before the record failed are shown, as after Ctrl-C, then the error.
         if live:
             print(file=sys.stderr)
-        _print_match_summary(e.summary, as_json=args.json)
+        written = _print_match_summary(e.summary, as_json=args.json)
         print(f"hanamikoji match: {printable(str(e))}", file=sys.stderr)
-        return EXIT_USAGE
+        return EXIT_USAGE if written else 1
     except (MatchError, ValueError) as e:  # may quote an engine's output
         print(f"hanamikoji match: {printable(str(e))}", file=sys.stderr)
         return EXIT_USAGE
     if live:
         print(file=sys.stderr)
-    _print_match_summary(summary, as_json=args.json)
+    if not _print_match_summary(summary, as_json=args.json):
+        return 1
     return _stopped_status(summary.signal) if summary.stopped == "interrupted" else 0
 
 
-def _print_match_summary(summary: MatchSummary, *, as_json: bool) -> None:
-    """The match's summary on standard output: as JSON, or as readable text."""
+def _print_match_summary(summary: MatchSummary, *, as_json: bool) -> bool:
+    """The match's summary on standard output: as JSON, or as readable text; False (said on
+    standard error) where it cannot be written."""
     if as_json:
-        print(json.dumps(summary.to_json(), ensure_ascii=True))
+        text = json.dumps(summary.to_json(), ensure_ascii=True) + "\n"
     else:
         # Forfeit reasons quote engines (their stderr, their lines): escaped, line by line.
-        print(printable_lines(summary.render()), end="")
+        text = printable_lines(summary.render())
+    return _write_report("match", "summary", text)
+
+
+def _write_report(command: str, what: str, text: str) -> bool:
+    """Write a match's or tournament's report on standard output, now (flushed): a full disk
+    or a device that refuses it is said in a line on standard error, not as a bug."""
+    if sys.stdout is None:  # started with standard output closed
+        _complain(f"hanamikoji {command}: standard output is closed: the {what} is not shown")
+        return False
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader left: main says nothing more, as for any command
+        raise
+    except OSError as e:
+        _silence_stdout()  # what is still buffered must not fail again at exit
+        _complain(
+            f"hanamikoji {command}: cannot write the {what} to standard output: {e.strerror or e}"
+        )
+        return False
+    return True
+
+
+def _closed_stderr_to_null() -> None:
+    """A command started with standard error closed writes its progress and messages to the
+    null device (its exit status still says how it ended) rather than failing on them."""
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (for the rest of the process)
 
 
 def _tournament(args: argparse.Namespace) -> int:
+    with _ReportHeld() as held:
+        return _play_tournament(args, held)
+
+
+def _play_tournament(args: argparse.Namespace, held: _ReportHeld) -> int:
     from hanamikoji.match import MatchError
     from hanamikoji.state import Rules
     from hanamikoji.tournament import TournamentConfig, run_tournament
 
+    _closed_stderr_to_null()
     try:
         anchor, anchor_elo = None, 0.0
         if args.anchor is not None:
@@ -743,6 +847,7 @@ def _tournament(args: argparse.Namespace) -> int:
                 print(line, file=sys.stderr, flush=True)
 
         result = run_tournament(config, on_pair=progress)
+        held.hold(interrupted=result.stopped == "interrupted")
     except (MatchError, ValueError) as e:  # may quote an engine's output
         print(f"hanamikoji tournament: {printable(str(e))}", file=sys.stderr)
         return EXIT_USAGE
@@ -761,9 +866,11 @@ def _tournament(args: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
     if args.json:
-        print(json.dumps(result.to_json(), ensure_ascii=True))
+        text = json.dumps(result.to_json(), ensure_ascii=True) + "\n"
     else:
-        print(printable_lines(result.render()), end="")
+        text = printable_lines(result.render())
+    if not _write_report("tournament", "results", text):
+        return 1
     return _stopped_status(result.signal) if result.stopped == "interrupted" else 0
 
 

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import array
 import contextlib
+import errno
 import io
 import json
+import math
 import os
 import queue
 import random
@@ -99,7 +101,7 @@ def serve(
     # UTF-8 survives as a lone surrogate, so its line can be refused alone.
     inp = stdin if stdin is not None else _utf8(sys.stdin)
     out = stdout if stdout is not None else sys.stdout
-    err = stderr if stderr is not None else sys.stderr
+    err: TextIO | None = stderr if stderr is not None else sys.stderr  # None: closed
     base = seed if seed is not None else random.SystemRandom().randrange(2**63)
     games = 0
     rng = random.Random(f"{base}:{games}")
@@ -108,14 +110,21 @@ def serve(
         out.write(json.dumps(obj) + "\n")
         out.flush()
 
+    def log(text: str) -> None:
+        # Standard error is for logs only: one that is closed or full (a referee that gave the
+        # engine none, a full disk) must not end the games, which go on without the log.
+        if err is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            err.write(text + "\n")
+            err.flush()
+
     def complain(number: int, why: str) -> None:
         # ``why`` may quote the referee's input: escaped, so a log read on a terminal is safe.
-        err.write(f"{agent.name}: line {number}: {printable(why)}\n")
-        err.flush()
+        log(f"{agent.name}: line {number}: {printable(why)}")
 
     def say(notice: str) -> None:
-        err.write(f"{agent.name}: {notice}\n")
-        err.flush()
+        log(f"{agent.name}: {notice}")
 
     prepare(agent, say)
     options = declared_options(agent)
@@ -319,6 +328,9 @@ STDERR_TAIL = 65_536
 _EXIT_GRACE = 0.5
 """Seconds to wait for the end of output once the engine has exited (a child may hold it)."""
 _CHUNK = 65_536
+_LOOK_S = 1.0
+"""How often a referee waiting for an answer looks for one written without its newline."""
+_UNENDED = "it wrote {!r} without ending the line: end each message with a newline (\\n) and flush"
 _PENDING = 16
 """Lines kept unread at most: a flood of short lines is garbage too, and is not stored."""
 
@@ -373,7 +385,9 @@ class ProcessTransport:
         except OSError as e:
             for fd in (self._in, self._out, self._err):
                 os.close(fd)
-            raise EngineError(FailureKind.START, f"cannot start {self.command!r}: {e}") from None
+            raise EngineError(
+                FailureKind.START, f"cannot start {self.command!r}: {_start_problem(argv[0], e)}"
+            ) from None
         finally:
             for fd in (in_r, out_w, err_w):
                 os.close(fd)
@@ -584,6 +598,14 @@ class ProcessTransport:
             return EngineError(FailureKind.EXIT, INPUT_CLOSED)
         return self.failure()
 
+    def unfinished(self) -> str:
+        """The start (80 bytes at most, as text) of a line the engine has written but not
+        ended with a newline; empty when there is none."""
+        with self._lock:
+            if self._skipping or not self._partial:
+                return ""
+            return bytes(self._partial[:80]).decode("utf-8", errors="replace")
+
     def unread(self) -> int:
         """Bytes sent that the engine has not read yet (0 where the system cannot tell)."""
         with self._lock:
@@ -683,6 +705,30 @@ class ProcessTransport:
         with contextlib.suppress(OSError):
             os.close(self._wake_w)
         _LIVE.discard(self)
+
+
+def _start_problem(program: str, error: OSError) -> str:
+    """Why ``program`` could not be started, in words that say what to do about it."""
+    why = error.strerror or str(error)
+    if isinstance(error, PermissionError) or error.errno == errno.EACCES:
+        if os.path.isdir(program):
+            return f"{program} is a folder, not a program"
+        if os.path.isfile(program) and not os.access(program, os.X_OK):
+            return (
+                f"{program} is not executable: make it so (chmod +x {shlex.quote(program)}), "
+                f"or name its interpreter first (e.g. python3 {shlex.quote(program)})"
+            )
+    elif error.errno == errno.ENOEXEC:
+        return (
+            f"{program} is not a program this system can run ({why}): a script needs a first "
+            "line naming its interpreter (e.g. #!/usr/bin/env python3), or name the "
+            "interpreter first"
+        )
+    elif isinstance(error, FileNotFoundError) and os.sep not in program:
+        return f"no program {program!r} found on the PATH (give its path, e.g. ./{program})"
+    elif isinstance(error, FileNotFoundError) and not os.path.exists(program):
+        return f"no such file: {program}"
+    return f"{program}: {why}"
 
 
 @dataclass(frozen=True)
@@ -838,22 +884,53 @@ class Engine:
 
     def _no_answer(self, timeout: float) -> EngineError:
         """A timeout; or, if the engine has closed its input, that: the question sent as it
-        closed was lost, not left unanswered (and the next would fail to be sent)."""
+        closed was lost, not left unanswered (and the next would fail to be sent). A line it
+        began and never ended is quoted: the newline forgotten is a usual first mistake."""
         closed = getattr(self.transport, "input_closed", None)
         if closed is not None and closed():
             return EngineError(FailureKind.EXIT, INPUT_CLOSED)
-        return EngineError(FailureKind.TIMEOUT, f"no answer within {timeout * 1000:.0f} ms")
+        said = f"no answer within {timeout * 1000:.0f} ms"
+        unended = self._unended()
+        if unended:
+            said += f": {_UNENDED.format(unended[:60])}"
+        return EngineError(FailureKind.TIMEOUT, said)
+
+    def _unended(self) -> str:
+        """The start of a line the engine wrote without its newline ('' if none, or unknown)."""
+        unfinished = getattr(self.transport, "unfinished", None)
+        return unfinished() if unfinished is not None else ""
+
+    def _unended_message(self, expect: str) -> str | None:
+        """The whole ``expect`` message the engine wrote without the newline that ends it, if
+        that is what it has written (no newline can come of waiting on: it is said at once)."""
+        text = self._unended()
+        if not text.rstrip().endswith("}"):
+            return None
+        try:
+            msg = json.loads(text)
+        except (ValueError, RecursionError):
+            return None
+        return text if isinstance(msg, dict) and msg.get("type") == expect else None
 
     def _read(self, timeout: float, *, expect: str) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
+        stuck: str | None = None  # a whole message without its newline, seen at the last look
+        # (A transport that cannot show an unended line is simply waited on to the deadline.)
+        look = _LOOK_S if hasattr(self.transport, "unfinished") else math.inf
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise self._no_answer(timeout)
             try:
-                line = self.transport.receive(left)
+                line = self.transport.receive(min(left, look))
             except TimeoutError:
-                raise self._no_answer(timeout) from None
+                if time.monotonic() >= deadline:
+                    raise self._no_answer(timeout) from None
+                seen = self._unended_message(expect)
+                if seen is not None and seen == stuck:  # unchanged for a look: no newline comes
+                    raise EngineError(FailureKind.GARBAGE, _UNENDED.format(seen[:60])) from None
+                stuck = seen
+                continue
             if line is None:
                 raise self.transport.failure()
             if not line.strip():

@@ -20,6 +20,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import shlex
 import signal
 import threading
 import time
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hanamikoji.ai import AGENTS, LEVELS
 from hanamikoji.engine import EngineError, kill_all_engines
 from hanamikoji.files import write_whole
 from hanamikoji.match import (
@@ -89,10 +91,17 @@ class TournamentConfig:
         if len(players) < 2:
             raise MatchError("a tournament needs at least two players")
         seen: set[str] = set()
+        same: dict[tuple[object, ...], str] = {}
         for p in players:
             if p in seen:
                 raise MatchError(f"player {p!r} is named twice")
             seen.add(p)
+            first = same.setdefault(same_player(p), p)
+            if first != p:  # the same agent or command, spelled otherwise: it would play itself
+                raise MatchError(
+                    f"players {first!r} and {p!r} are the same player, named twice: name each "
+                    "player once"
+                )
         if self.anchor is not None and self.anchor not in seen:
             raise MatchError(
                 f"--anchor {self.anchor!r} is not one of the players: {', '.join(players)}"
@@ -662,6 +671,29 @@ def save_state(
 # -- running ---------------------------------------------------------------------------------
 
 
+def same_player(spec: str) -> tuple[object, ...]:
+    """What ``spec`` plays, as far as its spelling tells: specs with the same key are one
+    player however written (``random``, ``Random``, `` random:``; ``easy`` and ``level:easy``;
+    one command with its words spaced or quoted otherwise; an agent's options in any order)."""
+    if spec.startswith("cmd:"):  # (only so: make_player's test)
+        try:
+            return ("cmd", *shlex.split(spec[4:]))
+        except ValueError:  # a command that cannot be split: preflight says so
+            return ("cmd:", spec[4:].strip())
+    name, _, rest = spec.partition(":")
+    name = name.strip().lower()
+    if name == "level":
+        return ("level", rest.strip().lower())
+    options = sorted(
+        (key.strip(), value.strip())
+        for key, _, value in (item.partition("=") for item in rest.split(","))
+        if key.strip() or value.strip()
+    )
+    if not options and name in LEVELS and name not in AGENTS:
+        return ("level", name)
+    return ("agent", name, *options)
+
+
 def preflight(spec: str, config: TournamentConfig) -> tuple[str | None, str | None]:
     """(why ``spec`` cannot play: a bad spec, an engine that does not start, or None; its
     :func:`identity`, None when it cannot play)."""
@@ -776,8 +808,9 @@ def run_tournament(
     count -= sum(1 for k in finished if k[:2] in scheduled)
     start = time.monotonic()
     with _Stop() as stop:
-        results = _play(config, tasks, count)
+        results: Iterator[tuple[str, str, PairResult]] | None = None
         try:
+            results = _play(config, tasks, count)
             for a, b, pair in results:
                 # A stop that lands here waits until the pair is both counted and saved, so
                 # the table shown and the state file always hold the same pairs.
@@ -808,10 +841,13 @@ class _Stop:
         """The signal that stopped it (SIGINT also for a KeyboardInterrupt raised otherwise)."""
 
     def _handler(self, signum: int, frame: object) -> None:
-        if not self.requested:
+        first = not self.requested
+        if first:
             self.signum = signum
         self.requested = True
-        if not self.critical:
+        # Once only: a second Ctrl-C (or a SIGTERM after it) must not break off the cleanup of
+        # the first, which stops the engines and the workers and then shows the results so far.
+        if first and not self.critical:
             raise KeyboardInterrupt
 
     def __enter__(self) -> _Stop:

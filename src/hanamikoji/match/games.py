@@ -58,7 +58,14 @@ def play_game(
         try:
             players[seat].start(seat, rules, players[1 - seat].label, seeds[seat])
         except EngineError as e:
-            return state.concede(seat, Termination.FORFEIT, f"seat {seat}: {e.kind}: {e}")
+            state = state.concede(seat, Termination.FORFEIT, f"seat {seat}: {e.kind}: {e}")
+            outcome = state.outcome
+            assert outcome is not None
+            # A player told that the game started (seat 0, when seat 1 cannot start) is told
+            # how it ended, as after any game: never two ``game`` messages without a ``result``.
+            for started in range(seat):
+                players[started].finish(state.view(started), outcome)
+            return state
     while state.to_move is not None:
         seat = state.to_move
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import shlex
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -222,6 +223,13 @@ def make_player(spec: str, *, hard_limit_ms: int | None = None) -> Player:
         command = spec[4:].strip()
         if not command:
             raise MatchError("cmd: needs a command, e.g. 'cmd:node examples/random_engine.js'")
+        try:
+            shlex.split(command)
+        except ValueError as e:  # an unclosed quote, a backslash at the end
+            raise MatchError(
+                f"the command {command!r} cannot be split into words ({e}): quote a word "
+                "holding spaces whole, e.g. cmd:python3 '/my engines/engine.py'"
+            ) from None
         return EnginePlayer(spec, command, hard_limit_ms=hard_limit_ms)
     try:
         return AgentPlayer(spec, parse_agent(spec))

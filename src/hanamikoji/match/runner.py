@@ -53,7 +53,7 @@ def run_match(
         try:
             summary = _run_match(config, on_pair)
         except KeyboardInterrupt:
-            if received:
+            if received and received[0] == signal.SIGTERM:
                 raise Terminated from None
             raise
     if summary.stopped == "interrupted":
@@ -63,8 +63,11 @@ def run_match(
 
 @contextlib.contextmanager
 def _sigterm_interrupts() -> Iterator[list[int]]:
-    """While the match runs, SIGTERM raises KeyboardInterrupt, as Ctrl-C does (main thread only);
-    the list given holds SIGTERM once it has come, so that the exit status can say which."""
+    """While the match runs, SIGTERM raises KeyboardInterrupt, as Ctrl-C does (main thread only),
+    and either does so once only: a second Ctrl-C (or a SIGTERM after it), pressed while the
+    first one's cleanup runs, broke off that cleanup (an engine left running, the summary lost
+    to "release unlocked lock"). The list given holds the first of them once it has come, so
+    that the exit status can say which."""
     received: list[int] = []
     if threading.current_thread() is not threading.main_thread():
         yield received
@@ -83,11 +86,14 @@ def _sigterm_interrupts() -> Iterator[list[int]]:
             received.append(signum)
             raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, interrupt)}
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # (an ignored one stays so)
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, interrupt)
     try:
         yield received
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _run_match(config: MatchConfig, on_pair: Callable[[MatchSummary], None] | None) -> MatchSummary:
