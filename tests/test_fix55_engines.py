@@ -378,3 +378,31 @@ def test_a_ctrl_c_while_the_match_summary_is_made_does_not_lose_it(
     status = cli.main(["match", "random", "random", "--games", "2"])
     assert status == 130
     assert "games 2 of 2" in capsys.readouterr().out
+
+
+# -- a tournament whose state file cannot be saved ----------------------------------------------
+
+
+def test_a_state_file_that_cannot_be_saved_stops_with_the_results_so_far(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    real = tournament.save_state
+    saves: list[int] = []
+
+    def full_disk(config: TournamentConfig, pairs: list[Any], identities: dict[str, str]) -> None:
+        saves.append(len(pairs))
+        if len(saves) > 1:
+            raise OSError(28, "No space left on device")
+        real(config, pairs, identities)
+
+    monkeypatch.setattr(tournament, "save_state", full_disk)
+    state = tmp_path / "state.json"
+    args = ["tournament", "random", "greedy", "--games-per-pair", "6", "--state", str(state)]
+    status = cli.main(args)
+    out, err = capsys.readouterr()
+    assert status == 2
+    assert "4 of 6 games" in out and "stopped: the state file could not be saved" in out
+    assert f"cannot save the state file {state}: No space left on device" in err
+    assert "internal error" not in err
+    assert saves == [1, 2]  # it stopped there
+    assert len(json.loads(state.read_text())["pairs"]) == 1

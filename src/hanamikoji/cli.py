@@ -871,6 +871,14 @@ def _play_tournament(args: argparse.Namespace, held: _ReportHeld) -> int:
         text = printable_lines(result.render())
     if not _write_report("tournament", "results", text):
         return 1
+    if result.state_error is not None:
+        # As a match whose game record cannot be written: the results so far, then why, status 2.
+        print(
+            f"hanamikoji tournament: {printable(result.state_error)} (the last pair played is "
+            "in the results above but not in the file: a resumed run plays it again)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     return _stopped_status(result.signal) if result.stopped == "interrupted" else 0
 
 

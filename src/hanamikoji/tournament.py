@@ -67,6 +67,7 @@ NO_GAUNTLET = "the gauntlet's player cannot start"
 TOO_FEW = "fewer than two players can play"
 NO_ANCHOR = "the --anchor player cannot start, and without it nobody could be rated"
 """The ways a tournament stops before playing anything (:attr:`Tournament.unplayable`)."""
+STATE_UNSAVED = "the state file could not be saved"
 
 
 @dataclass(frozen=True)
@@ -311,6 +312,9 @@ class Tournament:
     """The signal that stopped it (``stopped`` is then ``"interrupted"``): SIGINT or SIGTERM."""
     elapsed: float = 0.0
     changed: list[str] = field(default_factory=list)
+    state_error: str | None = None
+    """Why the state file could not be saved (a full disk, its folder removed): the tournament
+    stopped there, ``stopped`` saying so; its last pair is in the results, not in the file."""
 
     @property
     def unplayable(self) -> bool:
@@ -816,8 +820,16 @@ def run_tournament(
                 # the table shown and the state file always hold the same pairs.
                 with stop.shielded():
                     t.pairs.append(PairRecord.from_pair(a, b, pair))
-                    save_state(config, t.pairs, identities)
+                    try:
+                        save_state(config, t.pairs, identities)
+                    except OSError as e:  # the games were played: shown, not lost to it
+                        t.state_error = (
+                            f"cannot save the state file {config.state}: {e.strerror or e}"
+                        )
+                        t.stopped = STATE_UNSAVED
                 t.elapsed = time.monotonic() - start
+                if t.state_error is not None:
+                    break
                 if on_pair is not None:
                     on_pair(t)
         except KeyboardInterrupt:
