@@ -227,7 +227,7 @@ class Connection:
     hint_again: bool = False  # and asked for again meanwhile
     cut: bool = False  # dropped: nothing more is queued (nor logged) for it
     reads: bool = False  # its handler reads it with :meth:`receive` (which then closes it)
-    receiving: asyncio.Future[WSMessage] | None = None  # the read the handler waits on
+    reader: asyncio.Task[Any] | None = None  # the handler, while it waits in :meth:`receive`
     closing: tuple[int, str] | None = None  # the close code and words :meth:`close` asked for
     ended: asyncio.Event = field(default_factory=asyncio.Event)  # the handler's close is done
 
@@ -307,20 +307,22 @@ class Connection:
         aiohttp's client reports 1006 where the frame said 4409. Closed from the reading task,
         ``close`` waits for that answer.)"""
         self.reads = True
-        while self.closing is None:
-            self.receiving = asyncio.ensure_future(self.ws.receive())
+        if self.closing is None:
+            task = asyncio.current_task()
+            self.reader = task
             try:
-                msg = await self.receiving
+                msg = await self.ws.receive()
             except asyncio.CancelledError:
-                task = asyncio.current_task()
-                if self.closing is None or (task is not None and task.cancelling()):
-                    raise  # the handler itself is cancelled (the peer went away)
-                break
+                # :meth:`close`'s cancel (only ever while here) is taken back; any other (the
+                # peer gone: aiohttp cancels the handler) goes on
+                if self.closing is None or task is None or task.uncancel() > 0:
+                    raise
+            else:
+                if msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
+                    return None
+                return msg
             finally:
-                self.receiving = None
-            if msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
-                return None
-            return msg
+                self.reader = None
         code, why = self.closing
         try:
             with contextlib.suppress(Exception):  # (aiohttp waits for the answer 10 s at most)
@@ -337,8 +339,8 @@ class Connection:
             await asyncio.wait_for(self.queue.join(), 2)
         if self.reads and not self.ws.closed:
             self.closing = (code, why)
-            if self.receiving is not None:
-                self.receiving.cancel()  # (else it sees ``closing`` at its next read)
+            if self.reader is not None:
+                self.reader.cancel()  # it waits in receive (else it sees ``closing`` there next)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.ended.wait(), 12)
         else:
