@@ -17,7 +17,7 @@ Client = TestClient[Any, Any]
 
 
 async def test_the_reviews_chat_during_play_says_where_the_chat_is(client: Client) -> None:  # noqa: F811
-    game = (await create(client, mode="ai", level="easy", seat="0"))["game"]
+    game = (await create(client, mode="ai", level="easy", seat=0))["game"]
     response = await client.get(f"/api/games/{game}/chat")
     body = await response.json()
     assert response.status == 403, body
@@ -29,7 +29,7 @@ async def test_the_reviews_chat_during_play_says_where_the_chat_is(client: Clien
 
 
 async def test_a_plain_request_to_a_socket_is_told_it_is_a_websocket(client: Client) -> None:  # noqa: F811
-    game = (await create(client, mode="ai", level="easy", seat="0"))["game"]
+    game = (await create(client, mode="ai", level="easy", seat=0))["game"]
     for path in ("/ws/lobby", "/ws/bot", f"/ws/{game}", f"/ws/{game}/watch", "/ws/nothing"):
         response = await client.get(path)
         assert response.status == 400, path

@@ -33,6 +33,7 @@ from hanamikoji.web.store import ChatFlags, Duplicate, GameRow, PlayerRow, Store
 __all__ = [
     "DELETED_NAME",
     "DISABLED",
+    "SESSION_CHANGED",
     "SESSION_COOKIE",
     "Accounts",
     "FieldError",
@@ -59,6 +60,11 @@ GUEST_IDLE_DAYS = 30
 DELETED_NAME = "deleted player"
 DISABLED = "this account has been disabled by the server's moderators"
 """Why a disabled account is refused (its sign-in, seats, chat, lobby, sockets): said here once."""
+SESSION_CHANGED = (
+    "this browser signed in or made an account (in another page, or just now) after this was "
+    "sent: reload the page and try again"
+)
+"""Why a request sent with a session its browser has since replaced is refused."""
 USERNAME_MIN, USERNAME_MAX = 3, 20
 PASSWORD_MIN, PASSWORD_MAX = 8, 1024
 HASHING = 2
@@ -250,6 +256,14 @@ class Accounts:
             await self.store.renew_session(hashed, _stamp(until))
             return Identity(player, hashed, cookie=session_id)
         return identity
+
+    async def replaced(self, session_id: str | None) -> bool:
+        """Whether a session cookie that opens nothing was replaced lately by another of the
+        same browser (signing up or in): a request that set out with it before the new cookie
+        came must not make the browser a new guest, whose cookie would take the new one's place."""
+        if not session_id or not _SESSION_ID.fullmatch(session_id):
+            return False
+        return await self.store.session_replaced(session_hash(session_id))
 
     async def guest(self, client: str) -> Identity | None:
         """A new guest for a visitor without one; None when ``client`` had too many a minute

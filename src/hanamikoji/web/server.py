@@ -34,6 +34,7 @@ from hanamikoji.web.errors import WebError, read_json, show
 from hanamikoji.web.game import DEFAULT_LEVEL, LiveGame, player_seat, token_seat
 from hanamikoji.web.identity import (
     DISABLED,
+    SESSION_CHANGED,
     SESSION_COOKIE,
     Accounts,
     FieldError,
@@ -115,6 +116,7 @@ _STATUS = {
     "bad-credentials": 401,
     "not-signed-in": 401,
     "signed-in": 409,
+    "session-changed": 409,
     "taken": 409,
     "too-many": 429,
     "busy": 503,
@@ -1674,9 +1676,18 @@ async def identify(request: web.Request, *, create: bool = False) -> Identity | 
             return known
     accounts = request.app[ACCOUNTS]
     identity = None
+    cookie = request.cookies.get(SESSION_COOKIE)
     if _IDENTITY not in request:
-        identity = await accounts.identify(request.cookies.get(SESSION_COOKIE))
+        identity = await accounts.identify(cookie)
     if identity is None and create:
+        if await accounts.replaced(cookie):
+            # Sent before this browser signed up or in: a new guest's cookie would take the
+            # new session's place. A page or a read is answered as to nobody (the page's own
+            # requests carry the new cookie); an act is refused, saying why.
+            request[_IDENTITY] = None
+            if request.method not in ("GET", "HEAD"):
+                raise WebError("session-changed", SESSION_CHANGED)
+            return None
         identity = await accounts.guest(client_of(request))
     _remember(request, identity)
     return identity
@@ -1949,10 +1960,16 @@ def harden(headers: Any, *, https: bool) -> None:
 
 async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
     """Every response of the application, error pages included; the API's answers, which are
-    the visitor's own (their games, their seat, their account), are never kept by a cache."""
+    the visitor's own (their games, their seat, their account), are never kept by a cache; the
+    scripts and styles are asked again each time (a 304 while unchanged), so that a returning
+    browser never runs last version's script against this version's server."""
     harden(response.headers, https=request.app[SETTINGS].https)
-    if request.path.startswith("/api/") and "Cache-Control" not in response.headers:
+    if "Cache-Control" in response.headers:
+        return
+    if request.path.startswith("/api/"):
         response.headers["Cache-Control"] = "no-store"
+    elif request.path.startswith("/static/"):
+        response.headers["Cache-Control"] = "no-cache"
 
 
 _QUOTED_BYTES = re.compile(r"""b(['"]).*""", re.DOTALL)

@@ -15,7 +15,7 @@ import os
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlparse
@@ -27,6 +27,7 @@ from hanamikoji.web.stopping import stop_tasks
 
 __all__ = [
     "MIGRATIONS",
+    "REPLACED_KEPT",
     "Atomic",
     "BotRow",
     "BotStore",
@@ -389,6 +390,10 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "WHERE n = 1)",
         "CREATE UNIQUE INDEX players_username_like ON players (username_like)",
     ),
+    # 11: a session replaced by another of the same browser (signing up or in) is kept a while
+    # as replaced, not deleted: a request that left with it before the new cookie came is then
+    # told so, rather than made a new guest whose cookie would take the place of the new one.
+    ("ALTER TABLE sessions ADD COLUMN replaced_at TEXT",),
 )
 """The schema as migrations; ``schema_version`` in table ``meta`` says how far a database is."""
 
@@ -558,11 +563,12 @@ _INSERT_PLAYER = "INSERT INTO players (id, created_at, name) VALUES (?, ?, ?)"
 _INSERT_SESSION = "INSERT INTO sessions (id, player_id, created_at, expires_at) VALUES (?, ?, ?, ?)"
 _SESSION_PLAYER = (
     f"SELECT {_PLAYER_COLUMNS}, s.expires_at FROM sessions s JOIN players p ON p.id = s.player_id "
-    "WHERE s.id = ? AND s.expires_at > ? AND p.deleted_at IS NULL"
+    "WHERE s.id = ? AND s.expires_at > ? AND s.replaced_at IS NULL AND p.deleted_at IS NULL"
 )
 _LIVE_SESSIONS = (
     "SELECT s.id FROM sessions s JOIN players p ON p.id = s.player_id "
-    "WHERE s.id IN ({marks}) AND s.expires_at > ? AND p.deleted_at IS NULL"
+    "WHERE s.id IN ({marks}) AND s.expires_at > ? AND s.replaced_at IS NULL "
+    "AND p.deleted_at IS NULL"
 )
 _SELECT_PLAYER = f"SELECT {_PLAYER_COLUMNS} FROM players p WHERE p.id = ?"
 # An account's user name, or a deleted account (its name cleared, its row kept for its games).
@@ -575,7 +581,17 @@ _PLAYER_BY_KEY = f"SELECT {_PLAYER_COLUMNS} FROM players p WHERE p.username_key 
 _PLAYER_LIKE_KEY = f"SELECT {_PLAYER_COLUMNS} FROM players p WHERE p.username_like = ? LIMIT 1"
 _RENEW_SESSION = "UPDATE sessions SET expires_at = ? WHERE id = ?"
 _END_SESSION = "DELETE FROM sessions WHERE id = ?"
+# Replaced (signing up or in): opens nothing, but is known as replaced until it expires.
+_REPLACE_SESSION = (
+    "UPDATE sessions SET replaced_at = ?, expires_at = ? WHERE id = ? AND replaced_at IS NULL"
+)
+_REPLACED_SESSION = (
+    "SELECT 1 FROM sessions WHERE id = ? AND replaced_at IS NOT NULL AND expires_at > ?"
+)
+REPLACED_KEPT = timedelta(hours=1)
+"""How long a replaced session is known as such (the sweep then deletes it as expired)."""
 _END_SESSIONS = "DELETE FROM sessions WHERE player_id = ?"
+_END_LIVE_SESSIONS = "DELETE FROM sessions WHERE player_id = ? AND replaced_at IS NULL"
 # A guest becomes an account once; the unique username_key refuses a name already taken, the
 # unique username_like one that passes for it ("a-b" for "a_b").
 _MAKE_ACCOUNT = (
@@ -669,7 +685,12 @@ class PlayerStore(Protocol):
     async def add_session(
         self, session: str, player_id: str, expires: str, *, replacing: str | None = None
     ) -> None:
-        """Open a session for ``player_id``, ending the session ``replacing`` (if given)."""
+        """Open a session for ``player_id``, ending the session ``replacing`` (if given: it
+        opens nothing from now, and is known as replaced for :data:`REPLACED_KEPT`)."""
+        ...
+
+    async def session_replaced(self, session: str) -> bool:
+        """Whether ``session`` was replaced by another of the same browser lately."""
         ...
 
     async def renew_session(self, session: str, expires: str) -> None:
@@ -802,9 +823,15 @@ class _Players(_Primitives):
     async def add_session(
         self, session: str, player_id: str, expires: str, *, replacing: str | None = None
     ) -> None:
-        steps: list[Step] = [] if replacing is None else [(_END_SESSION, (replacing,))]
+        steps: list[Step] = []
+        if replacing is not None:
+            until = (datetime.now(UTC) + REPLACED_KEPT).isoformat(timespec="milliseconds")
+            steps.append((_REPLACE_SESSION, (_now(), until, replacing)))
         steps.append((_INSERT_SESSION, (session, player_id, _now(), expires)))
         await self._tx(steps)
+
+    async def session_replaced(self, session: str) -> bool:
+        return await self._one(_REPLACED_SESSION, (session, _now())) is not None
 
     async def renew_session(self, session: str, expires: str) -> None:
         await self._tx([(_RENEW_SESSION, (expires, session))])
@@ -861,7 +888,7 @@ class _Players(_Primitives):
                 (_ADOPTABLE, (guest_id, player_id, guest_id, player_id)),
                 (_ADOPT.format(seat=0, other=1), (player_id, guest_id, player_id)),
                 (_ADOPT.format(seat=1, other=0), (player_id, guest_id, player_id)),
-                (_END_SESSIONS, (guest_id,)),
+                (_END_LIVE_SESSIONS, (guest_id,)),  # the one replaced by the sign-in is kept
             ],
             announce=0,
         )
