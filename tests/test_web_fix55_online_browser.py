@@ -1,5 +1,6 @@
 """What a player of the online site met in the browser: a lobby visit bounced back to a bot game
-just started, and the table's chat heading cut in the middle of its word in French and Russian."""
+just started, the table's chat heading cut in the middle of its word in French and Russian, and
+the news' highlight on the dark theme, light text on mustard."""
 
 from __future__ import annotations
 
@@ -114,3 +115,70 @@ def test_the_chat_heading_keeps_its_word_whole_in_french_and_russian(
         finally:
             for page in pages:
                 page.context.close()
+
+
+def _contrast(fg: tuple[float, ...], bg: tuple[float, ...]) -> float:
+    """WCAG's contrast ratio of two opaque sRGB colours (0-255)."""
+
+    def lum(c: tuple[float, ...]) -> float:
+        def lin(v: float) -> float:
+            v /= 255
+            return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+        return 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2])
+
+    hi, lo = sorted((lum(fg), lum(bg)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+FLASH = """
+() => {
+  // the news' highlight at its brightest: a move list's fresh line, its flash held at its first
+  // frame, painted over the panel it stands on (a canvas composes them, in any colour space)
+  const list = document.createElement("ol");
+  list.className = "log";
+  const line = document.createElement("li");
+  line.className = "fresh";
+  line.textContent = "You offered a Gift";
+  list.append(line);
+  document.body.append(list);
+  const [flash] = line.getAnimations();
+  flash.pause();
+  flash.currentTime = 0;
+  const panel = document.createElement("div");
+  panel.style.background = "var(--paper-2)";
+  document.body.append(panel);
+  const paint = (...colours) => {
+    const canvas = document.createElement("canvas");
+    canvas.width = canvas.height = 1;
+    const ctx = canvas.getContext("2d");
+    for (const c of colours) { ctx.fillStyle = c; ctx.fillRect(0, 0, 1, 1); }
+    return Array.from(ctx.getImageData(0, 0, 1, 1).data.slice(0, 3));
+  };
+  const under = getComputedStyle(panel).backgroundColor;
+  const seen = {
+    highlight: paint(under, getComputedStyle(line).backgroundColor),
+    ink: paint(getComputedStyle(line).color),
+    flash: getComputedStyle(line).backgroundColor,
+  };
+  list.remove();
+  panel.remove();
+  return seen;
+}
+"""
+
+
+def test_the_news_highlight_keeps_its_text_readable_on_the_dark_theme(
+    browser: Browser, server: Server
+) -> None:
+    for scheme in ("light", "dark"):
+        context = new_context(browser, color_scheme=scheme, reduced_motion="no-preference")
+        try:
+            page = open_page(context)
+            page.goto(f"{server.url}/")
+            got = page.evaluate(FLASH)
+            ratio = _contrast(tuple(got["ink"]), tuple(got["highlight"]))
+            # the status's and the move list's text on the highlight (it was 3.4:1 on the dark)
+            assert ratio >= 4.5, (scheme, got, round(ratio, 2))
+        finally:
+            context.close()
