@@ -182,3 +182,46 @@ def test_the_news_highlight_keeps_its_text_readable_on_the_dark_theme(
             assert ratio >= 4.5, (scheme, got, round(ratio, 2))
         finally:
             context.close()
+
+
+SIGN_UP = """
+async (name) => {
+  const r = await fetch("/api/account", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ username: name, password: "correct horse battery" }),
+  });
+  return r.status;
+}
+"""
+
+
+def test_the_waiting_line_says_for_whom_and_whether_rated(browser: Browser, server: Server) -> None:
+    anna_ctx, bob_ctx = new_context(browser), new_context(browser)
+    try:
+        anna, bob = open_page(anna_ctx), open_page(bob_ctx)
+        bob.goto(f"{server.url}/lobby")
+        assert bob.evaluate(SIGN_UP, "bob_waits") == 201
+        anna.goto(f"{server.url}/lobby")
+        until(anna, "() => document.querySelector('#lobby').dataset.conn === 'open'", why="socket")
+        # no challenge yet: no blank count line above "No open challenges"
+        assert anna.locator("#challenges-count").bounding_box() is None
+        anna.select_option("#control", "3+2")
+        anna.locator("#lobby-more summary").click()
+        anna.fill("#to", "bob_waits")
+        anna.locator("#create").click()
+        until(anna, "() => !document.querySelector('#lobby-waiting').hidden", why="not waiting")
+        text = anna.locator("#lobby-waiting-text").inner_text()
+        # it named nobody ("Waiting for an opponent") and not whether the game is rated
+        assert "bob_waits" in text and "3 min + 2 s" in text and "casual" in text, text
+        anna.locator("#lobby-waiting-cancel").click()
+        until(anna, "() => document.querySelector('#lobby-waiting').hidden", why="still waiting")
+        anna.locator("#rated").check()
+        anna.locator("#play-now").click()
+        until(anna, "() => !document.querySelector('#lobby-waiting').hidden", why="not seeking")
+        text = anna.locator("#lobby-waiting-text").inner_text()
+        assert "an opponent" in text and "rated" in text, text
+        anna.locator("#lobby-waiting-cancel").click()
+    finally:
+        anna_ctx.close()
+        bob_ctx.close()

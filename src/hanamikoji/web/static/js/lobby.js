@@ -142,7 +142,11 @@ function render() {
     $("#lobby-waiting-cancel").hidden = true;
   } else if (lobby.waiting) {
     const w = lobby.waiting;
-    $("#lobby-waiting-text").textContent = t("lobby.waiting", { control: controlText(w.control) });
+    // what was asked for, as the listing says it: the clock, rated or casual, and for whom
+    const what = `${controlText(w.control)}, ${w.rated ? t("lobby.rated_tag") : t("lobby.casual_tag")}`;
+    $("#lobby-waiting-text").textContent = w.to
+      ? t("lobby.waiting_to", { name: w.to, control: what })
+      : t("lobby.waiting", { control: what });
     $("#lobby-waiting-help").textContent = w.kind === "real-time" ? t("lobby.waiting_real_time") : t("lobby.waiting_day");
     $("#lobby-waiting-cancel").hidden = false;
   }
