@@ -23,9 +23,9 @@ from hanamikoji.match.config import CLOCK_MS_MAX
 from hanamikoji.match.runner import Terminated
 from hanamikoji.match.summary import MatchSummary
 from hanamikoji.record import Record, RecordError
-from hanamikoji.replay import render_replay
+from hanamikoji.replay import render_replay, seat_names
 from hanamikoji.state import State
-from hanamikoji.terminal import printable, printable_lines, shown_name, tolerate_unencodable
+from hanamikoji.terminal import printable, printable_lines, tolerate_unencodable
 from hanamikoji.web.limits import Limits
 
 EXIT_USAGE = 2
@@ -910,10 +910,15 @@ def _analyze(path: str, seat: int | None, iterations: int, *, as_json: bool) -> 
     if read is None:
         return EXIT_USAGE
     record, end = read
-    names = tuple(shown_name(name) for name in record.players)
+    if sys.stdout is None:  # started with standard output closed: nothing to search for
+        _complain("hanamikoji analyze: standard output is closed: the review is not shown")
+        return 1
+    # Two players shown alike are told apart by their seats, as in a replay.
+    names = seat_names(record)
     if iterations < FEW_ITERATIONS:
+        its = "iteration a decision gives" if iterations == 1 else "iterations a decision give"
         print(
-            f"hanamikoji analyze: {iterations:,} iterations a decision give noise, not analysis "
+            f"hanamikoji analyze: {iterations:,} {its} noise, not analysis "
             f"(a hint searches {ITERATIONS:,}; below {FEW_ITERATIONS:,} the figures mean little)",
             file=sys.stderr,
         )
@@ -922,7 +927,7 @@ def _analyze(path: str, seat: int | None, iterations: int, *, as_json: bool) -> 
     for r in review(record, seat=seat, iterations=iterations):
         reviewed += 1
         if as_json:
-            print(
+            line = (
                 json.dumps(
                     {
                         "round": r.round,
@@ -934,9 +939,11 @@ def _analyze(path: str, seat: int | None, iterations: int, *, as_json: bool) -> 
                         "played_value": round(r.played_value, 4),
                         "loss": round(r.loss, 4),
                     }
-                ),
-                flush=True,
+                )
+                + "\n"
             )
+            if not _write_report("analyze", "review", line):
+                return 1
             continue
         mark = "??" if r.loss >= 0.15 else "?" if r.loss >= 0.05 else ""
         # "win" is the chance after the move played; a better move says its own beside it (the
@@ -945,11 +952,12 @@ def _analyze(path: str, seat: int | None, iterations: int, *, as_json: bool) -> 
         # find, is no better move)
         shown_best = r.best is not r.played and r.win_probability > r.played_value
         better = f"  best {r.best} {100 * r.win_probability:.1f}%" if shown_best else ""
-        print(
+        line = (
             f"round {r.round} move {r.index:>2}  {names[r.seat]:<12} {r.played!s:<7}{mark:<3}"
-            f" win {100 * r.played_value:5.1f}%  lost {100 * r.loss:4.1f}%{better}",
-            flush=True,
+            f" win {100 * r.played_value:5.1f}%  lost {100 * r.loss:4.1f}%{better}\n"
         )
+        if not _write_report("analyze", "review", line):  # a full disk: said, status 1
+            return 1
     if not reviewed:  # said on stderr: the JSON lines on stdout stay the decisions alone
         whose = "" if seat is None else f" of {names[seat]} (seat {seat})"
         # An unfinished record was abandoned, or cut short: it stops, the game did not end.
@@ -974,6 +982,12 @@ def _source(path: str) -> str:
 def _read_record(command: str, path: str) -> tuple[Record, State] | None:
     """The record at ``path`` (``-``: standard input) and its replayed end, or None once the
     reason it is broken is said on stderr; its unknown rules keys are noted there too."""
+    if path == STDIN and sys.stdin is None:  # started with standard input closed
+        _complain(
+            f"hanamikoji {command}: standard input is closed: give a record file, or - with "
+            "the record piped in"
+        )
+        return None
     try:
         record = Record.read(sys.stdin.buffer if path == STDIN else path)
         state = record.replay()
@@ -1003,10 +1017,12 @@ def _replay(path: str, *, as_json: bool) -> int:
     if as_json:
         outcome = state.outcome
         # ensure_ascii: the record's text (the result's why) arrives as escapes, never raw.
-        print(json.dumps(outcome.to_json() if outcome is not None else None, ensure_ascii=True))
+        text = json.dumps(outcome.to_json() if outcome is not None else None, ensure_ascii=True)
+        text += "\n"
     else:
-        print(render_replay(record, state), end="")
-    return 0
+        text = render_replay(record, state)
+    # A full disk or closed standard output is said in a line, status 1 (not an internal error)
+    return 0 if _write_report("replay", "replay", text) else 1
 
 
 if __name__ == "__main__":

@@ -258,6 +258,18 @@ class Record:
                 f"at offset {e.start}); a record is JSON text in UTF-8"
             ) from None
         except json.JSONDecodeError as e:
+            if not source.strip():  # a 0-byte file, or only blanks: said as such
+                raise RecordError(
+                    "not valid JSON: the text is empty (a record is a JSON object with its tag "
+                    '"format": "hanamikoji-record/1")'
+                ) from None
+            # The text stops inside the JSON (a string runs to the end, or a value is missing)
+            if e.pos >= len(source.rstrip()) or e.msg.startswith("Unterminated string"):
+                last = source.rstrip().count("\n") + 1
+                raise RecordError(
+                    f"not valid JSON: the text stops at line {last} before the JSON ends "
+                    "(a file cut short?)"
+                ) from None
             raise RecordError(f"not valid JSON ({e})") from None
         except RecursionError:
             raise RecordError("not a record: JSON nested too deeply") from None

@@ -17,7 +17,7 @@ from hanamikoji.record import Record
 from hanamikoji.state import Ply, RoundScore, State
 from hanamikoji.terminal import printable, shown_name
 
-__all__ = ["describe_scoring", "render_replay"]
+__all__ = ["describe_scoring", "render_replay", "seat_names"]
 
 
 def _owner(marker: int | None, names: tuple[str, str]) -> str:
@@ -44,11 +44,18 @@ def describe_scoring(score: RoundScore, names: tuple[str, str]) -> list[str]:
     return lines
 
 
-def render_replay(record: Record, state: State) -> str:
-    """The whole game of ``record`` (already replayed to ``state``) as readable text."""
+def seat_names(record: Record) -> tuple[str, str]:
+    """The players' names as shown (escaped, a long one cut short); two that would be shown
+    alike are told apart by their seats (``random [seat 0]``, ``random [seat 1]``)."""
     names = (shown_name(record.players[0]), shown_name(record.players[1]))
     if names[0] == names[1]:  # compared as shown: names that only look the same are told apart
         names = (f"{names[0]} [seat 0]", f"{names[1]} [seat 1]")
+    return names
+
+
+def render_replay(record: Record, state: State) -> str:
+    """The whole game of ``record`` (already replayed to ``state``) as readable text."""
+    names = seat_names(record)
     limit = record.rules.max_rounds
     rules = (
         "no round limit" if limit is None else f"at most {limit} round{'' if limit == 1 else 's'}"
