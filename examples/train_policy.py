@@ -344,7 +344,7 @@ def write_outputs(result: Result, out: Path) -> None:
     }
     (out / "learning_curve.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     for i, opponent in enumerate(config.eval_opponents):
-        name = "learning_curve.svg" if i == 0 else f"learning_curve_{_slug(opponent)}.svg"
+        name = _curve_name(i, opponent)
         curve = [(p["episodes"], p[opponent]) for p in result.points]
         svg = line_chart(
             curve,
@@ -354,6 +354,11 @@ def write_outputs(result: Result, out: Path) -> None:
         )
         (out / name).write_text(svg, encoding="utf-8")
     result.policy.save(out / "policy.npz")
+
+
+def _curve_name(index: int, opponent: str) -> str:
+    """The file of the curve against the ``index``-th evaluation opponent."""
+    return "learning_curve.svg" if index == 0 else f"learning_curve_{_slug(opponent)}.svg"
 
 
 def _slug(text: str) -> str:
@@ -462,10 +467,9 @@ def main(argv: Sequence[str] | None = None) -> Result:
     if not quiet:
         console = Console()
         console.print(summary_table(result))
-        console.print(
-            f"wrote {out / 'learning_curve.svg'}, {out / 'learning_curve.json'}, "
-            f"{out / 'policy.npz'}"
-        )
+        curves = [_curve_name(i, o) for i, o in enumerate(result.config.eval_opponents)]
+        written = ["learning_curve.json", *curves, "policy.npz"]
+        console.print("wrote " + ", ".join(str(out / name) for name in written))
     return result
 
 
