@@ -96,12 +96,15 @@ def suggest(
     best = result.best
     # "Also good": runners-up the search looked at enough to judge (a mean over a few shallow
     # lines can be far too low) and that lose no more than the search's own noise.
-    others = tuple(
+    others = [
         (s.move, s.value)
         for s in result.moves[1:4]
         if s.visits * _MIN_SHARE >= result.iterations and best.value - s.value <= NOISE
-    )
-    return Hint(best.move, best.value, others)
+    ]
+    # Told best first by their own chances (the search ranks them by visits: "also good: G345
+    # 48%, S7 49%" read as if the second were the lesser)
+    others.sort(key=lambda other: -other[1])
+    return Hint(best.move, best.value, tuple(others))
 
 
 def value_of(
