@@ -247,10 +247,14 @@ function renderAnalysis() {
   status.classList.toggle("thinking", state.analysis === "pending" || state.analysis === "loading");
   const svg = $("#winprob");
   const ready = state.analysis === "ready";
-  svg.toggleAttribute("hidden", !ready);
-  $("#legend").hidden = !ready;
-  $("#mistakes").hidden = !ready;
-  $("#analysis-about").hidden = !ready;
+  // A game given up before any move has no decision: no empty graph, legend of marks that are
+  // not there and "no move lost 10%" for each player, as if moves had been judged.
+  const judged = ready && state.decisions.length > 0;
+  $("section.analysis").hidden = ready && !judged;
+  svg.toggleAttribute("hidden", !judged);
+  $("#legend").hidden = !judged;
+  $("#mistakes").hidden = !judged;
+  $("#analysis-about").hidden = !judged;
   const note = $("#analysis-note");
   const hintNote = $("#hint-note");
   if (!ready) {
@@ -274,7 +278,7 @@ function renderAnalysis() {
   });
   renderLegend(names);
   renderMistakes(names);
-  $("#analysis-about").hidden = !iterations; // (an analysis that does not say its budget)
+  $("#analysis-about").hidden = !judged || !iterations; // (one that does not say its budget)
   $("#analysis-about").textContent = t("review.about", {
     iterations: number(iterations),
     noise: percent(noise),
@@ -291,7 +295,9 @@ function renderNote(note, hintNote) {
   note.dataset.mark = "";
   hintNote.hidden = true;
   if (!d) {
-    note.textContent = state.frame === 0 ? t("review.note_start") : t("review.note_none");
+    // "Step through the moves" only where there are moves to step through
+    const start = state.frame === 0 && state.review.frames.length > 1;
+    note.textContent = start ? t("review.note_start") : t("review.note_none");
     return;
   }
   const who = nameOf(d.seat);
