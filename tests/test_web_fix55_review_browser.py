@@ -130,3 +130,53 @@ def test_a_game_with_moves_keeps_its_graph(
     seen = _review(browser, server.url, game, token, "en", "two-moves")
     assert seen["graph"] and seen["legend"] and seen["mistakes"] and seen["analysis"], seen
     assert seen["note"] == NOTE_START["en"], seen
+
+
+GRAPH_OF_A_HINT_IGNORED = """async () => {
+  const graph = await import('/static/js/graph.js');
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  document.body.append(svg);
+  const hint = { move: 'S1', win_probability: 0.6, iterations: 20000 };
+  const decision = (index, seat, played, loss, given) => ({
+    round: 1, index, seat, played, best: 'S1', win_probability: 0.6,
+    played_value: 0.6 - loss, loss, ...(given ? { hint: given } : {}),
+  });
+  graph.drawGraph(svg, {
+    decisions: [
+      decision(0, 0, 'S2', 0.3, hint),   // a mistake against the hint
+      decision(1, 1, 'S3', 0.3, null),   // a mistake with no hint
+      decision(2, 0, 'S4', 0.01, hint),  // a hint not followed, no mistake
+    ],
+    moves: [null, { round: 1, index: 0 }, { round: 1, index: 1 }, { round: 1, index: 2 }],
+    frame: 0, near: 0, names: ['Anna', 'Bob'], result: null, mistake: 0.1, onPick: () => {},
+  });
+  const at = (el) => Math.round(Number(el.getAttribute('cx')));
+  return {
+    rings: [...svg.querySelectorAll('circle.mark.hint-ignored')].map(at),
+    diamonds: svg.querySelectorAll('path.mark.mistake').length,
+    frames: [...svg.querySelectorAll('[data-frame]')].map((el) => el.getAttribute('data-frame')),
+  };
+}"""
+
+
+def test_a_mistake_against_a_hint_keeps_the_hints_ring(
+    server: Server,  # noqa: F811
+    browser: Browser,  # noqa: F811
+) -> None:
+    """The graph's legend has a ring for "a hint not followed"; a move that ignored the hint and
+    was a mistake showed only the mistake's diamond, so the graph hid that the player was told.
+    Both marks now, the ring round the diamond; one element a frame still carries data-frame."""
+    with ThreadPoolExecutor(1) as pool:
+        game, _token = pool.submit(asyncio.run, _resign(server.url, 0)).result(60)
+    context = new_context(browser)
+    try:
+        page = open_page(context)
+        page.goto(f"{server.url}/review/{game}")
+        until(page, f"() => {STEP} !== ''", why="#step stays empty")
+        seen = page.evaluate(GRAPH_OF_A_HINT_IGNORED)
+        no_page_errors(page)
+    finally:
+        context.close()
+    assert seen["diamonds"] == 2, seen
+    assert len(seen["rings"]) == 2, seen  # frame 1 (round its diamond) and frame 3
+    assert seen["frames"] == ["0", "1", "2", "3"], seen

@@ -116,6 +116,13 @@ export function drawGraph(svg, opts) {
           p: percent(p.p), loss: percent(p.d.loss),
         })
       : t("review.point_plain", { n: p.f, viewer, p: percent(p.p) });
+    // A mistake made against the hint given there keeps the hint's dashed ring round its diamond:
+    // the player was told, and the graph says so as the comment does.
+    if (kind === "mistake" && p.d.hint) {
+      const ring = markShape("hint-ignored", x(p.f), y(p.p), { class: `${seat} around` });
+      ring.setAttribute("r", 10); // outside the diamond's corners (6.5 from its centre)
+      svg.append(ring);
+    }
     const dot = markShape(kind || "point", x(p.f), y(p.p), { class: seat });
     dot.setAttribute("data-frame", p.f);
     dot.append(s("title", {}, label));
