@@ -148,3 +148,15 @@ def test_a_hints_alternatives_are_told_best_first() -> None:
     values = [value for _, value in hint.alternatives]
     assert len(values) >= 2
     assert values == sorted(values, reverse=True)
+
+
+def test_analyze_help_says_what_each_column_means(capsys: pytest.CaptureFixture[str]) -> None:
+    """A coach reading `win 33.8%  lost 12.8%  best C15-66 46.6%` learns there what each is."""
+    with pytest.raises(SystemExit):
+        main(["analyze", "--help"])
+    out = capsys.readouterr().out
+    after_options = out.split("--json", 1)[1]  # the columns are told below the options
+    for words in ("win ", "lost ", "best ", "? it lost 5% or more", "?? 15% or more"):
+        assert words in after_options, words
+    assert "chance of winning after it" in after_options
+    assert "decider's view" in out

@@ -314,7 +314,12 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--json", action="store_true", help="print the results as JSON")
 
     analyze = sub.add_parser(
-        "analyze", help="review a game: for each decision the best move and what the move lost"
+        "analyze",
+        help="review a game: for each decision the best move and what the move lost",
+        description="Review a game: each decision searched from the decider's view (its own\n"
+        "hand, never the cards it could not see), moves numbered as in 'hanamikoji replay'.",
+        epilog=ANALYZE_COLUMNS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     analyze.add_argument(
         "file", metavar="RECORD", help="a hanamikoji-record/1 file, or - for standard input"
@@ -900,6 +905,17 @@ def _say_rounded_up(command: str, option: str, games: int) -> None:
 
 FEW_ITERATIONS = 1000
 """Below this many iterations a decision, analyze says its figures are noise."""
+
+ANALYZE_COLUMNS = """\
+each line:
+  round 1 move  4  Anna  C15-26 ?   win  33.8%  lost 12.8%  best C15-66 46.6%
+  the move played (in the notation: S Secret, D Discard, G Gift, C Competition, P Pick);
+  ? it lost 5% or more, ?? 15% or more;
+  win   the player's chance of winning after it, as the AI judges it from that player's view;
+  lost  how much chance it gave away against the AI's best move (0.0%: the best);
+  best  the better move and its chance, where there is one.
+Two searches of one position differ by up to 3% (docs/ai.md): a loss under that is noise.
+--json gives win_probability (the best move's chance), played_value and loss as fractions."""
 
 
 def _analyze(path: str, seat: int | None, iterations: int, *, as_json: bool) -> int:
