@@ -1041,7 +1041,7 @@ def test_a_worker_stops_at_sigterm_even_in_the_middle_of_a_write() -> None:
 
 @pytest.mark.slow
 def test_ray_backend_gives_exactly_the_local_results(tmp_path: Path) -> None:
-    pytest.importorskip("ray", reason="Ray is not installed (pip install 'hanamikoji[ray]')")
+    pytest.importorskip("ray", reason="Ray is not installed (pip install '.[ray]')")
     local = run_match(
         MatchConfig("random", "greedy", games=12, seed=5, jobs=2, records=tmp_path / "local")
     )
@@ -1060,7 +1060,7 @@ def test_ray_backend_gives_exactly_the_local_results(tmp_path: Path) -> None:
 def test_sigterm_stops_a_ray_match_as_ctrl_c_does() -> None:
     """ray.init put its own SIGTERM handlers in place of the match's: SIGTERM aborted the match
     with a stack dump and no result. Now it prints the result so far and leaves nothing behind."""
-    pytest.importorskip("ray", reason="Ray is not installed (pip install 'hanamikoji[ray]')")
+    pytest.importorskip("ray", reason="Ray is not installed (pip install '.[ray]')")
     proc = subprocess.Popen(
         [*MATCH, "random", "greedy", "--games", "1000000", "--jobs", "2", "--backend", "ray"],
         stdout=subprocess.PIPE,

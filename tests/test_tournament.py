@@ -549,7 +549,7 @@ def test_docstring_examples_run(module: Any) -> None:
 
 @pytest.mark.slow
 def test_ray_backend_gives_exactly_the_local_results() -> None:
-    pytest.importorskip("ray", reason="Ray is not installed (pip install 'hanamikoji[ray]')")
+    pytest.importorskip("ray", reason="Ray is not installed (pip install '.[ray]')")
     players = ("random", "greedy", "level:beginner")
     local = run_tournament(TournamentConfig(players, games_per_pair=4, seed=5, jobs=2))
     ray = run_tournament(TournamentConfig(players, games_per_pair=4, seed=5, jobs=2, backend="ray"))

@@ -220,7 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
         "match", help="play two players against each other in duplicate pairs and rate them"
     )
     match.add_argument(
-        "a", metavar="A", help="built-in agent (NAME[:KEY=VALUE,...]) or cmd:COMMAND"
+        "a",
+        metavar="A",
+        help="built-in agent (NAME[:KEY=VALUE,...]), level (level:NAME) or cmd:COMMAND",
     )
     match.add_argument("b", metavar="B", help="the other player, in the same form")
     match.add_argument(

@@ -68,3 +68,14 @@ def check_max_rounds(max_rounds: object, most: int | None = None) -> int | None:
             "batch simulator's rows hold 64-bit numbers"
         )
     return m
+
+
+def research_missing(error: ModuleNotFoundError) -> ModuleNotFoundError:
+    """The error to raise when a package of the ``research`` extra is missing: what is missing,
+    and how to install it (the package comes from its repository, with the extra)."""
+    return ModuleNotFoundError(
+        f"hanamikoji's research adapters need {error.name!r}, from the research extra: "
+        "pip install '.[research]' in the project's folder (make test installs it); "
+        "hanamikoji.env.batch, hanamikoji.env.policy and the encodings need only numpy and numba",
+        name=error.name,
+    )

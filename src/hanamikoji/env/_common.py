@@ -6,7 +6,13 @@ from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
-from gymnasium import spaces
+
+from hanamikoji.env._checks import research_missing
+
+try:  # the research extra's
+    from gymnasium import spaces
+except ModuleNotFoundError as missing:
+    raise research_missing(missing) from missing
 
 from hanamikoji.cards import CHARM, TOTAL_CHARM
 from hanamikoji.env._checks import check_flag as check_flag

@@ -34,9 +34,15 @@ import re
 import warnings
 from typing import Any
 
-import gymnasium
 import numpy as np
 import numpy.typing as npt
+
+from hanamikoji.env._checks import research_missing
+
+try:  # the research extra's
+    import gymnasium
+except ModuleNotFoundError as missing:
+    raise research_missing(missing) from missing
 
 from hanamikoji.ai import Agent, AgentError, parse_agent
 from hanamikoji.ai.base import start_game

@@ -90,7 +90,13 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import pyspiel
+
+from hanamikoji.env._checks import research_missing
+
+try:  # the research extra's
+    import pyspiel
+except ModuleNotFoundError as missing:
+    raise research_missing(missing) from missing
 
 from hanamikoji.env._checks import check_max_rounds, check_seed
 from hanamikoji.env.observation import fields

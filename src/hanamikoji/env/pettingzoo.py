@@ -33,10 +33,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
-from gymnasium import spaces
-from gymnasium.utils import EzPickle
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+
+from hanamikoji.env._checks import research_missing
+
+try:  # the research extra's
+    from gymnasium import spaces
+    from gymnasium.utils import EzPickle
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+except ModuleNotFoundError as missing:
+    raise research_missing(missing) from missing
 
 from hanamikoji.env._common import (
     action_space,

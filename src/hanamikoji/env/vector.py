@@ -38,11 +38,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
 import numpy.typing as npt
-from gymnasium.vector import AutoresetMode
-from gymnasium.vector.utils import batch_space
+
+from hanamikoji.env._checks import research_missing
+
+try:  # the research extra's
+    import gymnasium
+    from gymnasium.vector import AutoresetMode
+    from gymnasium.vector.utils import batch_space
+except ModuleNotFoundError as missing:
+    raise research_missing(missing) from missing
 
 from hanamikoji.env._common import (
     action_space,

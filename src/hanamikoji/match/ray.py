@@ -53,7 +53,8 @@ def ray_map(
         import ray
     except ImportError:
         raise MatchError(
-            "the ray backend needs Ray: pip install 'hanamikoji[ray]' (or use --backend local)"
+            "the ray backend needs Ray: pip install '.[ray]' in the project's folder "
+            "(or use --backend local)"
         ) from None
     started = False
     if not ray.is_initialized():
