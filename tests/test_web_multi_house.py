@@ -46,8 +46,9 @@ async def test_each_server_keeps_its_house_bots(
         one, two = servers
         try:
             assert await house_bots(two) == LEVELS
-            # Server one's house bots connect again (a connection lost): still let in.
-            await one.app[BOTS].going_away()
+            # Server one's house bots connect again (their connections lost): still let in.
+            links = list(one.app[BOTS].links.values())
+            await asyncio.gather(*(link.wire.close(1001, "lost") for link in links))
             await asyncio.sleep(0.2)
             assert await house_bots(one, set()) == set()
             assert await house_bots(one) == LEVELS

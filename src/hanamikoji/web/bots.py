@@ -1042,7 +1042,10 @@ class BotHub:
     async def going_away(self) -> None:
         """The server is stopping: every bot's connection closes now (1001), so that the
         shutdown does not wait for bridges that would keep it open, and they reconnect (to this
-        server started again, or another)."""
+        server started again, or another). The house bots stop first: their bridges, in this
+        process, would only log that they connect again."""
+        await stop_tasks(self._house, "the house bots")
+        self._house.clear()
         links = list(self.links.values())
         await asyncio.gather(
             *(link.wire.close(1001, "server shutdown") for link in links), return_exceptions=True
