@@ -152,6 +152,7 @@ GRAPH_OF_A_HINT_IGNORED = """async () => {
   });
   const at = (el) => Math.round(Number(el.getAttribute('cx')));
   return {
+    titles: [...svg.querySelectorAll('[data-frame] title')].map((el) => el.textContent),
     rings: [...svg.querySelectorAll('circle.mark.hint-ignored')].map(at),
     diamonds: svg.querySelectorAll('path.mark.mistake').length,
     frames: [...svg.querySelectorAll('[data-frame]')].map((el) => el.getAttribute('data-frame')),
@@ -180,3 +181,6 @@ def test_a_mistake_against_a_hint_keeps_the_hints_ring(
     assert seen["diamonds"] == 2, seen
     assert len(seen["rings"]) == 2, seen  # frame 1 (round its diamond) and frame 3
     assert seen["frames"] == ["0", "1", "2", "3"], seen
+    # the deal's point is the start, not "Move 0"; the others are moves
+    assert seen["titles"][0] == "Start: Anna's chance: 60%", seen
+    assert seen["titles"][1].startswith("Move 1: Anna played"), seen

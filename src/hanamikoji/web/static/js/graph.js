@@ -115,7 +115,9 @@ export function drawGraph(svg, opts) {
           n: p.f, name: opts.names[p.d.seat], move: moveLabel(p.d.played), viewer,
           p: percent(p.p), loss: percent(p.d.loss),
         })
-      : t("review.point_plain", { n: p.f, viewer, p: percent(p.p) });
+      : p.f === 0 // the deal, before any move: not "Move 0"
+        ? t("review.point_start", { viewer, p: percent(p.p) })
+        : t("review.point_plain", { n: p.f, viewer, p: percent(p.p) });
     // A mistake made against the hint given there keeps the hint's dashed ring round its diamond:
     // the player was told, and the graph says so as the comment does.
     if (kind === "mistake" && p.d.hint) {
