@@ -61,8 +61,8 @@ def render_replay(record: Record, state: State) -> str:
         "no round limit" if limit is None else f"at most {limit} round{'' if limit == 1 else 's'}"
     )
     # the header names the seats itself: the names as shown, without seat_names' own "[seat N]"
-    first, second = (shown_name(p) for p in record.players)
-    out = [f"{first} (seat 0) vs {second} (seat 1), rules: {rules}"]
+    seat0, seat1 = (shown_name(p) for p in record.players)
+    out = [f"{seat0} (seat 0) vs {seat1} (seat 1), rules: {rules}"]
     scored = {s.round: s for s in state.scorings}
     # The plies of each round, gathered in one pass (not a scan of the whole game per round).
     plies: dict[int, list[Ply]] = {}
