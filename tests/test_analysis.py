@@ -140,11 +140,17 @@ def test_analyze_on_the_command_line(tmp_path: Path) -> None:
     cli = [sys.executable, "-m", "hanamikoji.cli", "analyze", str(path), "--iterations", "40"]
     out = subprocess.run([*cli, "--seat", "0"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    lines = out.stdout.splitlines()
+    # the decisions, then after one blank line the summary: with --seat 0, alice's line alone
+    decisions, summary = out.stdout.split("\n\n")
+    lines = decisions.splitlines()
     assert lines and all(line.startswith("round 1 move") and "alice" in line for line in lines)
+    assert summary.startswith(f"alice        {len(lines):>2} decisions  ? ")
+    assert summary.count("\n") == 1 and "bob" not in summary
     out = subprocess.run([*cli, "--json"], capture_output=True, text=True, timeout=120)
     rows = [json.loads(line) for line in out.stdout.splitlines()]
-    assert {"round", "index", "seat", "played", "best", "win_probability", "loss"} <= set(rows[0])
+    for row in rows:  # every line a decision; the last one carries the summary besides
+        assert {"round", "index", "seat", "played", "best", "win_probability", "loss"} <= set(row)
+    assert "summary" in rows[-1] and not any("summary" in row for row in rows[:-1])
     # the text says the same: "win" is the move played's chance, the best move says its own
     for line, row in zip(lines, [r for r in rows if r["seat"] == 0], strict=True):
         assert f"win {100 * row['played_value']:5.1f}%" in line, (line, row)

@@ -49,10 +49,16 @@ def test_two_players_of_one_name_are_told_apart_by_their_seats(
 ) -> None:
     path = _short_record(tmp_path)
     assert main(["analyze", str(path), "--iterations", "100"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    decisions, summary = capsys.readouterr().out.split("\n\n")
+    lines = decisions.splitlines()
     assert len(lines) == 2
     assert "random [seat 0]" in lines[0]
     assert "random [seat 1]" in lines[1]
+    # the summary's lines too, each player's by its seat
+    players = summary.splitlines()
+    assert len(players) == 2
+    assert players[0].startswith("random [seat 0]  1 decision  ? ")
+    assert players[1].startswith("random [seat 1]  1 decision  ? ")
 
 
 def test_one_iteration_is_said_in_the_singular(

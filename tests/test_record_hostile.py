@@ -313,10 +313,29 @@ def test_analyze_escapes_names(tmp_path: Path, capsys: pytest.CaptureFixture[str
     code, out, err = _run(capsys, "analyze", _hostile_record(tmp_path), "--iterations", "2")
     assert code == 0, err
     _only_printable(out)
-    lines = out.splitlines()
-    assert len(lines) == 12
+    decisions, summary = out.split("\n\n")  # the decision lines, then the players' summary
+    lines = decisions.splitlines()
+    assert len(lines) == 12 and all(line.startswith("round 1 move ") for line in lines)
     assert sum("\\x1b]0;pwned\\x07" in line for line in lines) == 6
     assert sum("\\x1b[2J\\x0d\\u202eevil\\x9b\\x7f" in line for line in lines) == 6
+    players = summary.splitlines()
+    assert len(players) == 2
+    assert players[0].startswith("\\x1b]0;pwned\\x07  6 decisions  ? ")
+    assert players[1].startswith("\\x1b[2J\\x0d\\u202eevil\\x9b\\x7f  6 decisions  ? ")
+
+
+def test_analyze_json_names_the_players_in_ascii_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The summary of --json names the players as the record does, escaped by JSON itself."""
+    path = _hostile_record(tmp_path)
+    code, out, err = _run(capsys, "analyze", "--json", path, "--iterations", "2")
+    assert code == 0, err
+    assert out.isascii()
+    _only_printable(out.rstrip("\n"))
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert len(rows) == 12
+    assert [p["name"] for p in rows[-1]["summary"]] == list(HOSTILE_NAMES)
 
 
 def test_letters_of_any_script_are_shown_as_they_are(

@@ -17,7 +17,13 @@ from typing import Any
 
 from hanamikoji import __version__
 from hanamikoji.ai import AGENTS, LEVELS, agent_options
-from hanamikoji.ai.analysis import DEFAULT_ITERATIONS
+from hanamikoji.ai.analysis import (
+    DEFAULT_ITERATIONS,
+    DecisionReview,
+    SeatSummary,
+    mark,
+    summarize,
+)
 from hanamikoji.ai.config import ITERATIONS_MAX
 from hanamikoji.match.config import CLOCK_MS_MAX
 from hanamikoji.match.runner import Terminated
@@ -916,8 +922,14 @@ each line:
   win   the player's chance of winning after it, as the AI judges it from that player's view;
   lost  how much chance it gave away against the AI's best move (0.0%: the best);
   best  the better move and its chance, where there is one.
+Then, after a blank line, a line for each player reviewed:
+  Anna  12 decisions  ? 2  ?? 1  lost 31.2% (2.6% a decision)  worst round 1 move  4 C15-26 12.8%
+  how many of their moves bore each mark; the chance they lost in all, and per decision;
+  worst  the move that lost most, and what it lost.
 Two searches of one position differ by up to 3% (docs/ai.md): a loss under that is noise.
---json gives win_probability (the best move's chance), played_value and loss as fractions."""
+--json gives win_probability (the best move's chance), played_value and loss as fractions;
+the last line's "summary" is the players' lines (seat, name, decisions, marked, loss,
+average_loss, worst)."""
 
 
 def _analyze(path: str, seat: int | None, iterations: int, *, as_json: bool) -> int:
@@ -941,29 +953,32 @@ def _analyze(path: str, seat: int | None, iterations: int, *, as_json: bool) -> 
             file=sys.stderr,
         )
     prepare_search(lambda text: print(f"hanamikoji analyze: {text}", file=sys.stderr, flush=True))
-    reviewed = 0
+    seats = (0, 1) if seat is None else (seat,)
+    # The JSON's summary rides on the last decision's line (every line stays a decision), so
+    # that line is known by count: review yields one decision per ply of those seats.
+    total = sum(1 for ply in end.history if ply.seat in seats)
+    reviewed: list[DecisionReview] = []
     for r in review(record, seat=seat, iterations=iterations):
-        reviewed += 1
+        reviewed.append(r)
         if as_json:
-            line = (
-                json.dumps(
-                    {
-                        "round": r.round,
-                        "index": r.index,
-                        "seat": r.seat,
-                        "played": str(r.played),
-                        "best": str(r.best),
-                        "win_probability": round(r.win_probability, 4),
-                        "played_value": round(r.played_value, 4),
-                        "loss": round(r.loss, 4),
-                    }
-                )
-                + "\n"
-            )
-            if not _write_report("analyze", "review", line):
+            row: dict[str, Any] = {
+                "round": r.round,
+                "index": r.index,
+                "seat": r.seat,
+                "played": str(r.played),
+                "best": str(r.best),
+                "win_probability": round(r.win_probability, 4),
+                "played_value": round(r.played_value, 4),
+                "loss": round(r.loss, 4),
+            }
+            if len(reviewed) == total:
+                row["summary"] = [
+                    _summary_json(s, record.players[s.seat]) for s in summarize(reviewed, seats)
+                ]
+            if not _write_report("analyze", "review", json.dumps(row) + "\n"):
                 return 1
             continue
-        mark = "??" if r.loss >= 0.15 else "?" if r.loss >= 0.05 else ""
+        marked = mark(r.loss)
         # "win" is the chance after the move played; a better move says its own beside it (the
         # JSON's win_probability is the best move's, played_value the move played's)
         # (a "best" not worth more than the move played, as a search of a few iterations may
@@ -971,10 +986,14 @@ def _analyze(path: str, seat: int | None, iterations: int, *, as_json: bool) -> 
         shown_best = r.best is not r.played and r.win_probability > r.played_value
         better = f"  best {r.best} {100 * r.win_probability:.1f}%" if shown_best else ""
         line = (
-            f"round {r.round} move {r.index:>2}  {names[r.seat]:<12} {r.played!s:<7}{mark:<3}"
+            f"round {r.round} move {r.index:>2}  {names[r.seat]:<12} {r.played!s:<7}{marked:<3}"
             f" win {100 * r.played_value:5.1f}%  lost {100 * r.loss:4.1f}%{better}\n"
         )
         if not _write_report("analyze", "review", line):  # a full disk: said, status 1
+            return 1
+    if reviewed and not as_json:
+        lines = [_summary_line(s, names[s.seat]) for s in summarize(reviewed, seats)]
+        if not _write_report("analyze", "review", "\n" + "".join(lines)):
             return 1
     if not reviewed:  # said on stderr: the JSON lines on stdout stay the decisions alone
         whose = "" if seat is None else f" of {names[seat]} (seat {seat})"
@@ -986,6 +1005,43 @@ def _analyze(path: str, seat: int | None, iterations: int, *, as_json: bool) -> 
             file=sys.stderr,
         )
     return 0
+
+
+def _summary_line(summary: SeatSummary, name: str) -> str:
+    """A player's line at the end of the review, its columns beside the decision lines'."""
+    if not summary.decisions:  # a game that ended (or a record that stops) before their turn
+        return f"{name:<12} no decision\n"
+    count = f"{summary.decisions:>2} decision{'' if summary.decisions == 1 else 's'}"
+    marks = "  ".join(f"{symbol} {n}" for symbol, n in summary.marked.items())
+    loss = f"lost {100 * summary.loss:.1f}% ({100 * summary.average_loss:.1f}% a decision)"
+    w = summary.worst
+    worst = (
+        "no move lost anything"
+        if w is None
+        else f"worst round {w.round} move {w.index:>2} {w.played} {100 * w.loss:.1f}%"
+    )
+    return f"{name:<12} {count}  {marks}  {loss}  {worst}\n"
+
+
+def _summary_json(summary: SeatSummary, name: str) -> dict[str, Any]:
+    """A player's summary for the JSON's ``summary`` (losses as fractions, as the lines')."""
+    w = summary.worst
+    return {
+        "seat": summary.seat,
+        "name": name,
+        "decisions": summary.decisions,
+        "marked": summary.marked,
+        "loss": round(summary.loss, 4),
+        "average_loss": round(summary.average_loss, 4),
+        "worst": None
+        if w is None
+        else {
+            "round": w.round,
+            "index": w.index,
+            "played": str(w.played),
+            "loss": round(w.loss, 4),
+        },
+    }
 
 
 STDIN = "-"

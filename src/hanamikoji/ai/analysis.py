@@ -13,7 +13,7 @@ True
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from hanamikoji.ai.ismcts import SearchResult
@@ -26,13 +26,17 @@ from hanamikoji.view import View
 __all__ = [
     "DEFAULT_ITERATIONS",
     "ITERATIONS",
+    "MARKS",
     "MISTAKE",
     "NOISE",
     "DecisionReview",
     "Hint",
+    "SeatSummary",
+    "mark",
     "review",
     "search_root",
     "suggest",
+    "summarize",
     "value_of",
 ]
 
@@ -47,6 +51,10 @@ position chose, with another seed (``bench/analysis_noise.py``; docs/ai.md has t
 
 MISTAKE = 0.10
 """The loss from which the review page calls a move a mistake (at least :data:`NOISE`)."""
+
+MARKS = (("??", 0.15), ("?", 0.05))
+"""The marks ``hanamikoji analyze`` puts on a move by what it lost, the heavier first: ``??``
+from 15%, ``?`` from 5% (the review page's one word, a mistake, starts at :data:`MISTAKE`)."""
 
 _MIN_SHARE = 40
 """A move the search visited at least 1/_MIN_SHARE of its iterations (500 of 20,000) is valued by
@@ -176,3 +184,51 @@ def review(
         played = value_of(view, ply.move, result, seed=seed, rules=record.rules)
         best = result.best
         yield DecisionReview(ply.round, index, ply.seat, ply.move, best.move, best.value, played)
+
+
+def mark(loss: float) -> str:
+    """The mark of :data:`MARKS` a move that lost ``loss`` bears, or ``""``.
+
+    >>> mark(0.2), mark(0.05), mark(0.01)
+    ('??', '?', '')
+    """
+    return next((symbol for symbol, least in MARKS if loss >= least), "")
+
+
+@dataclass(frozen=True)
+class SeatSummary:
+    """One seat's reviewed decisions in sum: how many, how many bore each mark of
+    :data:`MARKS`, the chance they gave away in all, and the one that gave away most."""
+
+    seat: int
+    decisions: int
+    marked: dict[str, int]
+    loss: float
+    worst: DecisionReview | None  # None when no decision lost anything
+
+    @property
+    def average_loss(self) -> float:
+        """The chance given away per decision (0 without decisions)."""
+        return self.loss / self.decisions if self.decisions else 0.0
+
+
+def summarize(
+    decisions: Iterable[DecisionReview], seats: Iterable[int] = (0, 1)
+) -> tuple[SeatSummary, ...]:
+    """A :class:`SeatSummary` for each of ``seats``, from ``decisions`` (a review's, in order);
+    a seat without decisions gets one of none. Of equal losses the earlier is the worst."""
+    mine: dict[int, list[DecisionReview]] = {seat: [] for seat in seats}
+    for decision in decisions:
+        if decision.seat in mine:
+            mine[decision.seat].append(decision)
+    summaries = []
+    for seat, made in mine.items():
+        marked = {symbol: 0 for symbol, _ in reversed(MARKS)}  # told lightest first: ? then ??
+        for decision in made:
+            if symbol := mark(decision.loss):
+                marked[symbol] += 1
+        worst = max(made, key=lambda d: d.loss, default=None)
+        if worst is not None and worst.loss <= 0.0:  # every move the best: none is the worst
+            worst = None
+        summaries.append(SeatSummary(seat, len(made), marked, sum(d.loss for d in made), worst))
+    return tuple(summaries)
