@@ -6,13 +6,23 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import random
 import re
 from pathlib import Path
 
 import pytest
 
 from hanamikoji.ai import IsmctsAgent, MasterAgent, declared_options, make_agent, parse_agent
-from hanamikoji.ai.config import ISMCTS, LIMITS, MASTER, OPTIONS, RETIRED, Limits, SearchConfig
+from hanamikoji.ai.config import (
+    ISMCTS,
+    LIMITS,
+    LONG,
+    MASTER,
+    OPTIONS,
+    RETIRED,
+    Limits,
+    SearchConfig,
+)
 from hanamikoji.engine import serve
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,6 +63,43 @@ def test_master_is_a_preset_of_the_one_configuration() -> None:
     assert make_agent("master", {"guide": "0", "mix": "off"}).config == MASTER.replace(  # type: ignore[attr-defined]
         guide=0.0, mix=False
     )
+
+
+def test_a_long_time_budget_searches_with_the_long_settings() -> None:
+    long = MASTER.replace(**LONG)
+    assert MASTER.long == 1000 and long != MASTER
+    assert MasterAgent(time_ms=3000).settings(None) == long
+    assert MasterAgent().settings(1000) == long  # the clock given
+    assert MasterAgent().settings(None) == long  # no clock: 1,000 ms
+    assert MasterAgent().settings(999) == MASTER
+    assert MasterAgent(time_ms=200).settings(5000) == MASTER  # time_ms before the clock
+    # A fixed number of iterations keeps the settings, however many (levels, hints, reviews).
+    assert MasterAgent(iterations=10**7).settings(5000) == MASTER
+    # What the agent was given stays as given; long=0 turns it off, another threshold moves it.
+    assert MasterAgent(time_ms=1000, puct=2.0).settings(None) == long.replace(puct=2.0)
+    assert MasterAgent(time_ms=1000, long=0).settings(None) == MASTER.replace(long=0)
+    later = make_agent("master", {"long": "2000", "time_ms": "1500"})
+    assert later.settings(None) == MASTER.replace(long=2000)  # type: ignore[attr-defined]
+    assert Limits(0, 0).time_budget_ms(None) == 1000 and Limits(5, 0).time_budget_ms(300) is None
+
+
+def test_the_search_is_given_the_long_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    import hanamikoji.ai.fastsearch as fastsearch
+    from hanamikoji.state import State
+
+    seen: list[SearchConfig] = []
+
+    def spy(view, legal, rng, **kw):  # type: ignore[no-untyped-def]
+        seen.append(kw["config"])
+        return [(m, 1, 0.5) for m in legal], 1, 0.0
+
+    monkeypatch.setattr(fastsearch, "fast_search", spy)
+    view = State.new(3).view(0)
+    rng = random.Random(1)
+    MasterAgent(time_ms=1000).search(view, view.legal_moves, rng)
+    MasterAgent().search(view, view.legal_moves, rng, clock_ms=200)
+    MasterAgent(iterations=50).search(view, view.legal_moves, rng, clock_ms=5000)
+    assert seen == [MASTER.replace(**LONG), MASTER, MASTER]
 
 
 @pytest.mark.parametrize("name", sorted(RETIRED))

@@ -19,7 +19,15 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from hanamikoji.ai.base import check_choice
 from hanamikoji.ai.belief import determinize, unseen_cards
-from hanamikoji.ai.config import ISMCTS, OPTIONS, Limits, Option, SearchConfig, unknown_option
+from hanamikoji.ai.config import (
+    ISMCTS,
+    LONG,
+    OPTIONS,
+    Limits,
+    Option,
+    SearchConfig,
+    unknown_option,
+)
 from hanamikoji.ai.greedy import GreedyAgent
 from hanamikoji.ai.opponent import WeightedPool
 from hanamikoji.ai.playout import play_round_smart, playout_policy_move
@@ -178,6 +186,8 @@ class IsmctsAgent:
             if key not in allowed:
                 raise ValueError(unknown_option(key, list(allowed)))
         self.config: SearchConfig = (config or self.preset).replace(**settings)
+        self.given = frozenset(settings)
+        """The settings given by keyword: a long budget's (``long``) leave them as they are."""
         self.iterations = limits.iterations
         """The fixed budget (0: use time); may be changed between decisions."""
         self.time_ms = limits.time_ms
@@ -233,6 +243,17 @@ class IsmctsAgent:
         """(iterations, seconds) for one decision: one of the two limits is infinite."""
         return self.limits.budget(clock_ms)
 
+    def settings(self, clock_ms: int | None) -> SearchConfig:
+        """The settings one decision searches with: :attr:`config`, with
+        :data:`~hanamikoji.ai.config.LONG`'s for those not given where the decision has a time
+        budget of ``long`` ms or more (a fixed number of iterations keeps :attr:`config`, so a
+        seed still gives the same moves)."""
+        config = self.config
+        ms = self.limits.time_budget_ms(clock_ms)
+        if not config.long or ms is None or ms < config.long:
+            return config
+        return config.replace(**{k: v for k, v in LONG.items() if k not in self.given})
+
     def search(
         self,
         view: View,
@@ -257,7 +278,9 @@ class IsmctsAgent:
         """:meth:`search` of arguments already checked."""
         max_iter, seconds = self.budget(clock_ms)
         if self.fast:
-            return self._fast_search(view, legal, rng, max_iter, seconds)
+            return self._fast_search(
+                view, legal, rng, max_iter, seconds, config=self.settings(clock_ms)
+            )
         return self._python_search(view, legal, rng, max_iter, seconds, None)
 
     def _python_search(
@@ -313,16 +336,18 @@ class IsmctsAgent:
         max_iter: int,
         seconds: float,
         dealing: Dealing | None = None,
+        *,
+        config: SearchConfig,
     ) -> SearchResult:
         from hanamikoji.ai.fastsearch import fast_search
 
         start = time.perf_counter()
         bias = None
-        if self.config.prior > 0 and self.config.rootprior == "net":
+        if config.prior > 0 and config.rootprior == "net":
             from hanamikoji.ai.net import prior_bias
 
             bias = prior_bias(view, legal, self.rules)
-        elif self.config.prior > 0:
+        elif config.prior > 0:
             heuristic = heuristic_bias(view, legal, fast=True)
             bias = {m: heuristic[m] for m in legal}
         found, done, _ = fast_search(
@@ -331,7 +356,7 @@ class IsmctsAgent:
             rng,
             iterations=max_iter if seconds == math.inf else 0,
             seconds=max(0.0, seconds - (time.perf_counter() - start)),
-            config=self.config,
+            config=config,
             bias=bias,
             rules=self.rules,
             dealing=dealing,
@@ -446,7 +471,9 @@ def search_worlds(
     if agent.fast:
         if callable(worlds):
             raise ValueError("the compiled search deals its worlds from a Dealing")
-        return agent._fast_search(view, legal, rng, max_iter, seconds, worlds)
+        return agent._fast_search(
+            view, legal, rng, max_iter, seconds, worlds, config=agent.settings(clock_ms)
+        )
     if not callable(worlds):
         raise ValueError("the Python search takes a function giving each iteration's world")
     return agent._python_search(view, legal, rng, max_iter, seconds, worlds)

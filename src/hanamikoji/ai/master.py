@@ -13,7 +13,9 @@ weighed by how likely the opponent's decisions this round are in each (``belief`
 softnesses from random play to greedy's own, ``mix``), and when that mixture finds the opponent
 greedy-like (``adapt``) the opponent's picks are searched as greedy's. Its settings are the
 preset :data:`~hanamikoji.ai.config.MASTER`. It uses its time budget (``clock_ms``), or a fixed
-number of iterations, with which it is deterministic for a seed.
+number of iterations, with which it is deterministic for a seed; from 1,000 ms a decision up it
+searches with :data:`~hanamikoji.ai.config.LONG`'s settings, which turn the longer time into
+strength (``long``).
 """
 
 from __future__ import annotations
