@@ -37,3 +37,18 @@ async def test_a_static_file_is_revalidated_at_each_visit(
 async def test_the_api_is_still_never_cached(client: TestClient[Any, Any]) -> None:
     async with client.get("/api/me") as r:
         assert r.headers["Cache-Control"] == "no-store"
+
+
+@pytest.mark.parametrize(
+    "path", ["/static/does-not-exist", "/static/js/nothing.js", "/static/css", "/static/css/"]
+)
+async def test_a_missing_static_file_is_answered_as_an_unknown_page_is(
+    client: TestClient[Any, Any], path: str
+) -> None:
+    """Not aiohttp's empty 404 as ``application/octet-stream``: the app's own answer."""
+    async with client.get("/no/such/page") as page:
+        unknown = (page.status, page.content_type, await page.text())
+    assert unknown[:2] == (404, "text/plain") and "Not Found" in unknown[2]
+    async with client.get(path) as r:
+        assert (r.status, r.content_type, await r.text()) == unknown
+        assert r.headers["X-Content-Type-Options"] == "nosniff"

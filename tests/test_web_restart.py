@@ -24,6 +24,7 @@ from web_support import (
     Server,
     backend_database,
     claim_invite,
+    free_port,
     my_turn,
     over,
     play_out,
@@ -173,7 +174,9 @@ def test_a_taken_port_or_a_bad_database_is_one_clear_line(tmp_path: Path) -> Non
             (["--db", "mysql://x/y"], "unknown database 'mysql://x/y'"),
             (["--port", "70000"], "a port is 0 to 65535"),
         ]:
-            args = ["--db", f"sqlite:///{tmp_path / 'b.sqlite3'}", *extra]
+            # A free port unless the case names one: the port is tried before the database.
+            db = f"sqlite:///{tmp_path / 'b.sqlite3'}"
+            args = ["--port", str(free_port()), "--db", db, *extra]
             done = subprocess.run(
                 [*SERVE, *args], capture_output=True, text=True, timeout=60, check=False
             )

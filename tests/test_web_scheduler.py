@@ -7,9 +7,9 @@ import os
 import threading
 import time
 from collections.abc import AsyncIterator
-from concurrent.futures import BrokenExecutor
+from concurrent.futures import BrokenExecutor, ProcessPoolExecutor, process
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -46,7 +46,7 @@ async def scheduler() -> AsyncIterator[AiScheduler]:
     ai = AiScheduler(0, limits={"move": 20, "hint": 3, "review": 2})
     yield ai
     gate.set()
-    ai.close()
+    await ai.close()
 
 
 async def _queued(ai: AiScheduler, kind: str, name: str, client: str = "") -> asyncio.Task[Any]:
@@ -156,7 +156,7 @@ async def test_a_killed_worker_is_replaced() -> None:
         after = await ai.run("move", "c", pid)
         assert after != first  # the game after it still gets its move, from a new worker
     finally:
-        ai.close()
+        await ai.close()
 
 
 def sleeper(seconds: float, scale: float = 1.0) -> int:
@@ -185,7 +185,7 @@ async def test_closing_ends_a_busy_worker_at_once() -> None:
         await asyncio.sleep(0.5)
         assert not busy.done() and running(worker)
     finally:
-        ai.close()
+        await ai.close()
     deadline = time.monotonic() + 10
     while running(worker) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
@@ -194,3 +194,26 @@ async def test_closing_ends_a_busy_worker_at_once() -> None:
         await asyncio.wait_for(busy, 10)
     await asyncio.sleep(0.5)
     assert ai._running == {"play": 0, "review": 0}
+
+
+async def test_closing_shuts_the_pools_down_before_the_interpreter_exits() -> None:
+    """The close waits for each process pool's own thread to end: one still closing at the
+    interpreter's exit races the exit hook of ``concurrent.futures``, which then writes to the
+    pool's closed wake-up pipe ("Exception ignored ... Bad file descriptor" at a SIGTERM)."""
+    ai = AiScheduler(1)
+    try:
+        await ai.run("move", "pid", pid)
+        busy = asyncio.create_task(ai.run("move", "long", sleeper, 60.0))
+        await asyncio.sleep(0.2)
+        pools = [p for p in ai._pools.values() if isinstance(p, ProcessPoolExecutor)]
+        # Each pool's own thread (typeshed has it as a _ThreadWakeup); None until its first job.
+        threads = [cast("threading.Thread", t) for p in pools if (t := p._executor_manager_thread)]
+        assert threads
+    finally:
+        await ai.close()
+    assert not any(t.is_alive() for t in threads)
+    # What the exit hook would wake: nothing of these pools, or only pipes already closed.
+    wakeups = [process._threads_wakeups.get(t) for t in threads]
+    assert all(w is None or w._closed for w in wakeups)
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(busy, 10)

@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import heapq
 import itertools
+import logging
 import os
 import time
 from collections.abc import Callable
@@ -30,11 +31,14 @@ from multiprocessing import get_context
 from typing import Any
 
 from hanamikoji.web import ai_worker
+from hanamikoji.web.stopping import STOP_S
 
 __all__ = ["KINDS", "AiScheduler", "Busy"]
 
 KINDS = ("move", "hint", "review")
 """Job kinds, most urgent first."""
+
+log = logging.getLogger(__name__)
 
 _NICE = {"play": 5, "review": 15}  # workers yield the CPU to the server's own event loop
 
@@ -153,17 +157,28 @@ class AiScheduler:
         self._dispatch()
         return await asyncio.shield(future)
 
-    def close(self) -> None:
-        """Stop: waiting jobs are cancelled, running ones end with their workers."""
+    async def close(self, timeout: float = STOP_S) -> None:
+        """Stop: waiting jobs are cancelled, running ones end with their workers, and each
+        process pool is shut down and waited for (at most ``timeout`` seconds)."""
         self._closed = True
         for queue in self._queues.values():
             for job in queue.heap:
                 job.future.cancel()
             queue.heap.clear()
         for pool in self._pools.values():
-            workers = list((getattr(pool, "_processes", None) or {}).values())  # gone on shutdown
-            pool.shutdown(wait=False, cancel_futures=True)
-            _end(workers)
+            if not isinstance(pool, ProcessPoolExecutor):
+                # A thread (tests) cannot be ended: its job is not waited for.
+                pool.shutdown(wait=False, cancel_futures=True)
+                continue
+            _end(list((getattr(pool, "_processes", None) or {}).values()))
+            # Waited for: a pool's thread still closing at the interpreter's exit races its
+            # exit hook, which then writes to the pool's closed wake-up pipe ("Exception
+            # ignored ... Bad file descriptor" at a SIGTERM). With the workers ended, it is quick.
+            shut = asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
+            try:
+                await asyncio.wait_for(shut, timeout)
+            except TimeoutError:
+                log.warning("an AI worker pool did not shut down within %.0f s", timeout)
 
     def warm_up(self) -> None:
         """Start the workers now (they load the search's compiled kernels)."""
@@ -224,6 +239,8 @@ class AiScheduler:
             self._running[pool] -= 1
             self.done += 1
             if self._closed:  # stopped: its worker was ended, and nothing is started again
+                if not f.cancelled():
+                    f.exception()  # the ended worker's error is the close's, not the loop's to log
                 if not job.future.done():
                     job.future.cancel()
                 return

@@ -82,6 +82,7 @@ log = logging.getLogger(__name__)
 
 STATIC = Path(str(resources.files("hanamikoji.web") / "static"))
 """The front end: HTML shells, ES modules, CSS, SVG and translations."""
+_STATIC_ROOT = STATIC.resolve()  # a file served is one inside it, links resolved
 
 SERVICE = web.AppKey("service", GameService)
 MAX_MESSAGE = 16 * 1024
@@ -640,6 +641,17 @@ def _page(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         return response
 
     return handler
+
+
+async def _static(request: web.Request) -> web.StreamResponse:
+    """A file of the front end; one that is not there is answered as any unknown page is
+    (aiohttp's own static route found that out only while sending: past the middleware, an
+    empty 404 as ``application/octet-stream``)."""
+    with contextlib.suppress(OSError, ValueError):  # a NUL byte in the name, a loop of links
+        path = (STATIC / request.match_info["path"]).resolve()
+        if path.is_relative_to(_STATIC_ROOT) and path.is_file():
+            return web.FileResponse(path)
+    raise web.HTTPNotFound()
 
 
 async def _has_profile(request: web.Request) -> bool:
@@ -2156,7 +2168,7 @@ def create_app(
     r.add_get("/ws/{game}", _socket)
     r.add_get("/ws/{game}/watch", _watch_socket)
     if STATIC.is_dir():
-        r.add_static("/static", STATIC, append_version=False)
+        r.add_get("/static/{path:.+}", _static)
     return app
 
 
@@ -2181,6 +2193,12 @@ async def _run(
     ready: Callable[[str], None],
     clock_for: Callable[[TimeControl], Clock] = Clock.new,
 ) -> None:
+    # A taken port is found out before the database is opened, so that it leaves no new SQLite
+    # file behind (and starts no AI workers); the port could still be taken before the site
+    # binds it, which fails as before.
+    probe = await asyncio.get_running_loop().create_server(asyncio.Protocol, host, port)
+    probe.close()
+    await probe.wait_closed()
     store: Store = await open_store(db, exclusive=True)
     service = GameService(store, ai_workers=ai_workers, limits=settings.limits, clock_for=clock_for)
     # keepalive_timeout also ends a connection that has not sent a whole request by then.

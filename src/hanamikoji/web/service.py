@@ -201,7 +201,7 @@ class GameService:
             await stop_tasks([self._ticker], "the clock's ticker")
             self._ticker = None
         await stop_tasks([*self._tasks, *self._analysing.values()], "the AI's moves and reviews")
-        self.ai.close()
+        await self.ai.close()
         await self.store.close()
 
     # -- time ----------------------------------------------------------------------------------
