@@ -39,7 +39,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
 
-from hanamikoji import __version__
+from hanamikoji import __version__, processes
 from hanamikoji.ai import declared_options
 from hanamikoji.ai.base import Agent, start_game
 from hanamikoji.ai.prepare import prepare
@@ -314,9 +314,16 @@ class Transport(Protocol):
 
 
 def kill_all_engines() -> None:
-    """Stop every engine process this process has started (for signal handlers)."""
-    for transport in list(_LIVE):
-        transport.kill()
+    """Stop every engine process this process has started, and all they started (for signal
+    handlers)."""
+    transports = list(_LIVE)
+    processes.stop(  # first: while the engines live, their children are found below them
+        [t._proc.pid for t in transports if t._proc.returncode is None],
+        [t.tag for t in transports],
+    )
+    for transport in transports:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(transport._proc.pid, signal.SIGKILL)
 
 
 HELLO_TIMEOUT_S = 60.0
@@ -359,10 +366,11 @@ class ProcessTransport:
     """An engine as a subprocess: lines over its stdin/stdout, the tail of stderr kept.
 
     The engine runs in a session (and process group) of its own, which is killed as a whole at
-    close. Our ends of its pipes are raw descriptors read by one thread with ``select``, so that
-    nothing here ever blocks on them: not a line that never ends (cut at :data:`LINE_LIMIT`), not
-    standard error (read all along, only its last :data:`STDERR_TAIL` bytes kept), not a
-    grandchild that left the session and still holds the pipes (closing just stops reading).
+    close, with every process it started that left it (:mod:`~hanamikoji.processes`). Our ends
+    of its pipes are raw descriptors read by one thread with ``select``, so that nothing here
+    ever blocks on them: not a line that never ends (cut at :data:`LINE_LIMIT`), not standard
+    error (read all along, only its last :data:`STDERR_TAIL` bytes kept), not a grandchild that
+    left the session and still holds the pipes (it is killed at close; we stop reading anyway).
     """
 
     def __init__(self, command: str | Sequence[str], *, cwd: str | None = None) -> None:
@@ -370,6 +378,8 @@ class ProcessTransport:
         if not argv:
             raise EngineError(FailureKind.START, "empty engine command")
         self.command = " ".join(argv)
+        self.tag = processes.new_tag()
+        """Marks the engine's processes, those that leave its process group included."""
         in_r, self._in = os.pipe()
         self._out, out_w = os.pipe()
         self._err, err_w = os.pipe()
@@ -380,6 +390,7 @@ class ProcessTransport:
                 stdout=out_w,
                 stderr=err_w,
                 cwd=cwd,
+                env=processes.environment(self.tag),
                 start_new_session=True,  # its own group and session: we can stop all it starts
             )
         except OSError as e:
@@ -664,9 +675,16 @@ class ProcessTransport:
         return EngineError(FailureKind.CRASH, f"crashed (exit status {code}){said}")
 
     def kill(self) -> None:
-        """Stop the engine's process group at once, with no I/O (safe in a signal handler)."""
+        """Stop the engine's process group, and all it started, at once, with no I/O on its
+        pipes (safe in a signal handler)."""
+        self._stop_family()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self._proc.pid, signal.SIGKILL)
+
+    def _stop_family(self) -> None:
+        """Every process the engine started, those that left its group and outlived it too."""
+        running = self._proc.returncode is None  # not waited for: its pid is still its own
+        processes.stop([self._proc.pid] if running else [], [self.tag])
 
     @property
     def stderr_tail(self) -> list[str]:
@@ -681,14 +699,20 @@ class ProcessTransport:
                 return
             self._closed = True
         proc = self._proc
-        if proc.poll() is None:
-            with contextlib.suppress(OSError):
-                os.set_blocking(self._in, False)  # a full pipe must not stop us
-                os.write(self._in, (json.dumps({"type": "quit"}) + "\n").encode())
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=0.5)
-        # Everything left in its group goes too (a child that made a session of its own stays,
-        # but we stop reading: it cannot hold us).
+        try:
+            if proc.poll() is None:
+                with contextlib.suppress(OSError):
+                    os.set_blocking(self._in, False)  # a full pipe must not stop us
+                    os.write(self._in, (json.dumps({"type": "quit"}) + "\n").encode())
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=0.5)
+        finally:  # a Ctrl-C in that wait (an engine deaf to quit) must not leave it running
+            self._stop(proc)
+
+    def _stop(self, proc: subprocess.Popen[bytes]) -> None:
+        # Everything left in its group goes too, and what it started elsewhere (a child in a
+        # session of its own, a daemon): found before the engine dies, while it is their parent.
+        self._stop_family()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
         if proc.poll() is None:

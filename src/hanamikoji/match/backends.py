@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sized
 from typing import Any
 
+from hanamikoji import processes
 from hanamikoji.engine import kill_all_engines
 from hanamikoji.match.config import MatchConfig
 from hanamikoji.match.games import PairResult, play_pair, players_of
@@ -294,6 +295,8 @@ def _terminate(pool: Any) -> None:
             with contextlib.suppress(OSError):
                 os.killpg(child.pid, signal.SIGKILL)  # its own group (worker_started)
         child.kill()
+    # Their engines are in sessions of their own: found by their tags, which workers share.
+    processes.stop([], prefix=processes.OWNER)
     done.wait(STOP_GRACE_S)
 
 

@@ -1,0 +1,174 @@
+"""No process an engine started outlives its match: not a child that called ``setsid``, not a
+daemon whose parent exited, not one that keeps forking, whether the match ends normally, by a
+forfeit, a timeout, the engine's exit, or a SIGTERM (tests/engines/daemon_engine.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hanamikoji import processes
+from hanamikoji.engine import Engine, kill_all_engines
+
+DAEMON = Path(__file__).resolve().parent / "engines" / "daemon_engine.py"
+CLI = [sys.executable, "-m", "hanamikoji.cli"]
+
+pytestmark = pytest.mark.skipif(
+    not Path("/proc/self/stat").exists(), reason="finds processes in /proc"
+)
+
+
+def daemon(how: str, pidfile: Path, mode: str = "good") -> list[str]:
+    return [sys.executable, str(DAEMON), how, str(pidfile), mode]
+
+
+def spec(command: list[str]) -> str:
+    return "cmd:" + " ".join(f"'{part}'" for part in command)
+
+
+def state(pid: int) -> str | None:
+    """``pid``'s state letter, None when it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    return stat[stat.rfind(b")") + 2 :].split()[0].decode()
+
+
+def running(pid: int) -> bool:
+    return state(pid) not in (None, "Z")
+
+
+def helpers(pidfile: Path) -> list[int]:
+    return [int(p) for p in pidfile.read_text().split()] if pidfile.exists() else []
+
+
+def tagged() -> list[int]:
+    """Running processes whose environment bears a tag of this test process's engines."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit() and running(int(name)):
+            with contextlib.suppress(OSError):
+                environ = Path(f"/proc/{name}/environ").read_bytes()
+                if f"{processes.TAG_VARIABLE}={processes.OWNER}".encode() in environ:
+                    found.append(int(name))
+    return found
+
+
+def left_over(pids: list[int], within: float = 3.0) -> list[int]:
+    """Those of ``pids`` still running ``within`` seconds from now (a kill takes a moment)."""
+    deadline = time.monotonic() + within
+    while (alive := [p for p in pids if running(p)]) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return alive
+
+
+@pytest.fixture
+def pidfile(tmp_path: Path) -> object:
+    path = tmp_path / "pids"
+    yield path
+    for pid in helpers(path):  # the test's to clean up, where the referee failed
+        with contextlib.suppress(ProcessLookupError):
+            group = os.getpgid(pid)
+            if group != os.getpgid(0):
+                os.killpg(group, signal.SIGKILL)  # a spawner's children too
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def run(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize(
+    ("how", "mode", "extra", "said"),
+    [
+        ("setsid", "good", [], "forfeits: none"),
+        ("double-fork", "good", ["--jobs", "2"], "forfeits: none"),
+        ("setsid", "garbage", [], "not JSON"),
+        ("double-fork", "exit", [], "exit status 4"),
+        ("setsid", "silent", ["--clock-ms", "50", "--hard-limit-ms", "1050"], "timeout"),
+    ],
+)
+def test_a_match_leaves_no_process_its_engine_started(
+    pidfile: Path, how: str, mode: str, extra: list[str], said: str
+) -> None:
+    done = run("match", spec(daemon(how, pidfile, mode)), "random", "--games", "2", *extra)
+    assert done.returncode == 0, done.stderr
+    assert said in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert helpers(pidfile), "the engine left no helper (the test proves nothing)"
+    assert left_over(helpers(pidfile)) == []
+
+
+def test_a_tournament_leaves_no_process_its_engine_started(pidfile: Path) -> None:
+    args = ["tournament", spec(daemon("double-fork", pidfile)), "random", "--games-per-pair", "2"]
+    done = run(*args)
+    assert done.returncode == 0, done.stderr
+    assert helpers(pidfile)
+    assert left_over(helpers(pidfile)) == []
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_match_stopped_by_sigterm_leaves_no_process_its_engine_started(
+    pidfile: Path, jobs: str
+) -> None:
+    """The engine ignores SIGTERM and hangs at its first act; the match is stopped meanwhile."""
+    command = [*CLI, "match", spec(daemon("setsid", pidfile, "deaf")), "random"]
+    command += ["--games", "2", "--jobs", jobs, "--clock-ms", "20000"]
+    match = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        while not helpers(pidfile) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert helpers(pidfile), "the engine never started"
+        time.sleep(0.3)  # at its first act
+        match.send_signal(signal.SIGTERM)
+        _, err = match.communicate(timeout=20)
+    finally:
+        match.kill()
+        match.wait()
+    assert "Traceback" not in err
+    assert left_over(helpers(pidfile)) == []
+
+
+def test_closing_an_engine_stops_a_helper_that_keeps_forking(pidfile: Path) -> None:
+    engine = Engine.popen(daemon("spawner", pidfile))
+    time.sleep(0.2)  # a few children forked
+    assert len(tagged()) > 2
+    engine.close()
+    assert left_over(tagged()) == []
+
+
+def test_kill_all_engines_stops_what_the_engines_started(pidfile: Path) -> None:
+    engines = [Engine.popen(daemon("double-fork", pidfile)) for _ in range(2)]
+    try:
+        assert len(helpers(pidfile)) == 2
+        kill_all_engines()
+        assert left_over(helpers(pidfile)) == []
+    finally:
+        for engine in engines:
+            engine.close()
+
+
+def test_an_engine_keeps_the_tag_of_the_referee_above_it() -> None:
+    env = processes.environment("b", {"PATH": "/bin", processes.TAG_VARIABLE: "a"})
+    assert env == {"PATH": "/bin", processes.TAG_VARIABLE: "a,b"}
+    assert processes.environment("a", {})[processes.TAG_VARIABLE] == "a"
+
+
+def test_stop_never_touches_this_process_nor_a_stranger() -> None:
+    stranger = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        processes.stop([os.getpid()], [processes.new_tag()], prefix=processes.OWNER)
+        assert stranger.poll() is None
+    finally:
+        stranger.kill()
+        stranger.wait()
