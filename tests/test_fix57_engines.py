@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 
 from hanamikoji import processes
-from hanamikoji.engine import Engine, kill_all_engines
+from hanamikoji.engine import Engine, EngineError, FailureKind, ProcessTransport, kill_all_engines
+from hanamikoji.state import State
 
 DAEMON = Path(__file__).resolve().parent / "engines" / "daemon_engine.py"
+HOSTILE = Path(__file__).resolve().parent / "engines" / "hostile_engine.py"
 CLI = [sys.executable, "-m", "hanamikoji.cli"]
 
 pytestmark = pytest.mark.skipif(
@@ -172,3 +174,71 @@ def test_stop_never_touches_this_process_nor_a_stranger() -> None:
     finally:
         stranger.kill()
         stranger.wait()
+
+
+def test_an_interrupt_while_close_waits_for_quit_still_stops_the_engine() -> None:
+    """A Ctrl-C (or the match's SIGTERM, raised as one) landing while close waits for an engine
+    deaf to ``quit`` left the engine running: the kill came after the wait."""
+    engine = Engine.popen([sys.executable, str(HOSTILE), "deaf"])
+    transport = engine.transport
+    assert isinstance(transport, ProcessTransport)
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.2)  # inside close's half a second for quit
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            engine.close()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+    survivor = running(transport._proc.pid)
+    if survivor:
+        transport.kill()
+    assert not survivor
+
+
+class OneAnswer:
+    """A transport whose engine says hello, then answers ``line`` to the act."""
+
+    def __init__(self, line: str) -> None:
+        self.lines = ['{"type": "hello", "name": "x", "version": "1"}']
+        self.line = line
+
+    def send(self, line: str) -> None:
+        if '"act"' in line:
+            self.lines.append(self.line)
+
+    def receive(self, timeout: float | None) -> str | None:
+        if not self.lines:
+            raise TimeoutError
+        return self.lines.pop(0)
+
+    def failure(self) -> EngineError:
+        return EngineError(FailureKind.EXIT, "exited (status 0)")
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("move", "says"),
+    [
+        ("", 'no "move"'),
+        (', "move": ["P1"]', '"move" is a JSON array'),
+        (', "move": {"card": 1}', '"move" is a JSON object'),
+        (', "move": 17', '"move" is 17'),
+        (', "move": null', '"move" is null'),
+    ],
+)
+def test_a_move_message_without_a_move_says_what_was_expected(move: str, says: str) -> None:
+    """A list or an object was reported as '…', with no word of what a move should be."""
+    engine = Engine(OneAnswer('{"type": "move"' + move + "}"))
+    start = State.new(3)
+    with pytest.raises(EngineError) as info:
+        engine.act(start.view(0), start.legal_moves, clock_ms=100)
+    assert info.value.kind == FailureKind.GARBAGE
+    assert says in str(info.value)
+    assert 'the move\'s notation as a string, e.g. "P1"' in str(info.value)

@@ -731,6 +731,19 @@ class ProcessTransport:
         _LIVE.discard(self)
 
 
+def _no_move(msg: dict[str, Any]) -> str:
+    """Why a move message has no move, and what was expected."""
+    expected = 'expected "move": the move\'s notation as a string, e.g. "P1"'
+    if "move" not in msg:
+        return f'a move message without a move: no "move" ({expected})'
+    text = msg["move"]
+    if isinstance(text, list | dict):  # (not its repr: it could be huge, or nested past the limit)
+        said = f"a JSON {'array' if isinstance(text, list) else 'object'}"
+    else:
+        said = json.dumps(text)[:60]
+    return f'a move message without a move: "move" is {said} ({expected})'
+
+
 def _start_problem(program: str, error: OSError) -> str:
     """Why ``program`` could not be started, in words that say what to do about it."""
     why = error.strerror or str(error)
@@ -844,9 +857,7 @@ class Engine:
         elapsed = (time.monotonic() - start) * 1000.0
         text = msg.get("move")
         if not isinstance(text, str):
-            # The line, not the parsed object: its repr could be huge or nested past the limit.
-            said = json.dumps(text)[:60] if isinstance(text, str | int | float | None) else "…"
-            raise EngineError(FailureKind.GARBAGE, f"a move message without a move: {said}")
+            raise EngineError(FailureKind.GARBAGE, _no_move(msg))
         if any(c.isspace() for c in text.strip()):
             # The notation allows spaces around a move, not inside it (interfaces.md §1).
             raise EngineError(
