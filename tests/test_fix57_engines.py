@@ -10,10 +10,13 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from hanamikoji import engine as engine_module
 from hanamikoji import processes
 from hanamikoji.engine import Engine, EngineError, FailureKind, ProcessTransport, kill_all_engines
 from hanamikoji.state import State
@@ -242,3 +245,57 @@ def test_a_move_message_without_a_move_says_what_was_expected(move: str, says: s
     assert info.value.kind == FailureKind.GARBAGE
     assert says in str(info.value)
     assert 'the move\'s notation as a string, e.g. "P1"' in str(info.value)
+
+
+class Interrupting:
+    """Stands for the set of live engines: a Ctrl-C lands as the new engine is added to it."""
+
+    def add(self, transport: object) -> None:
+        raise KeyboardInterrupt
+
+    def discard(self, transport: object) -> None:
+        pass
+
+    def __iter__(self) -> Iterator[object]:
+        return iter(())
+
+
+REAL_POPEN = subprocess.Popen
+
+
+def interrupted_popen(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+    """Popen, a Ctrl-C landing as it returns (the engine started, its Popen lost)."""
+    REAL_POPEN(*args, **kwargs)
+    raise KeyboardInterrupt
+
+
+def by_command(word: str) -> list[int]:
+    """Running processes with ``word`` in their command line."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit() and running(int(name)):
+            with contextlib.suppress(OSError):
+                if word.encode() in Path(f"/proc/{name}/cmdline").read_bytes():
+                    found.append(int(name))
+    return found
+
+
+@pytest.mark.parametrize("where", ["in Popen", "after Popen"])
+def test_an_interrupt_as_an_engine_starts_leaves_it_not_running(
+    monkeypatch: pytest.MonkeyPatch, pidfile: Path, where: str
+) -> None:
+    """A Ctrl-C (or the match's SIGTERM) landing while an engine was being started left it
+    running: nothing held it yet to close it."""
+    if where == "in Popen":
+        monkeypatch.setattr(engine_module.subprocess, "Popen", interrupted_popen)
+    else:
+        monkeypatch.setattr(engine_module, "_LIVE", Interrupting())
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            Engine.popen(daemon("setsid", pidfile, "silent"))
+    finally:
+        monkeypatch.undo()
+    left = left_over(by_command(str(pidfile)))
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == []

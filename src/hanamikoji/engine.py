@@ -399,9 +399,26 @@ class ProcessTransport:
             raise EngineError(
                 FailureKind.START, f"cannot start {self.command!r}: {_start_problem(argv[0], e)}"
             ) from None
+        except BaseException:  # a Ctrl-C inside Popen, the engine maybe started all the same
+            for fd in (self._in, self._out, self._err):
+                os.close(fd)
+            processes.stop([], [self.tag])
+            raise
         finally:
             for fd in (in_r, out_w, err_w):
                 os.close(fd)
+        try:
+            self._set_up()
+        except BaseException:  # a Ctrl-C before the caller holds us: nobody else would stop it
+            self.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._proc.wait(timeout=5)
+            for fd in (self._in, self._out, self._err):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            raise
+
+    def _set_up(self) -> None:
         _LIVE.add(self)
         os.set_blocking(self._out, False)
         os.set_blocking(self._err, False)
@@ -796,11 +813,13 @@ class Engine:
         cls, command: str | Sequence[str], *, handshake_timeout: float = HELLO_TIMEOUT_S
     ) -> Engine:
         """Start ``command`` and complete the handshake."""
-        transport = ProcessTransport(command)
-        try:
+        transport = None
+        try:  # (the start inside: a Ctrl-C between it and the try would leave the engine running)
+            transport = ProcessTransport(command)
             return cls(transport, handshake_timeout=handshake_timeout)
         except BaseException:
-            transport.close()
+            if transport is not None:
+                transport.close()
             raise
 
     def __enter__(self) -> Engine:
