@@ -179,6 +179,21 @@ def test_stop_never_touches_this_process_nor_a_stranger() -> None:
         stranger.wait()
 
 
+def test_stop_leaves_a_root_that_is_not_a_child_of_ours() -> None:
+    """A root's pid, once waited for, may be another process's: only our children are roots."""
+    shell = subprocess.Popen(["sh", "-c", "sleep 30 & echo $!; wait"], stdout=subprocess.PIPE)
+    assert shell.stdout is not None
+    grandchild = int(shell.stdout.readline())
+    try:
+        processes.stop([grandchild])
+        assert running(grandchild)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(grandchild, signal.SIGKILL)
+        shell.kill()
+        shell.wait()
+
+
 def test_an_interrupt_while_close_waits_for_quit_still_stops_the_engine() -> None:
     """A Ctrl-C (or the match's SIGTERM, raised as one) landing while close waits for an engine
     deaf to ``quit`` left the engine running: the kill came after the wait."""

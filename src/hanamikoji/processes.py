@@ -47,19 +47,21 @@ def environment(tag: str, base: Mapping[str, str] | None = None) -> dict[str, st
 
 
 def stop(roots: Iterable[int], tags: Iterable[str] = (), *, prefix: str = "") -> None:
-    """SIGKILL the processes ``roots`` (running children of ours, not yet waited for: a pid
-    waited for may be another's now), those below them, and those bearing one of ``tags`` (or a
+    """SIGKILL the processes ``roots``, those below them, and those bearing one of ``tags`` (or a
     tag starting with ``prefix``), until none is left; without /proc, nothing (the caller stops
-    the process group). Never this process; no error if a process is already gone or not ours.
-    Safe in a signal handler: it touches no engine's pipes."""
+    the process group). A root is a child of ours not yet waited for (one whose parent is not
+    this process is left alone: its pid may be another's now). Never this process; no error if a
+    process is already gone or not ours. Safe in a signal handler: it touches no engine's pipes.
+    """
     wanted = set(tags)
     me = os.getpid()
-    roots = set(roots) - {me}
+    roots = set(roots)
     for _ in range(_ROUNDS):
         table = _table()
         if table is None:
             return
-        found = _below(roots | _tagged(table, wanted, prefix), table)
+        ours = {pid for pid in roots if table.get(pid, (0, ""))[0] == me}  # (not a pid reused)
+        found = _below(ours | _tagged(table, wanted, prefix), table)
         found = {pid for pid in found if pid in table and table[pid][1] != "Z" and pid != me}
         if not found:
             return
