@@ -314,3 +314,32 @@ def test_an_interrupt_as_an_engine_starts_leaves_it_not_running(
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     assert left == []
+
+
+def test_kill_all_engines_stops_an_engine_whose_start_it_interrupted(
+    monkeypatch: pytest.MonkeyPatch, pidfile: Path
+) -> None:
+    """A worker's SIGTERM (its pool stopped) runs kill_all_engines and exits at once; landing
+    inside an engine's Popen, it left that engine and its helper running: it knew only the
+    engines already started."""
+    seen: list[int] = []
+
+    def popen_then_stopped(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        REAL_POPEN(*args, **kwargs)
+        deadline = time.monotonic() + 10
+        while not helpers(pidfile) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        kill_all_engines()  # as the worker's handler does, before os._exit
+        seen.extend(left_over(by_command(str(pidfile))))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(engine_module.subprocess, "Popen", popen_then_stopped)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            Engine.popen(daemon("setsid", pidfile))
+    finally:
+        monkeypatch.undo()
+        for pid in by_command(str(pidfile)):
+            os.kill(pid, signal.SIGKILL)
+    assert helpers(pidfile)
+    assert seen == []

@@ -315,11 +315,11 @@ class Transport(Protocol):
 
 def kill_all_engines() -> None:
     """Stop every engine process this process has started, and all they started (for signal
-    handlers)."""
+    handlers): one being started too, its Popen not yet returned, found by its tag."""
     transports = list(_LIVE)
     processes.stop(  # first: while the engines live, their children are found below them
         [t._proc.pid for t in transports if t._proc.returncode is None],
-        [t.tag for t in transports],
+        prefix=processes.own_prefix(),
     )
     for transport in transports:
         with contextlib.suppress(ProcessLookupError, PermissionError):

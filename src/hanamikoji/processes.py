@@ -18,7 +18,7 @@ import secrets
 import signal
 from collections.abc import Iterable, Mapping
 
-__all__ = ["TAG_VARIABLE", "environment", "new_tag", "stop"]
+__all__ = ["OWNER", "TAG_VARIABLE", "environment", "new_tag", "own_prefix", "stop"]
 
 TAG_VARIABLE = "HANAMIKOJI_ENGINE_TAG"
 """The environment variable that marks an engine's processes: tags separated by commas, one for
@@ -34,8 +34,14 @@ module is imported before), so that :func:`stop` can find all of them by it."""
 
 
 def new_tag() -> str:
-    """A tag for one engine, unique across processes (a pid alone would be reused)."""
-    return f"{OWNER}-{os.getpid()}-{secrets.token_hex(6)}"
+    """A tag for one engine, unique across processes (a pid alone would be reused), starting
+    with :func:`own_prefix`."""
+    return own_prefix() + secrets.token_hex(6)
+
+
+def own_prefix() -> str:
+    """The start of the tags of the engines this process starts (not those of its workers)."""
+    return f"{OWNER}-{os.getpid()}-"
 
 
 def environment(tag: str, base: Mapping[str, str] | None = None) -> dict[str, str]:
