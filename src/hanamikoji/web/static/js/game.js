@@ -898,20 +898,28 @@ function keepTableInView() {
   const c = controls?.getClientRects().length ? controls.getBoundingClientRect() : null;
   // a row of buttons cut by the screen's foot comes wholly into view
   if (c && c.top < innerHeight && c.bottom > innerHeight) by = Math.max(by, c.bottom - innerHeight + 2);
-  const room = now ? now.getBoundingClientRect().top - pinnedBar() : by;
-  by = Math.min(by, Math.max(0, room));
-  if (by > 1) window.scrollTo({ top: uncut(Math.ceil(scrollY + by) + 1), behavior: "auto" });
+  // under a pinned bar the status's whole box stays in view, its top edge too; with none, its line
+  const edge = pinnedBar() ? $("#status") : now;
+  const room = edge ? edge.getBoundingClientRect().top - pinnedBar() : by;
+  const most = Math.max(0, room);
+  by = Math.min(by, most);
+  if (by > 1) window.scrollTo({ top: uncut(Math.min(Math.ceil(scrollY + by) + 1, Math.floor(scrollY + most))), behavior: "auto" });
 }
 /** The phone turned (upright, on its side): the page keeps its scroll, which can leave the
  * status's line above the screen or under the pinned score bar; it comes back into view under
  * the bar, then the table as far as it may (keepTableInView). */
 function statusAfterTurn() {
-  const now = $("#status .now") || $("#status");
-  if (!now || !now.getClientRects().length || !matchMedia("(max-width: 980px)").matches) return;
-  if (getComputedStyle($("#status")).position !== "sticky") {
+  const status = $("#status");
+  if (!status || !status.getClientRects().length) return;
+  // the box is taller or shorter now: its lines scrolled again to what to do now
+  showNow(status);
+  markMoreAbove(status);
+  if (!matchMedia("(max-width: 980px)").matches) return;
+  if (getComputedStyle(status).position !== "sticky") {
     const bar = $("#scorebar");
     const room = bar && getComputedStyle(bar).position === "sticky" ? bar.offsetHeight : 0;
-    const top = now.getBoundingClientRect().top - room - 4;
+    // the box's top edge, not only its line, below a pinned bar
+    const top = (room ? status : $("#status .now") || status).getBoundingClientRect().top - room - 4;
     if (top < 0) window.scrollTo({ top: Math.max(0, scrollY + top), behavior: "auto" });
   }
   keepTableInView();
@@ -1170,11 +1178,28 @@ function renderStatus(msg) {
   const before = status.textContent;
   fill(status, lines);
   // The last lines are the newest and what to do now: a box too short for every line (a phone's)
-  // shows them, scrolled up to them again only when its words change.
-  if (status.textContent !== before) status.scrollTop = status.scrollHeight;
+  // shows them, scrolled down to them again only when its words change.
+  if (status.textContent !== before) showNow(status);
   status.classList.toggle("mine", myDecision(msg) && !pacing && !cutOff());
   keyboardScrollable(status);
   markMoreAbove(status);
+}
+
+/** Scroll the status (a phone's box, too short for all its lines) to its end, as far as the line
+ * of what to do now stays in view below the top's fade (css: .more-above, --fade), its foot
+ * always: a line after it ("tap to skip", the opponent offline) never pushes it out of sight. */
+function showNow(status) {
+  let top = status.scrollHeight;
+  const lines = status.querySelector(".now")?.getClientRects(); // one a line when it is inline
+  if (lines?.length) {
+    const cs = getComputedStyle(status);
+    const fade = (parseFloat(cs.getPropertyValue("--fade")) || 0) * parseFloat(cs.fontSize);
+    const inside = status.getBoundingClientRect().top + status.clientTop - status.scrollTop; // the content's top
+    const head = lines[0].top - inside - fade;
+    const foot = lines[lines.length - 1].bottom - inside + (parseFloat(cs.paddingBottom) || 0) - status.clientHeight;
+    top = Math.max(Math.ceil(foot), Math.floor(Math.min(top, head)));
+  }
+  status.scrollTop = Math.max(0, top);
 }
 
 // A box scrolled away from its top (the status on a phone, at its newest lines) says that there is
