@@ -271,6 +271,13 @@ _DECLARED = (
         low=0, high=1_000_000, search="fast",
     ),
     Option(
+        "smooth", float, 0.0,
+        "below the root, the share of choices at a node whose moves have all been tried that "
+        "follow its average policy (a move in proportion to its visits) instead of the "
+        "bandit: Smooth UCT (0: none)",
+        low=0.0, high=1.0, search="fast",
+    ),
+    Option(
         "long", int, 0,
         "from a time budget of this many ms a decision up (0: never), LONG's settings for "
         "those not given: the belief's pool four times as large, UCB 0.35 and the opponent's "
@@ -358,6 +365,7 @@ class SearchConfig:
     ocarry: bool = _default("ocarry")
     halving: int = _default("halving")
     hvisits: int = _default("hvisits")
+    smooth: float = _default("smooth")
     long: int = _default("long")
 
     def __post_init__(self) -> None:

@@ -238,6 +238,7 @@ def search(
     oscales: Any,
     guidenet: bool,
     even: bool,
+    smooth: float,
 ) -> None:
     """Run up to ``iterations`` more iterations on the tree (node 0 is the root).
 
@@ -259,7 +260,10 @@ def search(
     (:func:`predictive`, with ``obetas`` and ``oscales``). ``guidenet``: ``guide``'s bias at
     our own decisions below the root is the network's prior (with the hand each world gives
     us), not greedy's judgement. ``even``: the root's moves (once each has a child) take turns,
-    the least visited first, instead of UCB (the phases of sequential halving).
+    the least visited first, instead of UCB (the phases of sequential halving). ``smooth`` > 0:
+    below the root, that share of the choices at a node whose moves have all been tried follow
+    the node's average policy (a move drawn in proportion to its visits) instead of the bandit
+    (Smooth UCT, Heinrich and Silver 2015).
     """
     w1, b1, w2, b2, wv, bv = net
     x = np.empty(w1.shape[0], dtype=np.float32)
@@ -335,7 +339,20 @@ def search(
                 root = math.sqrt(visits + 1.0)
                 best = -math.inf
                 pick = 0
+                if smooth > 0.0 and visits > 0 and rand_below(pos, 1 << 30) < smooth * (1 << 30):
+                    # the average policy: a move in proportion to its visits
+                    r = rand_below(pos, visits)
+                    for i in range(n):
+                        j = oslots[i]
+                        if okeys[j] != 0:
+                            r -= oN[j]
+                            if r < 0:
+                                pick = i
+                                break
+                    best = math.inf
                 for i in range(n):
+                    if best == math.inf:
+                        break
                     j = oslots[i]
                     q = fpu
                     m = 0
@@ -472,7 +489,22 @@ def search(
             else:
                 best = -math.inf
                 pick = 0
+                if smooth > 0.0 and node != 0 and rand_below(pos, 1 << 30) < smooth * (1 << 30):
+                    # the average policy: a move in proportion to its visits
+                    total = 0
+                    for i in range(nk):
+                        total += N[kids[i]]
+                    if total > 0:
+                        r = rand_below(pos, total)
+                        for i in range(nk):
+                            r -= N[kids[i]]
+                            if r < 0:
+                                pick = i
+                                break
+                        best = math.inf
                 for i in range(nk):
+                    if best == math.inf:
+                        break
                     ch = kids[i]
                     if even and node == 0:  # the least visited, the better mean on a tie
                         score = W[ch] / N[ch] - N[ch]

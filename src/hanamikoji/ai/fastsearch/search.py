@@ -179,6 +179,7 @@ class FastSearch:
         self.infoset = config.opponent == "infoset"
         self.guidenet = config.guideprior == "net" and config.guide > 0
         self.even = False  # the root's moves take turns (sequential halving's phases)
+        self.smooth = config.smooth
         self.policy = kernel_policy(self.netopp or self.infoset or self.guidenet)
         self.puct = config.puct
         # the belief's prediction as the opponent's prior: each model's posterior (its prior
@@ -365,6 +366,7 @@ class FastSearch:
             self.oscales,
             self.guidenet,
             self.even,
+            self.smooth,
         )
 
     def root(self, legal: Sequence[Move]) -> list[tuple[Move, int, float]]:
