@@ -357,3 +357,40 @@ def test_kill_all_engines_stops_an_engine_whose_start_it_interrupted(
             os.kill(pid, signal.SIGKILL)
     assert helpers(pidfile)
     assert seen == []
+
+
+TWICE = """
+import json, sys, time
+for raw in sys.stdin:
+    msg = json.loads(raw)
+    if msg["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "twice", "version": "1"}), flush=True)
+    elif msg["type"] == "act":
+        for _ in range(2):
+            print(json.dumps({"type": "move", "move": msg["legal"][0]}), flush=True)
+        time.sleep(1)  # the next act unread meanwhile: its second line cannot pass for an answer
+"""
+
+
+def test_a_second_answer_is_named_as_one() -> None:
+    """A line out of turn said when it came ('when no answer was due', 'before reading the
+    question'), but not what an engine may write; one written after the answer to the question
+    before was said to come 'before reading the question' even when the engine had read it."""
+    engine = Engine.popen([sys.executable, "-c", TWICE])
+    start = State.new(13)
+    try:
+        engine.new_game(0, start.rules, "referee")
+        engine.act(start.view(0), start.legal_moves, clock_ms=1000)
+        with pytest.raises(EngineError) as info:  # (its second line came before or after)
+            engine.act(start.view(0), start.legal_moves, clock_ms=1000)
+    finally:
+        engine.close()
+    assert info.value.kind == FailureKind.GARBAGE
+    assert "an engine writes one answer to each act" in str(info.value)
+
+
+def test_a_banner_before_hello_says_where_it_belongs() -> None:
+    with pytest.raises(EngineError) as info:
+        Engine.popen(["sh", "-c", "echo 'My Engine 1.0'; sleep 10"])  # (hello left unread)
+    assert "'My Engine 1.0'" in str(info.value)
+    assert "a banner or a log to standard error" in str(info.value)

@@ -666,10 +666,13 @@ class ProcessTransport:
             return None
         if item.problem is not None:
             raise EngineError(FailureKind.GARBAGE, item.problem)
-        if item.sent < self._sent or item.early:
+        if item.sent < self._sent:
+            raise EngineError(FailureKind.GARBAGE, _unasked(item))
+        if item.early:
             raise EngineError(
                 FailureKind.GARBAGE,
-                f"an answer out of turn: wrote {item.text[:60]!r} before reading the question",
+                f"an answer out of turn: wrote {item.text[:60]!r} before reading the question"
+                f" ({_ONE_ANSWER})",
             )
         return item.text
 
@@ -746,6 +749,20 @@ class ProcessTransport:
         with contextlib.suppress(OSError):
             os.close(self._wake_w)
         _LIVE.discard(self)
+
+
+_ONE_ANSWER = (
+    "an engine writes one answer to each act and to hello, none to game or result, and a banner"
+    " or a log to standard error"
+)
+
+
+def _unasked(line: _Line) -> str:
+    """Why ``line``, written before our last message was sent, answers nothing."""
+    said = f"an answer out of turn: wrote {line.text[:60]!r}"
+    if line.sent == 0:
+        return f"{said} before it was sent anything ({_ONE_ANSWER})"
+    return f"{said} before this question was sent ({_ONE_ANSWER})"
 
 
 def _no_move(msg: dict[str, Any]) -> str:
@@ -930,7 +947,8 @@ class Engine:
                 raise self.transport.failure()
             if line.strip():
                 raise EngineError(
-                    FailureKind.GARBAGE, f"wrote {line[:60]!r} when no answer was due"
+                    FailureKind.GARBAGE,
+                    f"wrote {line[:60]!r} when no answer was due ({_ONE_ANSWER})",
                 )
 
     def _send(self, obj: dict[str, Any]) -> None:
