@@ -139,7 +139,7 @@ def test_on_its_side_the_status_shows_what_happened_and_what_to_do(
     try:
         rng = random.Random(57)
         decisions = 0
-        for turn in range(14):
+        for turn in range(10):
             wait_for_my_turn(page)
             if game_over(page):
                 break
