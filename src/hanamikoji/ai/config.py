@@ -271,10 +271,9 @@ _DECLARED = (
         low=0, high=1_000_000, search="fast",
     ),
     Option(
-        "smooth", float, 0.0,
-        "below the root, the share of choices at a node whose moves have all been tried that "
-        "follow its average policy (a move in proportion to its visits) instead of the "
-        "bandit: Smooth UCT (0: none)",
+        "netplay", float, 0.0,
+        "the share of the playouts in which both seats play the rest of the round by the "
+        "learned policy (moves drawn from its probabilities) instead of greedy's choices",
         low=0.0, high=1.0, search="fast",
     ),
     Option(
@@ -329,6 +328,8 @@ RETIRED: dict[str, str] = {
     "gain from more time and were retired (docs/ai.md)",
     "ownpuct": "PUCT at our own decisions below the root measured as no gain from more time "
     "and was retired (docs/ai.md)",
+    "smooth": "Smooth UCT below the root (choices drawn from a node's average policy) "
+    "measured as no gain from more iterations and was retired (docs/ai.md)",
 }
 """Options that were experiments, measured as no gain and retired: what to say to who uses them."""
 
@@ -365,7 +366,7 @@ class SearchConfig:
     ocarry: bool = _default("ocarry")
     halving: int = _default("halving")
     hvisits: int = _default("hvisits")
-    smooth: float = _default("smooth")
+    netplay: float = _default("netplay")
     long: int = _default("long")
 
     def __post_init__(self) -> None:

@@ -238,7 +238,7 @@ def search(
     oscales: Any,
     guidenet: bool,
     even: bool,
-    smooth: float,
+    netplay: float,
 ) -> None:
     """Run up to ``iterations`` more iterations on the tree (node 0 is the root).
 
@@ -260,10 +260,10 @@ def search(
     (:func:`predictive`, with ``obetas`` and ``oscales``). ``guidenet``: ``guide``'s bias at
     our own decisions below the root is the network's prior (with the hand each world gives
     us), not greedy's judgement. ``even``: the root's moves (once each has a child) take turns,
-    the least visited first, instead of UCB (the phases of sequential halving). ``smooth`` > 0:
-    below the root, that share of the choices at a node whose moves have all been tried follow
-    the node's average policy (a move drawn in proportion to its visits) instead of the bandit
-    (Smooth UCT, Heinrich and Silver 2015).
+    the least visited first, instead of UCB (the phases of sequential halving). ``netplay`` > 0:
+    that share of the playouts are played to the round's end by both seats drawing their moves
+    from the learned policy (``policy``, with the hands the world gives them) instead of
+    greedy's choices.
     """
     w1, b1, w2, b2, wv, bv = net
     x = np.empty(w1.shape[0], dtype=np.float32)
@@ -339,20 +339,7 @@ def search(
                 root = math.sqrt(visits + 1.0)
                 best = -math.inf
                 pick = 0
-                if smooth > 0.0 and visits > 0 and rand_below(pos, 1 << 30) < smooth * (1 << 30):
-                    # the average policy: a move in proportion to its visits
-                    r = rand_below(pos, visits)
-                    for i in range(n):
-                        j = oslots[i]
-                        if okeys[j] != 0:
-                            r -= oN[j]
-                            if r < 0:
-                                pick = i
-                                break
-                    best = math.inf
                 for i in range(n):
-                    if best == math.inf:
-                        break
                     j = oslots[i]
                     q = fpu
                     m = 0
@@ -489,22 +476,7 @@ def search(
             else:
                 best = -math.inf
                 pick = 0
-                if smooth > 0.0 and node != 0 and rand_below(pos, 1 << 30) < smooth * (1 << 30):
-                    # the average policy: a move in proportion to its visits
-                    total = 0
-                    for i in range(nk):
-                        total += N[kids[i]]
-                    if total > 0:
-                        r = rand_below(pos, total)
-                        for i in range(nk):
-                            r -= N[kids[i]]
-                            if r < 0:
-                                pick = i
-                                break
-                        best = math.inf
                 for i in range(nk):
-                    if best == math.inf:
-                        break
                     ch = kids[i]
                     if even and node == 0:  # the least visited, the better mean on a tie
                         score = W[ch] / N[ch] - N[ch]
@@ -558,7 +530,19 @@ def search(
             node = kids[pick]
             if nu > 0 or pos[C_TURN] >= 8:
                 break
-        if netvalue > 0.0 and pos[C_TURN] < 8:
+        if (
+            netplay > 0.0
+            and pos[C_TURN] < 8
+            and (netplay >= 1.0 or rand_below(pos, 1 << 30) < netplay * (1 << 30))
+        ):
+            # Both seats play the rest of the round as the learned policy would.
+            while pos[C_TURN] < 8:
+                n = legal(pos, T, H, more)
+                draw = rand_below(pos, 1 << 30) / float(1 << 30)
+                a = int(row_pick(pos, more, n, max_rounds, T, policy, px, ph1, ph2, pz, draw))
+                apply(pos, a, T)
+            value0 = round_end(pos, F, horizon, max_rounds, out)
+        elif netvalue > 0.0 and pos[C_TURN] < 8:
             # The network judges the leaf for the seat to move in this world.
             v = row_value(pos, full, max_rounds, T, w1, b1, w2, b2, wv, bv, x, h1, h2)
             learned = 0.5 * (v + 1.0)
