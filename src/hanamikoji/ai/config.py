@@ -271,12 +271,6 @@ _DECLARED = (
         low=0, high=1_000_000, search="fast",
     ),
     Option(
-        "netplay", float, 0.0,
-        "the share of the playouts in which both seats play the rest of the round by the "
-        "learned policy (moves drawn from its probabilities) instead of greedy's choices",
-        low=0.0, high=1.0, search="fast",
-    ),
-    Option(
         "long", int, 0,
         "from a time budget of this many ms a decision up (0: never), LONG's settings for "
         "those not given: the belief's pool four times as large, UCB 0.35 and the opponent's "
@@ -330,6 +324,8 @@ RETIRED: dict[str, str] = {
     "and was retired (docs/ai.md)",
     "smooth": "Smooth UCT below the root (choices drawn from a node's average policy) "
     "measured as no gain from more iterations and was retired (docs/ai.md)",
+    "netplay": "playouts by the learned policy measured stronger per iteration but no stronger "
+    "at equal time, and weaker with more iterations, and were retired (docs/ai.md)",
 }
 """Options that were experiments, measured as no gain and retired: what to say to who uses them."""
 
@@ -366,7 +362,6 @@ class SearchConfig:
     ocarry: bool = _default("ocarry")
     halving: int = _default("halving")
     hvisits: int = _default("hvisits")
-    netplay: float = _default("netplay")
     long: int = _default("long")
 
     def __post_init__(self) -> None:
