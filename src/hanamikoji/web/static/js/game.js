@@ -861,13 +861,22 @@ function geishaAboveHand(keep = $("#hand")) {
   const dock = $(".my-area");
   const row = $$("#board .geisha-card").map((g) => g.getBoundingClientRect());
   if (!dock || !keep || !row.length || getComputedStyle(dock).position === "sticky") return;
+  // The guided game's guide pinned under the status (css/guide.css) leaves no room for the
+  // geisha's row above the hand: there the hand and the actions under it (what the guide tells
+  // the player to use) come into view under the guide, the geisha a scroll away above.
+  const guideBox = $("#guide:not([hidden])");
+  const guided = guideBox && getComputedStyle(guideBox).position === "sticky";
+  const actions = $("#my-actions");
+  if (guided && keep === $("#hand") && actions?.getClientRects().length && actions.offsetHeight) keep = actions;
   const top = Math.min(...row.map((r) => r.top));
   const room = pinnedBar() + 4;
   const foot = keep.getBoundingClientRect().bottom;
   let by = 0; // down when positive
-  if (top < room) by = -Math.min(room - top, Math.max(0, innerHeight - foot));
+  if (guided && foot > innerHeight - 2) by = Math.min(foot - innerHeight + 4, Math.max(0, $("#hand").getBoundingClientRect().top - room));
+  else if (top < room) by = -Math.min(room - top, Math.max(0, innerHeight - foot));
   else if (foot > innerHeight) by = Math.min(foot - innerHeight, top - room);
-  if (Math.abs(by) > 1) window.scrollTo({ top: scrollY + by, behavior: "auto" });
+  // (under the guide, whole pixels towards the foot: a fraction rounded off left the actions' foot cut)
+  if (Math.abs(by) > 1) window.scrollTo({ top: guided ? Math.ceil(scrollY + by) : scrollY + by, behavior: "auto" });
 }
 
 /** The height of what is pinned at the top: the score bar (a timed game's, in one column; any
@@ -878,6 +887,10 @@ function pinnedBar() {
   const status = $("#status");
   const cs = status && getComputedStyle(status);
   if (cs && cs.position === "sticky") foot = Math.max(foot, (parseFloat(cs.top) || 0) + status.offsetHeight);
+  // and on a phone on its side, the guided game's guide, pinned under the status (css/guide.css)
+  const guideBox = $("#guide");
+  const gs = guideBox && !guideBox.hidden && getComputedStyle(guideBox);
+  if (gs && gs.position === "sticky") foot = Math.max(foot, (parseFloat(gs.top) || 0) + guideBox.offsetHeight);
   return foot;
 }
 
@@ -1421,15 +1434,34 @@ function toggleCard(i) {
   render();
   // the move is complete: its confirm button is where the decision goes on
   const msg = ui.msg;
-  if (ui.action && msg && selectedCards(msg).length === ACTION_SIZE[ui.action]) $("#choices [data-move]")?.focus();
+  if (ui.action && msg && selectedCards(msg).length === ACTION_SIZE[ui.action]) focusChoice($("#choices [data-move]"));
+}
+
+/** Focus a move to confirm. Under the guided game's guide, pinned on a phone on its side
+ * (css/guide.css), the focus's own scroll (to the middle of the screen) left the choices' row
+ * under the guide or the hand above it: the page moves just enough to show the whole row of
+ * choices under the guide instead. */
+function focusChoice(button) {
+  if (!button) return;
+  const guideBox = $("#guide:not([hidden])");
+  if (!guideBox || getComputedStyle(guideBox).position !== "sticky") {
+    button.focus();
+    return;
+  }
+  button.focus({ preventScroll: true });
+  const row = $("#choices").getBoundingClientRect();
+  const room = pinnedBar() + 4;
+  let by = 0; // down when positive
+  if (row.bottom > innerHeight - 4) by = Math.min(row.bottom - innerHeight + 4, row.top - room);
+  else if (row.top < room) by = row.top - room;
+  if (Math.abs(by) > 1) window.scrollTo({ top: Math.ceil(scrollY + by), behavior: "auto" });
 }
 
 /** Choose the action (choosing it again keeps it: Escape clears the selection). */
 function chooseAction(a) {
   ui.action = a;
   render();
-  const first = $("#choices [data-move]");
-  if (first) first.focus();
+  focusChoice($("#choices [data-move]"));
 }
 
 // ---- the keyboard: each group is one tab stop ---------------------------------------------------

@@ -97,6 +97,11 @@ export class Guide {
         this.fit();
       });
     };
+    // (and on a phone on its side, pinned under the status, it follows the status's height)
+    if (typeof ResizeObserver !== "undefined") {
+      const status = document.getElementById("status");
+      if (status) new ResizeObserver(follow).observe(status);
+    }
     addEventListener("scroll", follow, { passive: true });
     addEventListener("resize", follow);
     addEventListener("orientationchange", follow);
@@ -172,6 +177,7 @@ export class Guide {
    * the board, its text scrolling inside when longer. */
   overBoard() {
     const box = this.box;
+    this.underStatus();
     if (box.hidden || this.folded || getComputedStyle(box).position !== "fixed") {
       box.style.removeProperty("--guide-room");
       return;
@@ -191,6 +197,7 @@ export class Guide {
    * past the screen's foot). Without a scroll of the page: called as it scrolls or turns. */
   fit() {
     const box = this.box;
+    this.underStatus();
     if (!box || box.hidden || this.folded || getComputedStyle(box).position !== "fixed") {
       box?.style.removeProperty("--guide-room");
       return;
@@ -200,6 +207,21 @@ export class Guide {
     const top = box.getBoundingClientRect().top;
     const room = Math.min(board.getBoundingClientRect().top - top - 4, innerHeight - top - 8);
     box.style.setProperty("--guide-room", `${Math.max(120, Math.round(room))}px`);
+  }
+
+  /** On a phone on its side the guide is pinned under the pinned status (css: sticky), whose
+   * height follows its lines: the guide's pinned top is the status's foot. */
+  underStatus() {
+    const box = this.box;
+    const status = document.getElementById("status");
+    if (!box || box.hidden || !status || getComputedStyle(box).position !== "sticky") {
+      box?.style.removeProperty("--guide-top");
+      return;
+    }
+    const cs = getComputedStyle(status);
+    const foot = cs.position === "sticky" ? (parseFloat(cs.top) || 0) + status.offsetHeight : 0;
+    const top = `${Math.round(foot)}px`;
+    if (box.style.getPropertyValue("--guide-top") !== top) box.style.setProperty("--guide-top", top);
   }
 
   // ---- what to explain ------------------------------------------------------------------------
