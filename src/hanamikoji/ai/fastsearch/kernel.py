@@ -238,7 +238,6 @@ def search(
     oscales: Any,
     guidenet: bool,
     even: bool,
-    netplay: float,
 ) -> None:
     """Run up to ``iterations`` more iterations on the tree (node 0 is the root).
 
@@ -260,10 +259,7 @@ def search(
     (:func:`predictive`, with ``obetas`` and ``oscales``). ``guidenet``: ``guide``'s bias at
     our own decisions below the root is the network's prior (with the hand each world gives
     us), not greedy's judgement. ``even``: the root's moves (once each has a child) take turns,
-    the least visited first, instead of UCB (the phases of sequential halving). ``netplay`` > 0:
-    that share of the playouts are played to the round's end by both seats drawing their moves
-    from the learned policy (``policy``, with the hands the world gives them) instead of
-    greedy's choices.
+    the least visited first, instead of UCB (the phases of sequential halving).
     """
     w1, b1, w2, b2, wv, bv = net
     x = np.empty(w1.shape[0], dtype=np.float32)
@@ -530,19 +526,7 @@ def search(
             node = kids[pick]
             if nu > 0 or pos[C_TURN] >= 8:
                 break
-        if (
-            netplay > 0.0
-            and pos[C_TURN] < 8
-            and (netplay >= 1.0 or rand_below(pos, 1 << 30) < netplay * (1 << 30))
-        ):
-            # Both seats play the rest of the round as the learned policy would.
-            while pos[C_TURN] < 8:
-                n = legal(pos, T, H, more)
-                draw = rand_below(pos, 1 << 30) / float(1 << 30)
-                a = int(row_pick(pos, more, n, max_rounds, T, policy, px, ph1, ph2, pz, draw))
-                apply(pos, a, T)
-            value0 = round_end(pos, F, horizon, max_rounds, out)
-        elif netvalue > 0.0 and pos[C_TURN] < 8:
+        if netvalue > 0.0 and pos[C_TURN] < 8:
             # The network judges the leaf for the seat to move in this world.
             v = row_value(pos, full, max_rounds, T, w1, b1, w2, b2, wv, bv, x, h1, h2)
             learned = 0.5 * (v + 1.0)

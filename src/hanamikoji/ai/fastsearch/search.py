@@ -179,10 +179,7 @@ class FastSearch:
         self.infoset = config.opponent == "infoset"
         self.guidenet = config.guideprior == "net" and config.guide > 0
         self.even = False  # the root's moves take turns (sequential halving's phases)
-        self.netplay = config.netplay
-        self.policy = kernel_policy(
-            self.netopp or self.infoset or self.guidenet or self.netplay > 0
-        )
+        self.policy = kernel_policy(self.netopp or self.infoset or self.guidenet)
         self.puct = config.puct
         # the belief's prediction as the opponent's prior: each model's posterior (its prior
         # before the opponent has decided anything this round: equal, or with ``carry`` the
@@ -368,7 +365,6 @@ class FastSearch:
             self.oscales,
             self.guidenet,
             self.even,
-            self.netplay,
         )
 
     def root(self, legal: Sequence[Move]) -> list[tuple[Move, int, float]]:
