@@ -937,3 +937,61 @@ def test_a_referee_message_out_of_range_is_named_and_play_goes_on() -> None:
     assert len(err) == 2, err
     assert "hello for protocol 'hanamikoji-engine/99'; this is hanamikoji-engine/1" in err[0]
     assert "line 2" in err[1] and "game seat must be 0 or 1, got 5" in err[1]
+
+
+def _odd_clocks() -> Iterator[tuple[str, str, str]]:
+    """(what, the clock_ms as JSON, what the complaint says)."""
+    bad = "clock_ms must be a number of milliseconds, 0 or more, got"
+    yield "negative", "-5", f"{bad} -5; the agent's default is used"
+    yield "a string", '"500"', f'{bad} "500";'
+    yield "true", "true", f"{bad} true;"
+    yield "a list", "[500]", f"{bad} a JSON array;"
+    long = "is over an hour; the agent aims at 3,600,000 ms"
+    yield "days", "100000000000", f"clock_ms 100000000000 {long}"
+    yield "1e400 (inf)", "1e400", f"clock_ms Infinity {long}"
+    yield "400 digits", "9" * 400, f"clock_ms {'9' * 40} {long}"
+
+
+ODD_CLOCKS = list(_odd_clocks())
+
+
+@pytest.mark.parametrize(("what", "clock", "said"), ODD_CLOCKS, ids=[w for w, _, _ in ODD_CLOCKS])
+def test_an_odd_clock_is_named_and_the_act_still_answered(what: str, clock: str, said: str) -> None:
+    """A referee's odd clock_ms (negative, not a number, days long) gets one complaint that says
+    what was expected, and a move all the same: ignoring the act would forfeit the engine."""
+    state = positions(5, 1)[0]
+    act = {"type": "act", "view": state.view(state.actor).to_json()}
+    act["legal"] = [str(m) for m in state.legal_moves]
+    line = json.dumps(act)[:-1] + f', "clock_ms": {clock}}}'
+    rc, out, err = run_serve([HELLO, line])
+    assert rc == 0
+    assert len(err) == 1 and said in err[0], err
+    assert "line 2" in err[0] and "Error" not in err[0]
+    assert [json.loads(o)["type"] for o in out] == ["hello", "move"]
+
+
+def test_a_served_agent_is_given_the_clock_it_was_sent_or_the_cap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A number of milliseconds reaches the agent whole (a float rounded); past an hour, an hour
+    (a master told 10**11 ms would search for days); none, or a bad one, the agent's default."""
+    from hanamikoji.ai.random_agent import RandomAgent
+
+    seen: list[int | None] = []
+    real = RandomAgent.choose
+
+    def spy(self: RandomAgent, view: Any, legal: Any, rng: Any, clock_ms: Any = None) -> Any:
+        seen.append(clock_ms)
+        return real(self, view, legal, rng, clock_ms)
+
+    monkeypatch.setattr(RandomAgent, "choose", spy)
+    state = positions(5, 1)[0]
+    act = {"type": "act", "view": state.view(state.actor).to_json()}
+    act["legal"] = [str(m) for m in state.legal_moves]
+    lines = [HELLO]
+    for clock in ("250", "499.6", "0", "100000000000", "-1", None):
+        text = json.dumps(act)
+        lines.append(text if clock is None else text[:-1] + f', "clock_ms": {clock}}}')
+    rc, out, _ = run_serve(lines)
+    assert rc == 0 and len(out) == 7
+    assert seen == [250, 500, 0, 3_600_000, None, None]

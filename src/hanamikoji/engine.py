@@ -175,8 +175,11 @@ def serve(
                 rules = Rules()
             start_game(agent, seat, rules)
         elif kind == "act":
+            clock_ms, problem = _clock(msg.get("clock_ms"))
+            if problem:
+                complain(number, problem)
             try:
-                move = _act(agent, msg, rng)
+                move = _act(agent, msg, rng, clock_ms)
             except ValueError as e:
                 complain(number, f"bad act message, ignored: {e}")
                 continue
@@ -207,7 +210,33 @@ def _bounded_lines(inp: TextIO, limit: int) -> Iterator[str | None]:
         yield line
 
 
-def _act(agent: Agent, msg: dict[str, Any], rng: random.Random) -> Move:
+CLOCK_MAX_MS = 3_600_000
+"""The longest a served agent aims to think over one decision, whatever ``clock_ms`` says (an
+hour: a referee's slip such as microseconds for milliseconds must not hold it for days)."""
+
+
+def _clock(value: object) -> tuple[int | None, str | None]:
+    """An act's ``clock_ms`` as whole milliseconds (None: none given, the agent's default), and
+    what was wrong with it, if anything: the act is still played, with the default or the cap."""
+    if value is None:
+        return None, None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        shown = "a JSON " + ("array" if isinstance(value, list) else "object")
+        if not isinstance(value, list | dict):
+            shown = json.dumps(value)[:40]
+        return None, (
+            f"clock_ms must be a number of milliseconds, 0 or more, got {shown}; "
+            "the agent's default is used"
+        )
+    if value > CLOCK_MAX_MS:  # (a float past 1e308 is read as inf, and lands here too)
+        shown = json.dumps(value)[:40]  # (not a float's format: a 400-digit integer is no float)
+        return CLOCK_MAX_MS, (
+            f"clock_ms {shown} is over an hour; the agent aims at {CLOCK_MAX_MS:,} ms"
+        )
+    return round(value), None
+
+
+def _act(agent: Agent, msg: dict[str, Any], rng: random.Random, clock_ms: int | None) -> Move:
     view = View.from_json(msg.get("view"))
     if view.phase == "over":  # its hand and offer may still allow moves: no game to play them in
         raise ValueError("the view says the game is over (phase 'over'): there is no decision")
@@ -226,8 +255,6 @@ def _act(agent: Agent, msg: dict[str, Any], rng: random.Random) -> Move:
             f"'legal' does not fit the view: {shown} cannot be played with hand "
             f"{view.hand or '(none)'} and actions left {view.actions_left[view.seat] or '(none)'}"
         )
-    clock = msg.get("clock_ms")
-    clock_ms = clock if isinstance(clock, int) and not isinstance(clock, bool) else None
     try:
         move = agent.choose(view, legal, rng, clock_ms)
     except Exception as e:  # e.g. a legal list that does not fit the view
