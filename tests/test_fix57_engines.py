@@ -309,7 +309,7 @@ def test_an_interrupt_as_an_engine_starts_leaves_it_not_running(
     """A Ctrl-C (or the match's SIGTERM) landing while an engine was being started left it
     running: nothing held it yet to close it."""
     if where == "in Popen":
-        monkeypatch.setattr(engine_module.subprocess, "Popen", interrupted_popen)
+        monkeypatch.setattr("hanamikoji.engine.subprocess.Popen", interrupted_popen)
     else:
         monkeypatch.setattr(engine_module, "_LIVE", Interrupting())
     try:
@@ -347,7 +347,7 @@ def test_kill_all_engines_stops_an_engine_whose_start_it_interrupted(
         seen.extend(left_over(by_command(str(pidfile))))
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(engine_module.subprocess, "Popen", popen_then_stopped)
+    monkeypatch.setattr("hanamikoji.engine.subprocess.Popen", popen_then_stopped)
     try:
         with pytest.raises(KeyboardInterrupt):
             Engine.popen(daemon("setsid", pidfile))
