@@ -898,7 +898,14 @@ def test_sigterm_before_the_first_game_ends_says_no_games_and_exits_143() -> Non
         while len(engines) < 2 and time.monotonic() < deadline and proc.poll() is None:
             engines.update(descendants(proc.pid))
             time.sleep(0.02)
-        assert len(engines) >= 2, "the game's engine never started"
+        if len(engines) < 2:  # (say why: the match's own words if it ended meanwhile)
+            ended = proc.poll()
+            said = proc.communicate(timeout=5) if ended is not None else ("", "")
+            raise AssertionError(
+                f"the game's engine never started: engines {sorted(engines)}, the match "
+                f"{'ended with ' + str(ended) if ended is not None else 'still running'}; "
+                f"stdout {said[0][-500:]!r}; stderr {said[1][-1500:]!r}"
+            )
         time.sleep(0.5)
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=STOP_GRACE_S + 10)
